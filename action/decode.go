@@ -1,0 +1,126 @@
+package action
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// MaxPayloadBytes bounds a payload; larger ones are refused before parsing.
+const MaxPayloadBytes = 1 << 20
+
+// Action is a decoded, typed proposal.
+type Action struct {
+	Type    Type
+	Payload Payload
+}
+
+// Sink returns the action's sink category.
+func (a *Action) Sink() Sink { return SinkOf(a.Type) }
+
+// ErrUnknownType is returned for a type outside the catalog.
+var ErrUnknownType = errors.New("unknown action type")
+
+// Decode turns a type name and a raw JSON payload into a typed action.
+// Unknown types, unknown fields, duplicated keys, wrong JSON types,
+// trailing data and missing required fields are errors.
+func Decode(t string, payload json.RawMessage) (*Action, error) {
+	typ := Type(t)
+	if len(payload) > MaxPayloadBytes {
+		return nil, fmt.Errorf("payload is %d bytes, over the %d-byte limit", len(payload), MaxPayloadBytes)
+	}
+	var p Payload
+	if k, ok := core[typ]; ok {
+		p = k.new()
+	} else if e, ok := extended[typ]; ok {
+		p = newGeneric(e.fields)
+	} else {
+		return nil, fmt.Errorf("%w %q", ErrUnknownType, t)
+	}
+	body := bytes.TrimSpace(payload)
+	if len(body) == 0 || bytes.Equal(body, []byte("null")) {
+		body = []byte("{}")
+	}
+	if body[0] != '{' {
+		return nil, fmt.Errorf("%s: payload must be a JSON object", t)
+	}
+	if err := CheckDuplicateKeys(body); err != nil {
+		return nil, fmt.Errorf("%s: %w", t, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(p); err != nil {
+		return nil, fmt.Errorf("%s: %w", t, cleanJSONError(err))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: trailing data after payload", t)
+	}
+	if err := p.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", t, err)
+	}
+	return &Action{Type: typ, Payload: p}, nil
+}
+
+// cleanJSONError rewords encoding/json's messages to name the field.
+func cleanJSONError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("payload field %q: want %s, got JSON %s", te.Field, te.Type, te.Value)
+	}
+	msg := err.Error()
+	if len(msg) > 5 && msg[:5] == "json:" {
+		msg = msg[6:]
+	}
+	return errors.New(msg)
+}
+
+// CheckDuplicateKeys refuses an object with the same key twice at any
+// depth: parsers disagree on which copy wins, and a gate must not judge
+// one value while an executor runs the other.
+func CheckDuplicateKeys(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dupWalk(dec, "")
+}
+
+func dupWalk(dec *json.Decoder, path string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("invalid JSON: %w", err)
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return nil
+	}
+	switch d {
+	case '{':
+		seen := map[string]struct{}{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return fmt.Errorf("invalid JSON: %w", err)
+			}
+			k, _ := kt.(string)
+			if _, dup := seen[k]; dup {
+				return fmt.Errorf("duplicate key %q in payload%s", k, path)
+			}
+			seen[k] = struct{}{}
+			if err := dupWalk(dec, path+"."+k); err != nil {
+				return err
+			}
+		}
+	case '[':
+		for dec.More() {
+			if err := dupWalk(dec, path+"[]"); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = dec.Token() // closing delimiter
+	if err != nil {
+		return fmt.Errorf("invalid JSON: %w", err)
+	}
+	return nil
+}

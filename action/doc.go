@@ -1,0 +1,16 @@
+// Package action is the catalog of actions an agent may propose, and the
+// boundary where untrusted JSON becomes a typed value.
+//
+// Guarantees and defenses:
+//   - Strict decode: an unknown action type, an unknown payload field, a
+//     duplicated key, a wrong JSON type, trailing data or a missing required
+//     field is an error (the gate turns it into BLOCK).
+//   - Normalisation: "~" expands from the caller's HOME, every path must be
+//     absolute, and paths carrying NUL or control characters are refused.
+//   - Canonical hash: SHA-256 over {type, payload} re-encoded canonically,
+//     so key order, white space and number spelling (1, 1.0, 1e0) do not
+//     change it. The Verifier refuses execution when the hash at execution
+//     differs from the hash at proposal (TOCTOU).
+//
+// The package is a leaf: it imports nothing of ours.
+package action

@@ -1,0 +1,129 @@
+package action
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+)
+
+// Hash returns "sha256:<hex>" over the canonical form of {type, payload}.
+func Hash(a *Action) (string, error) {
+	raw, err := json.Marshal(a.Payload)
+	if err != nil {
+		return "", fmt.Errorf("hash %s: %w", a.Type, err)
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return "", fmt.Errorf("hash %s: %w", a.Type, err)
+	}
+	var buf bytes.Buffer
+	buf.WriteString(`{"payload":`)
+	if err := writeCanonical(&buf, v); err != nil {
+		return "", fmt.Errorf("hash %s: %w", a.Type, err)
+	}
+	buf.WriteString(`,"type":`)
+	writeString(&buf, string(a.Type))
+	buf.WriteByte('}')
+	sum := sha256.Sum256(buf.Bytes())
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// writeCanonical encodes v with sorted keys, no white space, and numbers
+// in one spelling (integers as digits, others in shortest exponent form).
+func writeCanonical(buf *bytes.Buffer, v any) error {
+	switch t := v.(type) {
+	case nil:
+		buf.WriteString("null")
+	case bool:
+		buf.WriteString(strconv.FormatBool(t))
+	case string:
+		writeString(buf, t)
+	case json.Number:
+		s, err := canonicalNumber(t)
+		if err != nil {
+			return err
+		}
+		buf.WriteString(s)
+	case []any:
+		buf.WriteByte('[')
+		for i, e := range t {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeCanonical(buf, e); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeString(buf, k)
+			buf.WriteByte(':')
+			if err := writeCanonical(buf, t[k]); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	default:
+		return fmt.Errorf("unexpected JSON value %T", v)
+	}
+	return nil
+}
+
+func writeString(buf *bytes.Buffer, s string) {
+	b, _ := json.Marshal(s) // strings always marshal
+	buf.Write(b)
+}
+
+// canonicalNumber maps 1, 1.0, 1e0 and 10e-1 to "1", and every other
+// spelling of the same float64 to one form. Numbers beyond float64 keep
+// their literal spelling (no big-number arithmetic on attacker input).
+func canonicalNumber(n json.Number) (string, error) {
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
+			return string(n), nil
+		}
+		return "", fmt.Errorf("bad number %q", n)
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.FormatInt(int64(f), 10), nil
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64), nil
+}
+
+// ErrHashMismatch is returned when an action changed between proposal and
+// execution.
+var ErrHashMismatch = errors.New("action changed since it was evaluated")
+
+// Verify recomputes the hash of a and compares it, in constant time, with
+// the hash recorded at proposal. Execution must not proceed on error.
+func Verify(a *Action, proposed string) error {
+	h, err := Hash(a)
+	if err != nil {
+		return err
+	}
+	if subtle.ConstantTimeCompare([]byte(h), []byte(proposed)) != 1 {
+		return fmt.Errorf("%w: evaluated %s, executing %s", ErrHashMismatch, proposed, h)
+	}
+	return nil
+}
