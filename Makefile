@@ -1,0 +1,32 @@
+# The same gates CI runs. `make test` is the README's test command.
+GO        ?= go
+FUZZTIME  ?= 60s
+export CGO_ENABLED ?= 0
+
+.PHONY: build test lint bench fuzz corpus nl2bash
+
+build:
+	$(GO) build -trimpath -o bin/parallax ./cmd/parallax
+
+test:
+	CGO_ENABLED=1 $(GO) test -race ./...
+
+lint:
+	gofmt -l . | (! grep .) || (echo "gofmt would change the files above" && exit 1)
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./guard/ ./policy/ ./heuristic/
+
+fuzz:
+	$(GO) test ./shell/  -run='^$$' -fuzz=FuzzAnalyze -fuzztime=$(FUZZTIME)
+	$(GO) test ./policy/ -run='^$$' -fuzz=FuzzParse   -fuzztime=$(FUZZTIME)
+	$(GO) test ./action/ -run='^$$' -fuzz=FuzzDecode  -fuzztime=$(FUZZTIME)
+	$(GO) test ./shield/ -run='^$$' -fuzz=FuzzStream  -fuzztime=$(FUZZTIME)
+
+corpus:
+	$(GO) run ./cmd/parallax eval testdata/corpus
+
+nl2bash:
+	$(GO) run ./cmd/parallax shield bench ../shared/corpora/nl2bash/all.cm

@@ -1,0 +1,51 @@
+// Command parallax is the Parallax CLI: one static binary for the gate,
+// its policy tools and the corpus runner.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	root := newRootCmd()
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "parallax:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "parallax",
+		Short: "Parallax: a gate between an LLM agent and the machine it works on",
+		Long: `Parallax evaluates every action an agent proposes through Shield
+(guard, policy, heuristics, information flow, judge, human) and runs only
+what passes.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	// One constructor per command group, one file each.
+	for _, c := range commandGroups {
+		root.AddCommand(c())
+	}
+	return root
+}
+
+// exitError carries a specific exit status.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func exitCode(err error) int {
+	if e, ok := err.(*exitError); ok { //nolint:errorlint // direct type from our own commands
+		return e.code
+	}
+	return 1
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/parallax/parallax/shell"
+	"github.com/parallax/parallax/shield"
+	"github.com/spf13/cobra"
+)
+
+func newShieldBenchCmd() *cobra.Command {
+	var workspace, home, policy string
+	var list int
+	cmd := &cobra.Command{
+		Use:   "bench FILE",
+		Short: "Run a file of raw shell commands through the gate and report decisions and latency",
+		Long: `Reads one shell command per line from FILE (e.g. the nl2bash corpus),
+evaluates each as "cd <workspace> && <command>" on one goroutine, and
+prints the share decided without ESCALATE, the latency percentiles from the
+verdicts' ns field, the throughput, the rules behind the decisions and the
+programs behind the BLOCKs. Nothing is executed.`,
+		Example: `  parallax shield bench ../shared/corpora/nl2bash/all.cm --workspace /home/dev/project --home /home/dev`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cmds, err := readCommands(args[0])
+			if err != nil {
+				return err
+			}
+			gate, err := newGate(workspace, home, policy)
+			if err != nil {
+				return err
+			}
+			ws, _ := resolveWorkspace(workspace)
+			errw := cmd.ErrOrStderr()
+			st := shield.RunCommands(cmd.Context(), gate, ws, cmds, func(done int) {
+				fmt.Fprintf(errw, "\r%d/%d commands", done, len(cmds))
+			})
+			fmt.Fprintln(errw)
+			printBench(cmd.OutOrStdout(), st, list)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&workspace, "workspace", "/home/dev/project", "workspace the commands run in (need not exist)")
+	cmd.Flags().StringVar(&home, "home", "/home/dev", "what ~ means")
+	cmd.Flags().StringVar(&policy, "policy", "default", "policy preset or file")
+	cmd.Flags().IntVar(&list, "list", 0, "also list up to N blocked and N escalated commands")
+	return cmd
+}
+
+func readCommands(file string) ([]string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("open commands: %w", err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			out = append(out, l)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	return out, nil
+}
+
+func printBench(w io.Writer, st shield.Stats, list int) {
+	fmt.Fprintf(w, "commands        %d\n", st.N)
+	fmt.Fprintf(w, "ALLOW           %d (%.1f%%)\n", st.Allow, pctOf(st.Allow, st.N))
+	fmt.Fprintf(w, "ESCALATE        %d (%.1f%%)\n", st.Escalate, pctOf(st.Escalate, st.N))
+	fmt.Fprintf(w, "BLOCK           %d (%.1f%%)\n", st.Block, pctOf(st.Block, st.N))
+	fmt.Fprintf(w, "decided         %.1f%% without ESCALATE\n", 100*st.DecidedShare)
+	fmt.Fprintf(w, "latency (ns)    p50 %d  p90 %d  p99 %d  max %d\n",
+		st.P50.Nanoseconds(), st.P90.Nanoseconds(), st.P99.Nanoseconds(), st.Max.Nanoseconds())
+	fmt.Fprintf(w, "throughput      %.0f actions/s on one goroutine\n", st.PerSecond)
+	fmt.Fprintln(w, "\nrules:")
+	for _, kv := range sortedCounts(st.ByRule) {
+		fmt.Fprintf(w, "  %6d  %s\n", kv.n, kv.k)
+	}
+	progs := map[string]int{}
+	for _, s := range st.Blocked {
+		progs[programsOf(s.Command)]++
+	}
+	fmt.Fprintln(w, "\nprograms behind BLOCKs:")
+	for _, kv := range sortedCounts(progs) {
+		fmt.Fprintf(w, "  %6d  %s\n", kv.n, kv.k)
+	}
+	for i := 0; i < list && i < len(st.Blocked); i++ {
+		fmt.Fprintf(w, "BLOCK    %-28s %s\n", st.Blocked[i].Verdict.Rule, st.Blocked[i].Command)
+	}
+	for i := 0; i < list && i < len(st.Escalated); i++ {
+		fmt.Fprintf(w, "ESCALATE %-28s %s\n", st.Escalated[i].Verdict.Rule, st.Escalated[i].Command)
+	}
+}
+
+// programsOf names the programs a command runs, for the BLOCK listing.
+func programsOf(cmd string) string {
+	eff := shell.Analyze(cmd, shell.Options{Cwd: "/home/dev/project", Home: "/home/dev"})
+	seen := map[string]bool{}
+	var names []string
+	for _, e := range eff.Execs {
+		n := e.Name
+		if n == "" {
+			n = path.Base(e.Path)
+		}
+		if n != "" && !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ",")
+}
+
+type kv struct {
+	k string
+	n int
+}
+
+func sortedCounts(m map[string]int) []kv {
+	out := make([]kv, 0, len(m))
+	for k, n := range m {
+		out = append(out, kv{k, n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].n != out[j].n {
+			return out[i].n > out[j].n
+		}
+		return out[i].k < out[j].k
+	})
+	return out
+}
+
+func pctOf(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
+}

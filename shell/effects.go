@@ -1,0 +1,143 @@
+package shell
+
+import "github.com/parallax/parallax/action"
+
+// PathUse is one path a command touches.
+type PathUse struct {
+	// Path is absolute and cleaned. When Glob is set it is a pattern
+	// (shell glob syntax: * ? [..]) that may match many paths; consumers
+	// must treat it as touching every sensitive path it could match.
+	Path    string
+	Access  action.Access
+	Glob    bool
+	Program string // the program that touches it ("" for a redirect)
+}
+
+// Exec is one program the command runs.
+type Exec struct {
+	Name  string   // base name as resolved ("python3", "rm"); "" when dynamic
+	Path  string   // the path as written when it contains a slash
+	Args  []string // resolved arguments (unresolvable ones as "")
+	Depth int      // nesting depth: 0 top level, 1 inside sh -c, ...
+}
+
+// NetDest is a network destination a program talks to.
+type NetDest struct {
+	Program string
+	Host    string // lowercased host or IP literal as written; "" when unknown
+	Port    string
+	URL     string // the full URL when one was given
+	Listen  bool   // the program listens (bind) rather than connects
+	Upload  bool   // the program sends local data (POST body, -T, scp to remote)
+}
+
+// SourceKind says where data in a flow comes from.
+type SourceKind uint8
+
+// Flow sources.
+const (
+	SourceFile    SourceKind = iota // a file's content
+	SourceEnv                       // an environment variable's value
+	SourceCommand                   // the output of a command (env, printenv, history, ...)
+	SourceSecret                    // a literal that looks like a secret
+)
+
+// Flow is data moving from a source into a network-facing program.
+type Flow struct {
+	Kind    SourceKind
+	Source  string // path, variable name or program
+	Program string // the network program receiving it
+	Host    string // its destination host when known
+}
+
+// TagKind is a named fact the analyser found. Tags are the vocabulary the
+// heuristics judge; the analyser only states facts.
+type TagKind uint16
+
+// Tag kinds. Keep tagNames in sync.
+const (
+	TagDownloadExec     TagKind = iota // data fetched from the network is executed
+	TagDecodedExec                     // decoded/deobfuscated data is executed
+	TagReverseShell                    // a shell or interpreter is wired to a network socket
+	TagBindShell                       // a shell is served on a listening socket
+	TagCodeEscape                      // a flag or argument makes a program run code (GTFOBins)
+	TagPrivilege                       // privilege change: sudo, su, setuid bits, capabilities
+	TagPersistence                     // something will run again later: cron, systemd, rc, autostart, hooks
+	TagDestructive                     // broad destruction: rm -rf of /, ~, system dirs; shred; wipefs
+	TagDeviceWrite                     // writes to a block device or raw memory
+	TagFilesystemFormat                // mkfs, fdisk and friends
+	TagForkBomb                        // self-replicating function
+	TagHistoryWipe                     // shell history cleared or disabled
+	TagLogTamper                       // logs truncated or deleted, journal vacuumed
+	TagSecurityOff                     // firewall, SELinux, AppArmor, auditd disabled
+	TagObfuscation                     // decoding layers, $IFS tricks, escapes hiding a name
+	TagDynamicCommand                  // command name not resolvable statically
+	TagEval                            // eval / sh -c of a string the analyser could not resolve
+	TagForcePush                       // git push --force / +refspec / --mirror / --delete
+	TagInfraTeardown                   // terraform destroy, kubectl delete ns, cloud deletes
+	TagContainerEscape                 // docker -v /:/host, --privileged, --pid=host, nsenter
+	TagPackageSource                   // package source other than the default registry
+	TagPackageInstall                  // packages installed (runs install scripts)
+	TagUnknownProgram                  // a program the knowledge base does not know
+	TagOpaque                          // something the analyser could not resolve
+	TagRemoteExec                      // a command runs on another machine (ssh host cmd)
+	TagCredentialSearch                // searching the disk for secrets
+	TagSystemChange                    // shutdown, mount, sysctl, iptables rule, user add, kill all
+	TagNetworkScan                     // port scans, network sweeps
+	TagLimitExceeded                   // size or depth bound hit: result incomplete
+	tagCount
+)
+
+var tagNames = [tagCount]string{
+	"download_exec", "decoded_exec", "reverse_shell", "bind_shell", "code_escape",
+	"privilege", "persistence", "destructive", "device_write", "filesystem_format",
+	"fork_bomb", "history_wipe", "log_tamper", "security_off", "obfuscation",
+	"dynamic_command", "eval", "force_push", "infra_teardown", "container_escape",
+	"package_source", "package_install", "unknown_program", "opaque", "remote_exec",
+	"credential_search", "system_change", "network_scan", "limit_exceeded",
+}
+
+// String names the tag kind (stable; used in reasons and golden files).
+func (k TagKind) String() string {
+	if k < tagCount {
+		return tagNames[k]
+	}
+	return "unknown_tag"
+}
+
+// Tag is one fact with the program it concerns and a short detail
+// (never a secret value).
+type Tag struct {
+	Kind    TagKind
+	Program string
+	Detail  string
+}
+
+// Effects is what a command does, as far as static analysis can tell.
+type Effects struct {
+	Paths   []PathUse
+	Execs   []Exec
+	Network []NetDest
+	Flows   []Flow
+	Tags    []Tag
+}
+
+// Has reports whether a tag of kind k was found.
+func (e *Effects) Has(k TagKind) bool {
+	for _, t := range e.Tags {
+		if t.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Find returns the first tag of kind k.
+func (e *Effects) Find(k TagKind) (Tag, bool) {
+	for _, t := range e.Tags {
+		if t.Kind == k {
+			return t, true
+		}
+	}
+	return Tag{}, false
+}

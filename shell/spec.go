@@ -1,0 +1,74 @@
+package shell
+
+// This file is the contract between the analyser core (walk.go, word.go,
+// call.go, ...) and the knowledge base of programs (kb_*.go). The core
+// resolves each simple command to a name and words, finds its Program in
+// the knowledge base, and interprets the Program's table; Check functions
+// cover what a table cannot say, through the methods of Call.
+
+// Role is what an argument means to a program.
+type Role uint8
+
+// Argument roles.
+const (
+	RoleNone      Role = iota // a plain value: pattern, number, name, mode
+	RoleRead                  // a path the program reads
+	RoleWrite                 // a path the program creates or overwrites
+	RoleDelete                // a path the program deletes
+	RoleReadWrite             // a path edited in place
+	RoleURL                   // a URL the program talks to
+	RoleHost                  // a host: "host", "user@host", "host:port"
+	RoleRemote                // scp/rsync operand: "[user@]host:path" is remote, otherwise a local path
+	RoleCode                  // inline code in the program's own language (Program.Lang)
+	RoleShellCode             // a shell script string (sh -c, watch, ssh's remote command)
+	RoleCommand               // this word and all after it are a command to run (sudo, env, timeout)
+	RoleScript                // a file whose code the program runs (python x.py, bash x.sh)
+	RoleDir                   // a directory the program works in (-C DIR): read, and becomes cwd
+)
+
+// Flag describes one option.
+type Flag struct {
+	// Value is set when the flag takes an argument ("-o FILE",
+	// "--output=FILE", "-oFILE"); Role is then the argument's role.
+	Value bool
+	Role  Role
+	// Tags are produced whenever the flag is present (e.g. git push
+	// --force → TagForcePush, tar --checkpoint-action → TagCodeEscape).
+	Tags []TagKind
+}
+
+// Program is what the knowledge base knows about one program (or one
+// subcommand of it).
+type Program struct {
+	// Flags maps spellings ("-o", "--output") to their meaning. Unknown
+	// flags are taken as booleans without effect; combined short flags
+	// ("-rf") are split by the core when every letter is a known boolean.
+	Flags map[string]Flag
+	// Args gives the roles of positional arguments in order; Rest is the
+	// role of every positional argument after those.
+	Args []Role
+	Rest Role
+	// Sub maps the first positional argument to a subcommand's Program
+	// (git push, docker run, kubectl delete). A subcommand not listed is
+	// judged by SubDefault when set, else by this Program.
+	Sub        map[string]*Program
+	SubDefault *Program
+	// Tags are produced every time the program runs (mkfs → TagFilesystemFormat).
+	Tags []TagKind
+	// Network is set for programs that talk to the network; URL and Host
+	// arguments become NetDest entries, and stdin piped into such a
+	// program becomes a Flow.
+	Network bool
+	// Upload is set when the program sends local data to its destination
+	// (scp to a remote, curl -T, nc): read paths and stdin become Flows.
+	Upload bool
+	// Lang names the language of RoleCode and RoleScript arguments and of
+	// code fed on stdin: "sh", "python", "perl", "ruby", "node", "php",
+	// "awk", "lua", "sql", ... "" means stdin is data, not code.
+	Lang string
+	// StdinCode is set when code arrives on stdin if no script or inline
+	// code is given (sh, bash, python, perl, node).
+	StdinCode bool
+	// Check runs after the table was applied, for what it cannot express.
+	Check func(c *Call)
+}

@@ -1,0 +1,77 @@
+package shield
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/parallax/parallax/verdict"
+)
+
+// CommandRequest wraps a raw shell command as an execute_command request
+// run in the workspace ("cd <ws> && <command>").
+func CommandRequest(ws, cmd string) Request {
+	payload, _ := json.Marshal(map[string]string{"command": "cd " + ws + " && " + cmd}) // strings always marshal
+	return Request{Type: "execute_command", Payload: payload}
+}
+
+// Sample is one evaluated command with its verdict.
+type Sample struct {
+	Command string
+	Verdict verdict.Verdict
+}
+
+// Stats summarises a run over many commands.
+type Stats struct {
+	N                        int
+	Allow, Escalate, Block   int
+	P50, P90, P99, Max       time.Duration // from the verdicts' ns field
+	Wall                     time.Duration
+	PerSecond                float64
+	ByRule                   map[string]int // decision/rule → count
+	Blocked, Escalated       []Sample
+	DecidedShare, AllowShare float64
+}
+
+// RunCommands evaluates each command in ws, on one goroutine, and
+// summarises decisions and latency. progress, when set, is called every
+// 1000 commands.
+func RunCommands(ctx context.Context, ev Evaluator, ws string, cmds []string, progress func(done int)) Stats {
+	st := Stats{N: len(cmds), ByRule: map[string]int{}}
+	ns := make([]int64, 0, len(cmds))
+	reqs := make([]Request, len(cmds))
+	for i, c := range cmds {
+		reqs[i] = CommandRequest(ws, c)
+	}
+	start := time.Now()
+	for i, r := range reqs {
+		v := ev.Evaluate(ctx, r)
+		ns = append(ns, v.NS)
+		st.ByRule[v.Decision.String()+" "+v.Rule]++
+		switch v.Decision {
+		case verdict.Allow:
+			st.Allow++
+		case verdict.Escalate:
+			st.Escalate++
+			st.Escalated = append(st.Escalated, Sample{cmds[i], v})
+		case verdict.Block:
+			st.Block++
+			st.Blocked = append(st.Blocked, Sample{cmds[i], v})
+		}
+		if progress != nil && (i+1)%1000 == 0 {
+			progress(i + 1)
+		}
+	}
+	st.Wall = time.Since(start)
+	if st.N == 0 {
+		return st
+	}
+	sort.Slice(ns, func(i, j int) bool { return ns[i] < ns[j] })
+	pct := func(p float64) time.Duration { return time.Duration(ns[int(p*float64(len(ns)-1))]) }
+	st.P50, st.P90, st.P99, st.Max = pct(0.50), pct(0.90), pct(0.99), time.Duration(ns[len(ns)-1])
+	st.PerSecond = float64(st.N) / st.Wall.Seconds()
+	st.DecidedShare = float64(st.Allow+st.Block) / float64(st.N)
+	st.AllowShare = float64(st.Allow) / float64(st.N)
+	return st
+}

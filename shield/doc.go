@@ -1,0 +1,20 @@
+// Package shield is the gate: every proposed action passes through a named
+// table of stages (decode, verify, guard, fast path, policy, heuristics,
+// judge) and comes out as one verdict.
+//
+// Defenses:
+//   - Fail closed: every stage returns a decision; an error, a panic inside
+//     a stage, an unknown action or an unparsable payload ends as BLOCK with
+//     a reason. There is no code path that allows on error.
+//   - The fast path is an optimisation, never a bypass: it only allows
+//     single, metacharacter-free commands of known programs whose arguments
+//     name no paths, and the policy's deny rules still apply to it. A test
+//     checks it against the full analysis on the real corpus.
+//   - Shell commands are judged by their analysed effects (shell package):
+//     every path the command touches goes through the guard, the policy and
+//     the heuristics, however it is spelled.
+//   - Without a judge, what needs tier 2 comes back ESCALATE; callers that
+//     cannot escalate must treat ESCALATE as BLOCK.
+//   - Reasons name the rule and the offending part and are bounded in
+//     length; they never contain payload secrets.
+package shield

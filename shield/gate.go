@@ -1,0 +1,173 @@
+package shield
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/guard"
+	"github.com/parallax/parallax/policy"
+	"github.com/parallax/parallax/shell"
+	"github.com/parallax/parallax/verdict"
+)
+
+// Reason codes of the gate itself (stage-specific codes come from the
+// stages' packages). They are a public contract.
+const (
+	RuleDecodeError   = "decode_error"
+	RuleBadPath       = "bad_path"
+	RuleInternalError = "internal_error"
+	RuleFastPath      = "fastpath_safe_command"
+	RuleNoPolicyMatch = "policy_no_match"
+	RuleNeedsJudge    = "judge_unavailable"
+	RuleRoutine       = "effects_routine"
+)
+
+// maxReason bounds the length of a reason.
+const maxReason = 400
+
+// Config says where the gate works and with which policy.
+type Config struct {
+	Workspace string // absolute workspace root; shell commands run here
+	Home      string // what ~ means
+	// Policy is a preset name (default, permissive, strict) or a policy
+	// file. Empty means "default". User rules in
+	// Workspace/.parallax/policy.yaml and Home/.parallax/policy.yaml are
+	// layered on top when present.
+	Policy string
+	// Now is the clock used for the ns field (default time.Now).
+	Now func() time.Time
+}
+
+// Gate evaluates actions. It is safe for concurrent use.
+type Gate struct {
+	ws, home string
+	policy   *policy.Policy
+	guard    *guard.Guard
+	now      func() time.Time
+	stages   []stage
+}
+
+// New builds a gate. It fails when the workspace or home is not absolute
+// or the policy does not load.
+func New(cfg Config) (*Gate, error) {
+	if !filepath.IsAbs(cfg.Workspace) {
+		return nil, fmt.Errorf("workspace %q must be an absolute path", cfg.Workspace)
+	}
+	if !filepath.IsAbs(cfg.Home) {
+		return nil, fmt.Errorf("home %q must be an absolute path", cfg.Home)
+	}
+	ws, home := filepath.Clean(cfg.Workspace), filepath.Clean(cfg.Home)
+	pol, err := loadPolicy(cfg.Policy, policy.Vars{Workspace: ws, Home: home})
+	if err != nil {
+		return nil, err
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home), now: now}
+	g.stages = pipeline
+	return g, nil
+}
+
+// loadPolicy resolves a preset or file and layers the user rule files.
+func loadPolicy(name string, v policy.Vars) (*policy.Policy, error) {
+	if name == "" {
+		name = "default"
+	}
+	var base *policy.Policy
+	var err error
+	if isPreset(name) {
+		base, err = policy.Preset(name, v)
+	} else {
+		base, err = policy.Load(name, v)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load policy %s: %w", name, err)
+	}
+	var user []*policy.Policy
+	for _, f := range []string{
+		filepath.Join(v.Workspace, ".parallax", "policy.yaml"),
+		filepath.Join(v.Home, ".parallax", "policy.yaml"),
+	} {
+		if _, err := os.Stat(f); err != nil {
+			continue
+		}
+		p, err := policy.Load(f, v)
+		if err != nil {
+			return nil, fmt.Errorf("load user policy: %w", err)
+		}
+		user = append(user, p)
+	}
+	if len(user) > 0 {
+		base = base.With(user...)
+	}
+	return base, nil
+}
+
+func isPreset(name string) bool {
+	for _, p := range policy.PresetNames() {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Evaluate judges one request. It never panics and never allows on error.
+func (g *Gate) Evaluate(ctx context.Context, r Request) (v verdict.Verdict) {
+	start := g.now()
+	defer func() {
+		if p := recover(); p != nil {
+			v = verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageVerify,
+				Rule: RuleInternalError, Reason: "internal error in the gate; blocked to fail closed"}
+		}
+		v.Reason = clip(v.Reason)
+		v.NS = g.now().Sub(start).Nanoseconds()
+	}()
+	st := &state{req: &r, ctx: ctx}
+	for _, s := range g.stages {
+		if err := ctx.Err(); err != nil {
+			return verdict.Verdict{Decision: verdict.Block, Stage: s.name, Rule: RuleInternalError,
+				Reason: "evaluation cancelled: " + err.Error(), Hash: st.hash}
+		}
+		if out, done := s.run(g, st); done {
+			out.Hash = st.hash
+			return out
+		}
+	}
+	// No stage may fall through: the last stage always decides.
+	return verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageJudge,
+		Rule: RuleInternalError, Reason: "no stage decided; blocked to fail closed", Hash: st.hash}
+}
+
+// Policy returns the compiled policy the gate uses.
+func (g *Gate) Policy() *policy.Policy { return g.policy }
+
+func clip(s string) string {
+	if len(s) <= maxReason {
+		return s
+	}
+	return s[:maxReason-3] + "..."
+}
+
+// state is what the stages learn about one request as it moves on.
+type state struct {
+	req     *Request
+	ctx     context.Context
+	act     *action.Action
+	hash    string
+	effects *shell.Effects
+	paths   []policy.PathRef
+	hosts   []string
+	fast    bool
+	minTier int
+	// tierRule and tierReason say who raised minTier.
+	tierRule, tierReason string
+	pol                  policy.Result
+	pending              *verdict.Verdict // an escalation waiting for the judge
+}

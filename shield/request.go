@@ -1,0 +1,14 @@
+package shield
+
+import "encoding/json"
+
+// Request is one proposed action as it reaches the gate (one line of
+// `parallax shield evaluate`).
+type Request struct {
+	Session string          `json:"session,omitempty"`
+	Type    string          `json:"type"`
+	Payload json.RawMessage `json:"payload"`
+	// Result is what the tool returned when the action ran; it is
+	// classified and taints the session for later requests.
+	Result string `json:"result,omitempty"`
+}

@@ -1,0 +1,247 @@
+package shield
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/guard"
+	"github.com/parallax/parallax/heuristic"
+	"github.com/parallax/parallax/policy"
+	"github.com/parallax/parallax/shell"
+	"github.com/parallax/parallax/verdict"
+)
+
+// stage is one named step of the pipeline. run returns done=true when the
+// stage decided.
+type stage struct {
+	name verdict.Stage
+	run  func(g *Gate, st *state) (verdict.Verdict, bool)
+}
+
+// pipeline is the gate, in order (DESIGN §1). The last stage always decides.
+var pipeline = []stage{
+	{verdict.StageDecode, (*Gate).decode},
+	{verdict.StageVerify, (*Gate).verify},
+	{verdict.StageGuard, (*Gate).guardPayload},
+	{verdict.StageFastPath, (*Gate).fastPath},
+	{verdict.StageGuard, (*Gate).guardEffects},
+	{verdict.StagePolicy, (*Gate).applyPolicy},
+	{verdict.StageHeuristic, (*Gate).heuristics},
+	{verdict.StageJudge, (*Gate).judge},
+}
+
+func block(s verdict.Stage, tier int, rule, reason string) (verdict.Verdict, bool) {
+	return verdict.Verdict{Decision: verdict.Block, Stage: s, Tier: tier, Rule: rule, Reason: reason}, true
+}
+
+func (g *Gate) decode(st *state) (verdict.Verdict, bool) {
+	a, err := action.Decode(st.req.Type, st.req.Payload)
+	if err != nil {
+		return block(verdict.StageDecode, 0, RuleDecodeError, "cannot decode action: "+err.Error())
+	}
+	st.act = a
+	return verdict.Verdict{}, false
+}
+
+func (g *Gate) verify(st *state) (verdict.Verdict, bool) {
+	if err := action.Normalize(st.act, action.Env{Home: g.home}); err != nil {
+		return block(verdict.StageVerify, 0, RuleBadPath, err.Error())
+	}
+	h, err := action.Hash(st.act)
+	if err != nil {
+		return block(verdict.StageVerify, 0, RuleInternalError, err.Error())
+	}
+	st.hash = h
+	for _, pf := range st.act.Payload.PathFields() {
+		st.paths = append(st.paths, policy.PathRef{Path: *pf.Path, Access: pf.Access})
+	}
+	st.hosts = payloadHosts(st.act)
+	return verdict.Verdict{}, false
+}
+
+// guardPayload checks the paths named in the payload.
+func (g *Gate) guardPayload(st *state) (verdict.Verdict, bool) {
+	return g.guardPaths(st, st.paths)
+}
+
+func (g *Gate) guardPaths(st *state, refs []policy.PathRef) (verdict.Verdict, bool) {
+	for _, p := range refs {
+		var f guardFinding
+		var hit bool
+		if p.Glob {
+			f, hit = g.guard.CheckGlob(p.Path, p.Access)
+		} else {
+			f, hit = g.guard.Check(p.Path, p.Access)
+		}
+		if !hit {
+			continue
+		}
+		switch f.Decision {
+		case verdict.Allow:
+			if f.MinTier > st.minTier {
+				st.minTier = f.MinTier
+				st.tierRule, st.tierReason = f.Rule, f.Reason
+			}
+		case verdict.Escalate:
+			st.escalate(verdict.StageGuard, 2, f.Rule, f.Reason)
+		default:
+			return block(verdict.StageGuard, 0, f.Rule, f.Reason)
+		}
+	}
+	return verdict.Verdict{}, false
+}
+
+// fastPath allows compiled-in safe commands without analysis, unless the
+// policy denies them or asks for more than tier 1.
+func (g *Gate) fastPath(st *state) (verdict.Verdict, bool) {
+	p, ok := st.act.Payload.(*action.ExecuteCommandPayload)
+	if !ok || !fastPathAllowed(p.Command) || st.minTier > 1 {
+		return verdict.Verdict{}, false
+	}
+	res := g.policy.Evaluate(&policy.Input{Action: st.act})
+	switch res.Effect {
+	case policy.Deny:
+		return block(verdict.StagePolicy, 0, res.Rule, res.Reason)
+	case policy.Verify:
+		if res.Tier > 1 {
+			return verdict.Verdict{}, false
+		}
+	case policy.None, policy.Allow:
+	}
+	return verdict.Verdict{Decision: verdict.Allow, Stage: verdict.StageFastPath, Rule: RuleFastPath,
+		Reason: "routine command on the compiled-in safe list"}, true
+}
+
+// guardEffects analyses shell code and checks every path it touches.
+func (g *Gate) guardEffects(st *state) (verdict.Verdict, bool) {
+	code := shellCode(st.act)
+	if code == "" {
+		return verdict.Verdict{}, false
+	}
+	st.effects = shell.Analyze(code, shell.Options{Cwd: g.ws, Home: g.home})
+	start := len(st.paths)
+	for _, u := range st.effects.Paths {
+		st.paths = append(st.paths, policy.PathRef{Path: u.Path, Access: u.Access, Glob: u.Glob})
+	}
+	for _, n := range st.effects.Network {
+		if n.Host != "" {
+			st.hosts = append(st.hosts, n.Host)
+		}
+	}
+	return g.guardPaths(st, st.paths[start:])
+}
+
+// shellCode returns the shell code an action runs, if any.
+func shellCode(a *action.Action) string {
+	switch p := a.Payload.(type) {
+	case *action.ExecuteCommandPayload:
+		return p.Command
+	case *action.CreateSchedulePayload:
+		return p.Command
+	}
+	return ""
+}
+
+func (g *Gate) applyPolicy(st *state) (verdict.Verdict, bool) {
+	res := g.policy.Evaluate(&policy.Input{Action: st.act, Paths: st.paths, Hosts: st.hosts, Effects: st.effects})
+	st.pol = res
+	switch res.Effect {
+	case policy.Deny:
+		return block(verdict.StagePolicy, 0, res.Rule, res.Reason)
+	case policy.Verify:
+		if res.Tier > st.minTier {
+			st.minTier = res.Tier
+			st.tierRule, st.tierReason = res.Rule, res.Reason
+		}
+	case policy.None:
+		if st.minTier < 2 {
+			st.minTier = 2
+			st.tierRule = RuleNoPolicyMatch
+			st.tierReason = "no policy rule covers " + string(st.act.Type) + "; it needs tier 2"
+		}
+	case policy.Allow:
+	}
+	return verdict.Verdict{}, false
+}
+
+func (g *Gate) heuristics(st *state) (verdict.Verdict, bool) {
+	f, ok := heuristic.Evaluate(&heuristic.Input{Action: st.act, Effects: st.effects, Workspace: g.ws, Home: g.home})
+	if !ok {
+		return verdict.Verdict{}, false
+	}
+	reason := f.Rule.Description
+	if f.Detail != "" {
+		reason += ": " + f.Detail
+	}
+	if f.Rule.Decision == verdict.Escalate {
+		st.escalate(verdict.StageHeuristic, 2, f.Rule.ID, reason)
+		return verdict.Verdict{}, false
+	}
+	return block(verdict.StageHeuristic, 1, f.Rule.ID, reason)
+}
+
+// judge is tier 2. No judge is configured in this build: what needs it
+// comes back ESCALATE; everything else was cleared by tier 0/1.
+func (g *Gate) judge(st *state) (verdict.Verdict, bool) {
+	if st.pending != nil {
+		return *st.pending, true
+	}
+	if st.minTier >= 2 {
+		return verdict.Verdict{Decision: verdict.Escalate, Stage: verdict.StagePolicy, Tier: st.minTier,
+			Rule: st.tierRule, Reason: st.tierReason}, true
+	}
+	if st.pol.Effect == policy.Allow && st.effects == nil {
+		return verdict.Verdict{Decision: verdict.Allow, Stage: verdict.StagePolicy, Tier: 0,
+			Rule: st.pol.Rule, Reason: st.pol.Reason}, true
+	}
+	reason := "no heuristic fired"
+	if st.effects != nil {
+		reason = "the command's effects are routine: no sensitive path, network egress of local data, or code execution found"
+	}
+	return verdict.Verdict{Decision: verdict.Allow, Stage: verdict.StageHeuristic, Tier: 1,
+		Rule: RuleRoutine, Reason: reason}, true
+}
+
+func (st *state) escalate(s verdict.Stage, tier int, rule, reason string) {
+	if st.pending != nil {
+		return
+	}
+	st.pending = &verdict.Verdict{Decision: verdict.Escalate, Stage: s, Tier: tier, Rule: rule, Reason: reason}
+}
+
+// payloadHosts lists the hosts a typed action reaches.
+func payloadHosts(a *action.Action) []string {
+	var raw string
+	switch p := a.Payload.(type) {
+	case *action.HTTPRequestPayload:
+		raw = p.URL
+	case *action.BrowserNavigatePayload:
+		raw = p.URL
+	case *action.GitClonePayload:
+		raw = p.URL
+	default:
+		return nil
+	}
+	if h := hostOf(raw); h != "" {
+		return []string{h}
+	}
+	return nil
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		// scp-like git URLs: user@host:path
+		if at := strings.IndexByte(raw, '@'); at >= 0 {
+			rest := raw[at+1:]
+			if c := strings.IndexByte(rest, ':'); c > 0 {
+				return strings.ToLower(rest[:c])
+			}
+		}
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
+}
+
+type guardFinding = guard.Finding
