@@ -1,0 +1,11 @@
+package main
+
+import "github.com/spf13/cobra"
+
+// commandGroups lists the top-level commands, in help order. Each lives in
+// its own file.
+var commandGroups = []func() *cobra.Command{
+	newShieldCmd,
+	newEvalCmd,
+	newPolicyCmd,
+}

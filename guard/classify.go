@@ -1,0 +1,329 @@
+package guard
+
+import (
+	"maps"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/verdict"
+)
+
+// entry is one protected path of the tables. path is "~/…" (home),
+// "/…" (absolute) or workspace-relative, depending on the table.
+type entry struct {
+	path  string
+	level Level
+	what  string // plural category for reasons: "SSH keys and configuration"
+	pub   bool   // reading *.pub files below the entry is allowed (public keys)
+}
+
+// componentRule protects a sequence of path components wherever it sits.
+type componentRule struct {
+	seq   []string
+	level Level
+	what  string
+	pub   bool
+}
+
+// worst keeps the most severe finding seen.
+type worst struct {
+	f  Finding
+	ok bool
+}
+
+func (w *worst) add(f Finding, ok bool) {
+	if ok && (!w.ok || rank(f) > rank(w.f)) {
+		w.f, w.ok = f, true
+	}
+}
+
+// rank orders findings: any Block above any Allow, then the stricter
+// level, then the higher minimum tier.
+func rank(f Finding) int {
+	r := int(f.Level)<<4 | f.MinTier
+	if f.Decision != verdict.Allow {
+		r |= 1 << 12
+	}
+	return r
+}
+
+// compile builds the lookup tables for g.workspace and g.home.
+func (g *Guard) compile() {
+	g.prefixes = make(map[string]*entry, 256)
+	g.ancestors = make(map[string]*entry, 256)
+	for _, e := range systemEntries {
+		if e.level == Restricted && within(g.home, e.path) {
+			continue // the user's own home (e.g. /root) is listed part by part
+		}
+		g.add(e.path, e)
+		for _, root := range privateRoots {
+			if within(e.path, root) {
+				g.add("/private"+e.path, e)
+			}
+		}
+	}
+	// The home and the workspace may sit behind links themselves (macOS
+	// /var → /private/var): entries exist under both spellings.
+	for _, home := range g.roots(g.home) {
+		for _, list := range [][]entry{homeEntries, homeEntriesOS} {
+			for _, e := range list {
+				g.add(path.Join(home, strings.TrimPrefix(e.path, "~")), e)
+			}
+		}
+	}
+	for _, ws := range g.roots(g.workspace) {
+		for _, e := range workspaceEntries {
+			g.add(path.Join(ws, e.path), e)
+		}
+	}
+	// Sorted, so ties between entries always name the same one.
+	for _, key := range slices.Sorted(maps.Keys(g.prefixes)) {
+		e := g.prefixes[key]
+		if e.level == None {
+			continue
+		}
+		g.globs = append(g.globs, globEntry{e: e, segs: splitSegs(key)})
+		for a := key; a != "/"; {
+			a = path.Dir(a)
+			if old := g.ancestors[a]; old == nil || e.level > old.level {
+				g.ancestors[a] = e
+			}
+		}
+	}
+}
+
+// roots returns p and, when it differs, p with its links resolved.
+func (g *Guard) roots(p string) []string {
+	if r, err := g.resolve(p); err == nil && r != p {
+		return []string{p, r}
+	}
+	return []string{p}
+}
+
+// add stores e under the absolute path abs; the stricter entry wins a clash.
+func (g *Guard) add(abs string, e entry) {
+	e.path = abs
+	key := fold(abs)
+	if old := g.prefixes[key]; old != nil && old.level >= e.level {
+		return
+	}
+	g.prefixes[key] = &e
+}
+
+// within reports whether p is root or below it.
+func within(p, root string) bool {
+	return p == root || root == "/" || strings.HasPrefix(p, root) && p[len(root)] == '/'
+}
+
+// classify adds to w what applies to p (clean, absolute). orig is the path
+// as asked, for reasons when p is its resolution.
+func (g *Guard) classify(w *worst, orig, p string, acc action.Access) {
+	for { // each alias strictly shortens p, so this ends
+		alias, kind := procClass(p)
+		switch kind {
+		case procAlias:
+			p = alias
+			continue
+		case procOpaque:
+			w.add(g.finding(orig, p, acc, Restricted, "other processes' working directories and descriptors (they cannot be resolved)"))
+			return
+		case procSecret:
+			w.add(g.finding(orig, p, acc, Restricted, catProcMem))
+			return
+		case procStd:
+			return
+		}
+		break
+	}
+	key := fold(p)
+	base := key[strings.LastIndexByte(key, '/')+1:]
+	g.classifyPrefix(w, orig, p, key, base, acc)
+	if acc&action.AccessDelete != 0 {
+		if e := g.ancestors[key]; e != nil {
+			w.add(g.finding(orig, p, acc&action.AccessDelete, e.level, "directories holding "+e.what))
+		}
+	}
+	if lvl, what := nameLevel(base); lvl != None {
+		w.add(g.finding(orig, p, acc, lvl, what))
+	}
+	if strings.Contains(key, "/.") {
+		for _, r := range componentRules {
+			if under, ok := hasComponents(key, r.seq); ok {
+				lvl := r.level
+				if r.pub && under && strings.HasSuffix(base, ".pub") {
+					lvl = Protected
+				}
+				w.add(g.finding(orig, p, acc, lvl, r.what))
+			}
+		}
+	}
+}
+
+// classifyPrefix walks key's ancestors from the longest; an exception
+// entry (level None) ends the walk.
+func (g *Guard) classifyPrefix(w *worst, orig, p, key, base string, acc action.Access) {
+	for i := len(key); i > 0; i = strings.LastIndexByte(key[:i], '/') {
+		e := g.prefixes[key[:i]]
+		if e == nil {
+			continue
+		}
+		if e.level == None {
+			return
+		}
+		lvl := e.level
+		if e.pub && i < len(key) && strings.HasSuffix(base, ".pub") {
+			lvl = Protected
+		}
+		w.add(g.finding(orig, p, acc, lvl, e.what))
+	}
+}
+
+// hasComponents reports whether key contains seq as consecutive
+// components, and whether key goes below the sequence.
+func hasComponents(key string, seq []string) (under, ok bool) {
+	for i := 0; i < len(key); {
+		if key[i] != '/' {
+			i++
+			continue
+		}
+		j := i
+		for _, s := range seq {
+			if !strings.HasPrefix(key[j+1:], s) || (j+1+len(s) < len(key) && key[j+1+len(s)] != '/') {
+				j = -1
+				break
+			}
+			j += 1 + len(s)
+		}
+		if j >= 0 {
+			return j < len(key), true
+		}
+		i++
+	}
+	return false, false
+}
+
+// nameLevel applies the file-name rules to a base name. Names compare
+// case-insensitively on every OS: a secret's name case does not change
+// what it holds.
+func nameLevel(base string) (Level, string) {
+	if base == "" {
+		return None, ""
+	}
+	n := strings.ToLower(base)
+	if what, ok := secretNames[n]; ok {
+		return Restricted, what
+	}
+	for _, s := range secretSuffixes {
+		if len(n) > len(s.suffix) && strings.HasSuffix(n, s.suffix) {
+			return Restricted, s.what
+		}
+	}
+	if strings.HasPrefix(n, ".env.") && !envExamples[n] {
+		return Restricted, catEnv
+	}
+	return None, ""
+}
+
+// finding turns a level and an access into a finding; ok is false when
+// the access is free at that level.
+func (g *Guard) finding(orig, p string, acc action.Access, lvl Level, what string) (Finding, bool) {
+	return g.findingFor(orig, p, "", acc, lvl, what)
+}
+
+// findingFor is finding for a glob pattern when pattern is not empty.
+func (g *Guard) findingFor(orig, p, pattern string, acc action.Access, lvl Level, what string) (Finding, bool) {
+	changes := acc & (action.AccessWrite | action.AccessDelete)
+	f := Finding{Level: lvl, Path: p, Decision: verdict.Block}
+	blocked := acc
+	switch lvl {
+	case None:
+		return Finding{}, false
+	case Tier1, Tier2:
+		if changes == 0 {
+			return Finding{}, false
+		}
+		f.Rule, f.Decision, f.MinTier = RuleTier, verdict.Allow, int(lvl-Tier1)+1
+		f.Reason = accessVerb(changes) + " " + g.via(orig, p, pattern) + " needs tier " + strconv.Itoa(f.MinTier) +
+			": changes to " + what + " need tier " + strconv.Itoa(f.MinTier) + " review"
+		return f, true
+	case ReadOnly, Protected:
+		if changes == 0 {
+			return Finding{}, false
+		}
+		blocked = changes
+		f.Rule = RuleReadOnly
+		if lvl == Protected {
+			f.Rule = RuleProtected
+		}
+	case Restricted:
+		f.Rule = RuleRestricted
+	default: // Sealed and anything unknown
+		f.Rule = RuleSealed
+	}
+	f.Reason = accessVerb(blocked) + " " + g.via(orig, p, pattern) + " is blocked: " + what + " " + levelPhrase(lvl)
+	return f, true
+}
+
+// via names the path, and what it resolves to when that differs, or the
+// pattern and the protected path it can match.
+func (g *Guard) via(orig, p, pattern string) string {
+	if pattern != "" {
+		return quote(g.show(pattern)) + " (it can match " + quote(g.show(p)) + ")"
+	}
+	if orig == p {
+		return quote(g.show(p))
+	}
+	return quote(g.show(orig)) + " (it resolves to " + quote(g.show(p)) + ")"
+}
+
+func levelPhrase(l Level) string {
+	switch l {
+	case ReadOnly:
+		return "are read-only"
+	case Protected:
+		return "are protected against changes"
+	case Restricted:
+		return "are restricted"
+	default:
+		return "are sealed"
+	}
+}
+
+// accessVerb renders an access set as a gerund: "reading and writing".
+func accessVerb(acc action.Access) string {
+	var parts []string
+	if acc&action.AccessRead != 0 {
+		parts = append(parts, "reading")
+	}
+	if acc&action.AccessWrite != 0 {
+		parts = append(parts, "writing")
+	}
+	if acc&action.AccessDelete != 0 {
+		parts = append(parts, "deleting")
+	}
+	if len(parts) == 0 {
+		return "accessing"
+	}
+	return strings.Join(parts, " and ")
+}
+
+// fold maps a path to its lookup key: lower case where the OS compares
+// names case-insensitively.
+func fold(p string) string {
+	if foldCase {
+		return strings.ToLower(p)
+	}
+	return p
+}
+
+// splitSegs splits a clean absolute path into its components.
+func splitSegs(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}

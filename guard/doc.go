@@ -1,0 +1,94 @@
+// Package guard is the hard-coded path protection that runs before any
+// tier (DESIGN §1 step 3). It needs no configuration and no LLM, and it
+// cannot be switched off or narrowed by policy.
+//
+//	g := guard.New(workspace, home)
+//	f, ok := g.Check(path, action.AccessRead|action.AccessWrite)
+//	f, ok = g.CheckGlob("/home/u/.ss?/*", action.AccessRead)
+//
+// ok is false when nothing applies. Otherwise the Finding carries a
+// stable Rule code (guard_restricted, guard_protected, guard_sealed,
+// guard_readonly, guard_tier, guard_bad_path), the Level, the offending
+// path as resolved, and a Decision: Block, or Allow with MinTier for the
+// tier-gated workspace files. Reasons name the path (home shown as "~")
+// and the category, never file contents.
+//
+// Levels (what is blocked):
+//
+//	Sealed      everything          .parallax/ in the workspace, ~/.parallax, any ".parallax" component
+//	Restricted  read, write, delete secrets: ~/.ssh, ~/.aws, ~/.gnupg, /etc/shadow, *.pem, .env, …
+//	Protected   write, delete       persistence and system config: ~/.bashrc, cron, systemd, /etc/hosts, …
+//	ReadOnly    write, delete       SOUL.md, IDENTITY.md, skills/
+//	Tier2       nothing; writes need tier 2   AGENTS.md, HEARTBEAT.md
+//	Tier1       nothing; writes need tier 1   USER.md, MEMORY.md, memory/
+//
+// Defenses:
+//   - Fail closed: NUL and control characters, relative paths, paths over
+//     PATH_MAX, a symlink loop (over 40 hops), an empty link target, a
+//     component that cannot be inspected (e.g. EACCES), a malformed glob,
+//     a guard built without an absolute workspace or home, and an empty
+//     access set (treated as read+write+delete) all end in Block.
+//   - Lexical and resolved: "." and ".." are cleaned, then symlinks are
+//     resolved over the longest existing prefix, so a new file under a
+//     linked directory is judged where it would land. The raw path is
+//     resolved too when it holds "..", because the kernel applies ".."
+//     after the link before it. The worst finding of all views wins.
+//   - /proc: /proc/<pid>/root, /proc/self/root, /proc/thread-self/root (and
+//     task/<tid>/root) alias "/"; another process's cwd, fd/<n> (n > 2)
+//     and map_files cannot be resolved and are restricted; environ, mem,
+//     pagemap and /proc/kcore are restricted; /dev/mem, /dev/kmem,
+//     /dev/port and bash's /dev/tcp, /dev/udp are restricted. /proc, /sys
+//     and /dev are write-protected, except the harmless devices
+//     (/dev/null, /dev/stdout, …, /dev/shm) and fd 0–2.
+//   - Anywhere on disk: secret file names (id_rsa & co., *.pem, *.key,
+//     *.p12, *.pfx, *.keystore, *.jks, *.asc, *.ppk, *.kdbx, .env and
+//     .env.* except .env.example/.sample/.template, .envrc, credentials,
+//     secrets.{yaml,yml,json}, token.json, service-account.json, .pgpass,
+//     .my.cnf, .netrc, .git-credentials, .vault-token, .htpasswd) compare
+//     case-insensitively on every OS; ".ssh" and ".gnupg" components are
+//     restricted, ".git/hooks" and ".git/config" protected (they run
+//     commands on the user's next git call).
+//   - Deleting (or moving away) a directory that holds a protected path is
+//     judged as touching that path: deleting the workspace root, the home,
+//     /etc or "/" is blocked.
+//   - Globs: a pattern stands for every path it could match. It is matched
+//     segment by segment (path.Match per segment, "**" for any number of
+//     directories, bash "[!…]", POSIX classes and extglob handled
+//     conservatively) against every protected path, the component rules,
+//     the name rules and /proc; a link in its literal leading directory
+//     is resolved; then it is expanded against the filesystem (at most
+//     4096 entries, else Block) and every match goes through Check, which
+//     catches links and secret files behind wildcards.
+//   - Case: Linux compares names case-sensitively; macOS (lists_darwin.go)
+//     folds case and stores /etc, /var and /tmp entries under /private
+//     too. The home and workspace are also matched under their resolved
+//     spelling.
+//   - Speed: tables are maps keyed by absolute path, walked from the
+//     longest prefix; no regexp; about 250 ns per check plus one Lstat per
+//     existing path component. Nothing is cached across calls.
+//
+// Choices:
+//   - Shell rc files (.bashrc, .zshrc, .profile, …) are protected only
+//     directly under the home (and ~/.config/fish etc.): a .bashrc inside a
+//     project, such as a dotfiles repository, is an ordinary file.
+//   - Public keys (*.pub) may be read inside ~/.ssh and /etc/ssh; writing
+//     or deleting anything there stays blocked (authorized_keys). Every
+//     other file there, known_hosts and config included, is restricted:
+//     they map the hosts the user reaches.
+//   - When the home is /root (running as root), /root is the user's home
+//     and is protected part by part instead of as a whole.
+//   - Bash's leading-dot rule applies to CheckGlob: "*" does not match
+//     ".ssh". CheckGlobDot is for dotglob and for glob libraries without
+//     that rule. Component rules in patterns always keep the dot rule (or
+//     every wildcard could be a ".ssh" somewhere); expansion still checks
+//     what exists. A final segment of bare stars ("dir/*") is judged as
+//     listing the directory plus what expansion finds, not by name rules.
+//   - The guard does not look inside directories: a recursive read of a
+//     directory holding a .env is judged as a read of the directory.
+//     Contents are for DLP and IFC.
+//   - Unicode normalisation (macOS NFD) is not modelled.
+//
+// The tables are compiled in (lists.go for every OS, lists_<os>.go for
+// system paths) and are not user-extensible. The package imports only
+// action and verdict of ours.
+package guard

@@ -1,0 +1,397 @@
+package guard
+
+import (
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/verdict"
+)
+
+// maxExpand bounds how many directory entries CheckGlob visits while
+// expanding a pattern against the filesystem. Beyond it the pattern is
+// blocked: the guard cannot vouch for what it did not see.
+const maxExpand = 4096
+
+// anySeg stands for a segment that may match any name, dot names
+// included (extglob forms the guard does not model). NUL cannot occur in
+// a checked path.
+const anySeg = "\x00"
+
+// globEntry is a protected path split into segments for pattern matching.
+type globEntry struct {
+	e    *entry
+	segs []string // folded
+}
+
+// CheckGlob checks a shell glob pattern (* ? [...] and **) as every path
+// it could match, with bash rules: a wildcard does not match a leading
+// dot unless the pattern segment starts with one. A pattern without
+// wildcards is checked like Check. Braces must be expanded by the caller.
+func (g *Guard) CheckGlob(pattern string, acc action.Access) (Finding, bool) {
+	return g.checkGlob(pattern, acc, false)
+}
+
+// CheckGlobDot is CheckGlob with wildcards that also match names starting
+// with a dot: bash with dotglob (or GLOBIGNORE) set, and glob libraries
+// that do not special-case dot files.
+func (g *Guard) CheckGlobDot(pattern string, acc action.Access) (Finding, bool) {
+	return g.checkGlob(pattern, acc, true)
+}
+
+func (g *Guard) checkGlob(pattern string, acc action.Access, dot bool) (Finding, bool) {
+	acc = normAccess(acc)
+	raw, clean, bad := g.prepare(pattern, acc)
+	if bad.Rule != "" {
+		return bad, true
+	}
+	if !hasMeta(raw) {
+		return g.Check(raw, acc)
+	}
+	segs, err := bashSegs(splitSegs(fold(clean)))
+	if err != "" {
+		return g.badPath(pattern, acc, err), true
+	}
+	var w worst
+	g.globStatic(&w, clean, segs, acc, dot, 0)
+	// A literal leading directory may be a link: judge the pattern from
+	// where it really points as well.
+	n := 0
+	for n < len(segs) && !hasMeta(segs[n]) && segs[n] != anySeg {
+		n++
+	}
+	if n > 0 {
+		dir := "/" + strings.Join(splitSegs(clean)[:n], "/")
+		res, rerr := g.resolve(dir)
+		switch {
+		case rerr != nil:
+			w.add(g.badPath(dir, acc, "it cannot be resolved ("+rerr.Error()+")"), true)
+		case res != dir:
+			rsegs := append(splitSegs(fold(res)), segs[n:]...)
+			g.globStatic(&w, clean, rsegs, acc, dot, 0)
+		}
+	}
+	if dr, ok := g.fs.(dirReader); ok && (!w.ok || w.f.Decision == verdict.Allow) {
+		rawSegs, _ := bashSegs(strings.Split(strings.Trim(fold(raw), "/"), "/"))
+		g.expand(&w, dr, rawSegs, acc, dot)
+	}
+	return w.f, w.ok
+}
+
+// globStatic matches the pattern segments against every table entry,
+// the component rules, the name rules and /proc.
+func (g *Guard) globStatic(w *worst, shown string, segs []string, acc action.Access, dot bool, depth int) {
+	for _, ge := range g.globs {
+		rel := reach(segs, ge.segs, dot)
+		if rel&(relEqual|relUnder) != 0 {
+			lvl := ge.e.level
+			if ge.e.pub && rel&relEqual == 0 && onlyPub(segs) {
+				lvl = Protected
+			}
+			w.add(g.findingFor(shown, ge.e.path, shown, acc, lvl, ge.e.what))
+		}
+		if rel&relAncestor != 0 && acc&action.AccessDelete != 0 {
+			w.add(g.findingFor(shown, ge.e.path, shown, action.AccessDelete, ge.e.level, "directories holding "+ge.e.what))
+		}
+	}
+	// Component rules match with bash's dot rule even under dotglob:
+	// otherwise every wildcard could be a ".ssh" somewhere. Expansion
+	// still checks the components that exist.
+	for _, r := range componentRules {
+		for j := range segs {
+			rel := reach(segs[j:], r.seq, false)
+			if rel&(relEqual|relUnder) == 0 {
+				continue
+			}
+			lvl := r.level
+			if r.pub && rel&relEqual == 0 && onlyPub(segs) {
+				lvl = Protected
+			}
+			w.add(g.findingFor(shown, ".../"+strings.Join(r.seq, "/"), shown, acc, lvl, r.what))
+			break
+		}
+	}
+	if len(segs) > 0 {
+		last := segs[len(segs)-1]
+		if lvl, what, name := globNameLevel(last, dot); lvl != None {
+			w.add(g.findingFor(shown, name, shown, acc, lvl, what))
+		}
+	}
+	if depth < 4 {
+		g.globProc(w, shown, segs, acc, dot, depth)
+	}
+}
+
+// globProc handles /proc/<pid>/… patterns: root aliases "/", and the
+// opaque or secret entries are restricted.
+func (g *Guard) globProc(w *worst, shown string, segs []string, acc action.Access, dot bool, depth int) {
+	if len(segs) < 2 || !segMatch(segs[0], "proc", dot) {
+		return
+	}
+	if segMatch(segs[1], "kcore", dot) || segMatch(segs[1], "kmem", dot) {
+		w.add(g.findingFor(shown, "/proc/kcore", shown, acc, Restricted, catProcMem))
+	}
+	if !couldBePID(segs[1], dot) {
+		return
+	}
+	for _, k := range []int{2, 4} {
+		if len(segs) <= k || k == 4 && !segMatch(segs[2], "task", dot) {
+			continue
+		}
+		c := segs[k]
+		if segMatch(c, "root", dot) {
+			g.globStatic(w, shown, segs[k+1:], acc, dot, depth+1)
+		}
+		for _, name := range []string{"cwd", "map_files", "environ", "mem", "pagemap"} {
+			if segMatch(c, name, dot) {
+				w.add(g.findingFor(shown, "/proc/<pid>/"+name, shown, acc, Restricted, catProcMem))
+			}
+		}
+		if segMatch(c, "fd", dot) && len(segs) > k+1 && !(len(segs) == k+2 && isStdFD(segs[k+1])) {
+			w.add(g.findingFor(shown, "/proc/<pid>/fd", shown, acc, Restricted, catProcMem))
+		}
+	}
+}
+
+func isStdFD(s string) bool { return s == "0" || s == "1" || s == "2" }
+
+// globNameLevel applies the name rules to the last pattern segment. A
+// segment of bare stars stands for the directory's listing and is left
+// to expansion (a listing is not a read of each file).
+func globNameLevel(q string, dot bool) (Level, string, string) {
+	if q == "" || strings.Trim(q, "*") == "" {
+		return None, "", ""
+	}
+	if !hasMeta(q) && q != anySeg {
+		lvl, what := nameLevel(q)
+		return lvl, what, q
+	}
+	if q == anySeg {
+		return Restricted, catCreds, "a secret file name"
+	}
+	lq := strings.ToLower(q)
+	for _, name := range secretNameList {
+		if segMatch(lq, name, dot) {
+			return Restricted, secretNames[name], name
+		}
+	}
+	toks, ok := tokenize(lq)
+	if !ok {
+		return Restricted, catCreds, "a secret file name"
+	}
+	for _, s := range secretSuffixes {
+		if couldFix(toks, s.suffix, true) {
+			return Restricted, s.what, "*" + s.suffix
+		}
+	}
+	if couldFix(toks, ".env.", false) && (dot || strings.HasPrefix(lq, ".")) {
+		return Restricted, catEnv, ".env.*"
+	}
+	return None, "", ""
+}
+
+// onlyPub reports whether the last segment can only match *.pub names.
+func onlyPub(segs []string) bool {
+	last := segs[len(segs)-1]
+	return strings.HasSuffix(last, ".pub") && !strings.HasSuffix(last, "\\.pub") &&
+		!strings.Contains(last[max(0, len(last)-5):], "]") && last != anySeg
+}
+
+// relations a path matching a pattern can have to a protected path.
+const (
+	relEqual    = 1 << iota // the path is the protected path
+	relUnder                // the path is below it
+	relAncestor             // the path is above it (deleting it removes it)
+)
+
+// reach reports how paths matching pat (segments, "**" for any number
+// of directories) can relate to the concrete path ent.
+func reach(pat, ent []string, dot bool) int {
+	r := reacher{pat: pat, ent: ent, dot: dot}
+	for _, s := range pat {
+		if s == "**" {
+			r.memo = make([]int8, (len(pat)+1)*(len(ent)+1))
+			break
+		}
+	}
+	return r.at(0, 0)
+}
+
+type reacher struct {
+	pat, ent []string
+	dot      bool
+	memo     []int8 // rel+1, only when the pattern has "**"
+}
+
+func (r *reacher) at(i, j int) int {
+	if r.memo == nil {
+		return r.calc(i, j)
+	}
+	k := i*(len(r.ent)+1) + j
+	if v := r.memo[k]; v != 0 {
+		return int(v - 1)
+	}
+	v := r.calc(i, j)
+	r.memo[k] = int8(v + 1)
+	return v
+}
+
+func (r *reacher) calc(i, j int) int {
+	switch {
+	case i == len(r.pat) && j == len(r.ent):
+		return relEqual
+	case i == len(r.pat):
+		return relAncestor
+	case j == len(r.ent):
+		rel := relUnder
+		if allDoubleStar(r.pat[i:]) {
+			rel |= relEqual
+		}
+		return rel
+	case r.pat[i] == "**":
+		rel := r.at(i+1, j)
+		if r.dot || !strings.HasPrefix(r.ent[j], ".") {
+			rel |= r.at(i, j+1)
+		}
+		return rel
+	case segMatch(r.pat[i], r.ent[j], r.dot):
+		return r.at(i+1, j+1)
+	}
+	return 0
+}
+
+func allDoubleStar(segs []string) bool {
+	for _, s := range segs {
+		if s != "**" {
+			return false
+		}
+	}
+	return true
+}
+
+// segMatch reports whether pattern segment q matches the name, with the
+// bash leading-dot rule unless dot is set.
+func segMatch(q, name string, dot bool) bool {
+	if q == anySeg {
+		return true
+	}
+	if q == "**" {
+		q = "*"
+	}
+	if !dot && strings.HasPrefix(name, ".") && !strings.HasPrefix(q, ".") && !strings.HasPrefix(q, `\.`) {
+		return false
+	}
+	ok, err := path.Match(q, name)
+	return ok || err != nil // a malformed segment matches everything (fail closed)
+}
+
+// hasMeta reports whether s holds glob wildcards.
+func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// couldBePID reports whether q can match a process id, "self" or
+// "thread-self".
+func couldBePID(q string, dot bool) bool {
+	if segMatch(q, "self", dot) || segMatch(q, "thread-self", dot) {
+		return true
+	}
+	toks, ok := tokenize(q)
+	if !ok {
+		return true
+	}
+	for _, t := range toks {
+		if t.kind == tokLit && (t.c < '0' || t.c > '9') {
+			return false
+		}
+		if t.kind == tokClass && !classAny(t.class, "0123456789") {
+			return false
+		}
+	}
+	return len(toks) > 0
+}
+
+// expand walks the filesystem the way the shell would expand the
+// pattern and checks every match with Check, so links and secret files
+// hidden behind wildcards are judged by what exists now.
+func (g *Guard) expand(w *worst, dr dirReader, segs []string, acc action.Access, dot bool) {
+	cur := []string{""}
+	budget := maxExpand
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		var next []string
+		for _, dir := range cur {
+			switch {
+			case seg == "**":
+				next = g.walk(dr, dir, dot, last, next, &budget)
+			case seg == anySeg || hasMeta(seg):
+				next = g.matchDir(dr, dir, seg, dot, next, &budget)
+			default:
+				next = append(next, dir+"/"+seg)
+			}
+			if budget < 0 {
+				w.add(g.badPath(strings.Join(segs, "/"), acc, "the pattern matches too many paths to check"), true)
+				return
+			}
+		}
+		cur = next
+		if len(cur) == 0 {
+			return
+		}
+	}
+	for _, p := range cur {
+		if p == "" {
+			p = "/"
+		}
+		w.add(g.Check(p, acc))
+	}
+}
+
+// matchDir appends the entries of dir matching seg.
+func (g *Guard) matchDir(dr dirReader, dir, seg string, dot bool, out []string, budget *int) []string {
+	ents, err := dr.ReadDir(dirOrRoot(dir))
+	if err != nil {
+		return out // the shell leaves an unmatched pattern as it is
+	}
+	*budget -= len(ents)
+	for _, e := range ents {
+		if segMatch(seg, fold(e.Name()), dot) {
+			out = append(out, dir+"/"+e.Name())
+		}
+	}
+	return out
+}
+
+// walk appends dir and everything below it for "**" (directories only
+// unless it is the last segment), without following links, as bash's
+// globstar does.
+func (g *Guard) walk(dr dirReader, dir string, dot, files bool, out []string, budget *int) []string {
+	out = append(out, dir)
+	ents, err := dr.ReadDir(dirOrRoot(dir))
+	if err != nil {
+		return out
+	}
+	*budget -= len(ents)
+	for _, e := range ents {
+		if *budget < 0 {
+			return out
+		}
+		if !dot && strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		p := dir + "/" + e.Name()
+		switch {
+		case e.IsDir() && e.Type()&fs.ModeSymlink == 0:
+			out = g.walk(dr, p, dot, files, out, budget)
+		case files:
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func dirOrRoot(dir string) string {
+	if dir == "" {
+		return "/"
+	}
+	return dir
+}

@@ -1,0 +1,85 @@
+package guard
+
+import (
+	"testing"
+
+	"github.com/parallax/parallax/verdict"
+)
+
+func TestCheckGlob(t *testing.T) {
+	f := newFixture(t)
+	B := verdict.Block
+	cases := []checkCase{
+		{"ssh by question mark", "~/.ss?/*", rd, RuleRestricted, B, 0},
+		{"ssh dir star", "~/.ssh/*", rd, RuleRestricted, B, 0},
+		{"ssh pub only", "~/.ssh/*.pub", rd, "", 0, 0},
+		{"ssh pub write", "~/.ssh/*.pub", wr, RuleProtected, B, 0},
+		{"ssh class", "~/.[s]sh/id_rsa", rd, RuleRestricted, B, 0},
+		{"bang class", "~/.ss[!x]/config", rd, RuleRestricted, B, 0},
+		{"posix class", "~/.ss[[:alpha:]]/config", rd, RuleRestricted, B, 0},
+		{"any home ssh", "/home/*/.ssh/*", rd, RuleRestricted, B, 0},
+		{"any dir id_rsa", "~/*/id_rsa", rd, RuleRestricted, B, 0},
+		{"pem files", "$W/*.pem", rd, RuleRestricted, B, 0},
+		{"key files", "/tmp/*.ke?", rd, RuleRestricted, B, 0},
+		{"env star", "$W/.env*", rd, RuleRestricted, B, 0},
+		{"env dot star", "$W/.env.*", rd, RuleRestricted, B, 0},
+		{"dot star", "$W/.*", rd, RuleSealed, B, 0},
+		{"dot question", "~/.??*/*", rd, RuleSealed, B, 0},
+		{"go files", "$W/*.go", rd, "", 0, 0},
+		{"go files write", "$W/src/*.go", wr, "", 0, 0},
+		{"deep go files", "$W/**/*.go", rd, "", 0, 0},
+		{"star hides dot names", "~/*/config", rd, "", 0, 0},
+		{"star in home", "~/*", rd, "", 0, 0},
+		{"globstar ssh", "~/**/id_rsa", rd, RuleRestricted, B, 0},
+		{"globstar stops at dots", "~/**/config", rd, "", 0, 0},
+		{"workspace star delete", "$W/*", del, RuleReadOnly, B, 0},
+		{"workspace star write", "$W/*.md", wr, RuleReadOnly, B, 0},
+		{"memory glob write", "$W/memory/*.md", wr, RuleTier, verdict.Allow, 1},
+		{"delete all homes", "~/../*", del, RuleSealed, B, 0},
+		{"sealed by star", "$W/.par*/x", rd, RuleSealed, B, 0},
+		{"git hooks", "$W/.git/hooks/*", wr, RuleProtected, B, 0},
+		{"extglob", "~/@(.ssh|x)/id_*", rd, RuleSealed, B, 0},
+		{"malformed", "/tmp/[a", rd, "", 0, 0},
+		{"literal is Check", "~/.ssh/id_rsa", rd, RuleRestricted, B, 0},
+		{"relative", "*.pem", rd, RuleBadPath, B, 0},
+		// expansion against the real tree
+		{"link behind star", "$W/li*/id_rsa", rd, RuleRestricted, B, 0},
+		{"link behind star listing", "$W/l*/*", rd, RuleRestricted, B, 0},
+		{"link in literal prefix", "$W/link/*", rd, RuleRestricted, B, 0},
+		{"link loop behind star", "$W/loop*/x", rd, RuleBadPath, B, 0},
+		{"dot dot behind link", "$W/src/u?/../.bashrc", wr, RuleProtected, B, 0},
+	}
+	runCases(t, f, cases, f.g.CheckGlob)
+}
+
+func TestCheckGlobDot(t *testing.T) {
+	f := newFixture(t)
+	cases := []checkCase{
+		{"star matches ssh", "~/*/config", rd, RuleSealed, verdict.Block, 0},
+		{"globstar matches sealed", "$W/**/x", rd, RuleSealed, verdict.Block, 0},
+		{"plain", "/usr/share/*/x", rd, "", 0, 0},
+	}
+	runCases(t, f, cases, f.g.CheckGlobDot)
+}
+
+func TestCheckGlobTooMany(t *testing.T) {
+	f := newFixture(t)
+	for i := range maxExpand + 1 {
+		write(t, f.ws+"/src/f"+itoa(i))
+	}
+	got, ok := f.g.CheckGlob(f.ws+"/src/*", rd)
+	if !ok || got.Rule != RuleBadPath {
+		t.Fatalf("got %+v, want %s", got, RuleBadPath)
+	}
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}

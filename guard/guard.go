@@ -1,0 +1,253 @@
+package guard
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/verdict"
+)
+
+// Level is how strongly a path is protected. Levels are ordered: a higher
+// level is stricter.
+type Level uint8
+
+// Protection levels, from none to no access at all.
+const (
+	// None: the path is ordinary.
+	None Level = iota
+	// Tier1: reads are free; writes and deletes need tier 1.
+	Tier1
+	// Tier2: reads are free; writes and deletes need tier 2.
+	Tier2
+	// ReadOnly: reads are free; writes and deletes are blocked.
+	ReadOnly
+	// Protected: system or user configuration; reads are free, writes
+	// and deletes are blocked (persistence points).
+	Protected
+	// Restricted: secrets; no read, no write, no delete.
+	Restricted
+	// Sealed: agent internals; no access at all.
+	Sealed
+)
+
+// String names the level.
+func (l Level) String() string {
+	switch l {
+	case None:
+		return "none"
+	case Tier1:
+		return "tier1"
+	case Tier2:
+		return "tier2"
+	case ReadOnly:
+		return "read-only"
+	case Protected:
+		return "protected"
+	case Restricted:
+		return "restricted"
+	case Sealed:
+		return "sealed"
+	}
+	return "unknown"
+}
+
+// maxPathLen is the kernel's PATH_MAX: a longer path cannot be opened,
+// and refusing it bounds the work per check.
+const maxPathLen = 4096
+
+// Stable reason codes. They are a public contract: audit, UI and tests use them.
+const (
+	RuleRestricted = "guard_restricted"
+	RuleProtected  = "guard_protected"
+	RuleSealed     = "guard_sealed"
+	RuleReadOnly   = "guard_readonly"
+	RuleTier       = "guard_tier"
+	RuleBadPath    = "guard_bad_path"
+)
+
+// Finding is what the guard says about one path.
+type Finding struct {
+	Rule     string           // one of the Rule* codes
+	Level    Level            // protection level of the offending path
+	Path     string           // the offending path as resolved (never file contents)
+	Decision verdict.Decision // Block, or Allow with MinTier for Tier1/Tier2 writes
+	MinTier  int              // minimum tier the write needs (Tier1/Tier2), else 0
+	Reason   string           // one sentence naming the path (home shown as ~) and why
+}
+
+// FS is the part of the filesystem the guard reads to resolve symlinks.
+// A value that also has ReadDir(name) ([]fs.DirEntry, error) lets
+// CheckGlob expand patterns against what exists.
+type FS interface {
+	Lstat(name string) (fs.FileInfo, error)
+	Readlink(name string) (string, error)
+}
+
+// dirReader is the optional FS extension CheckGlob uses.
+type dirReader interface {
+	ReadDir(name string) ([]fs.DirEntry, error)
+}
+
+// osFS is the real operating system.
+type osFS struct{}
+
+func (osFS) Lstat(name string) (fs.FileInfo, error)     { return os.Lstat(name) }
+func (osFS) Readlink(name string) (string, error)       { return os.Readlink(name) }
+func (osFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+
+var (
+	_ FS        = osFS{}
+	_ dirReader = osFS{}
+)
+
+// Option configures a Guard.
+type Option func(*Guard)
+
+// WithFS replaces the filesystem used for symlink resolution and glob
+// expansion (tests). The default is the real OS.
+func WithFS(f FS) Option {
+	return func(g *Guard) {
+		if f != nil {
+			g.fs = f
+		}
+	}
+}
+
+// Guard holds the compiled protection tables for one workspace and home.
+// It keeps no state across calls and is safe for concurrent use.
+type Guard struct {
+	workspace string // cleaned absolute workspace root
+	home      string // cleaned absolute home
+	fs        FS
+	broken    string // non-empty: every check blocks with this reason
+
+	prefixes  map[string]*entry // folded absolute path → entry
+	ancestors map[string]*entry // folded strict ancestor of an entry → worst entry below
+	globs     []globEntry       // entries split in segments, for CheckGlob
+}
+
+// New compiles the tables for a workspace and a home directory, both
+// absolute. A Guard built from a relative or empty workspace or home
+// blocks every path (fail closed).
+func New(workspace, home string, opts ...Option) *Guard {
+	g := &Guard{fs: osFS{}}
+	for _, o := range opts {
+		o(g)
+	}
+	switch {
+	case !isAbs(workspace) || action.CheckPathChars(workspace) != nil:
+		g.broken = "the guard has no absolute workspace path"
+	case !isAbs(home) || action.CheckPathChars(home) != nil:
+		g.broken = "the guard has no absolute home path"
+	}
+	if g.broken != "" {
+		return g
+	}
+	g.workspace = path.Clean(workspace)
+	g.home = path.Clean(home)
+	g.compile()
+	return g
+}
+
+// Check says whether acc on path is restricted. The path must be absolute
+// ("~" and "~/" expand to the home). ok is false when nothing applies:
+// the access is free as far as the guard is concerned. An access set of
+// zero is treated as read+write+delete.
+func (g *Guard) Check(p string, acc action.Access) (Finding, bool) {
+	acc = normAccess(acc)
+	raw, clean, bad := g.prepare(p, acc)
+	if bad.Rule != "" {
+		return bad, true
+	}
+	// Resolved first: on a tie the finding names the resolved path.
+	var w worst
+	g.classifyResolved(&w, clean, clean, acc)
+	if raw != clean && hasDotDot(raw) {
+		// The kernel applies ".." after following the link before it;
+		// a shell command sees that path, not the lexically cleaned one.
+		g.classifyResolved(&w, clean, strings.TrimRight(raw, "/"), acc)
+	}
+	g.classify(&w, clean, clean, acc)
+	return w.f, w.ok
+}
+
+// classifyResolved resolves p and classifies the result when it differs
+// from orig.
+func (g *Guard) classifyResolved(w *worst, orig, p string, acc action.Access) {
+	res, err := g.resolve(p)
+	switch {
+	case err != nil:
+		w.add(g.badPath(orig, acc, "it cannot be resolved ("+err.Error()+")"), true)
+	case res != orig:
+		g.classify(w, orig, res, acc)
+	}
+}
+
+func hasDotDot(p string) bool {
+	return strings.Contains(p, "/../") || strings.HasSuffix(p, "/..")
+}
+
+// prepare validates a path and expands "~"; it returns the path as
+// written and cleaned. A non-empty bad.Rule is the finding.
+func (g *Guard) prepare(p string, acc action.Access) (raw, clean string, bad Finding) {
+	if g.broken != "" {
+		return "", "", Finding{Rule: RuleBadPath, Level: Restricted, Path: quote(p),
+			Decision: verdict.Block, Reason: accessVerb(acc) + " " + quote(p) + " is blocked: " + g.broken}
+	}
+	if err := action.CheckPathChars(p); err != nil {
+		return "", "", g.badPath(p, acc, err.Error())
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = g.home + p[1:]
+	}
+	if len(p) > maxPathLen {
+		return "", "", g.badPath(p[:64]+"…", acc, "it is longer than "+strconv.Itoa(maxPathLen)+" bytes")
+	}
+	if !isAbs(p) {
+		return "", "", g.badPath(p, acc, "it is not absolute")
+	}
+	return p, path.Clean(p), Finding{}
+}
+
+func (g *Guard) badPath(p string, acc action.Access, why string) Finding {
+	return Finding{Rule: RuleBadPath, Level: Restricted, Path: quote(p), Decision: verdict.Block,
+		Reason: accessVerb(acc) + " " + quote(g.show(p)) + " is blocked: " + why}
+}
+
+func isAbs(p string) bool { return strings.HasPrefix(p, "/") }
+
+// normAccess treats an empty access set as every access (fail closed).
+func normAccess(acc action.Access) action.Access {
+	acc &= action.AccessRead | action.AccessWrite | action.AccessDelete
+	if acc == 0 {
+		return action.AccessRead | action.AccessWrite | action.AccessDelete
+	}
+	return acc
+}
+
+// show renders p with the home as "~".
+func (g *Guard) show(p string) string {
+	if g.home == "" || g.home == "/" {
+		return p
+	}
+	if p == g.home {
+		return "~"
+	}
+	if strings.HasPrefix(p, g.home) && p[len(g.home)] == '/' {
+		return "~" + p[len(g.home):]
+	}
+	return p
+}
+
+// quote keeps odd bytes out of reasons (they are already refused, but a
+// reason must never carry control characters).
+func quote(p string) string {
+	if action.CheckPathChars(p) == nil {
+		return p
+	}
+	return strings.Trim(strconv.Quote(p), `"`)
+}

@@ -1,0 +1,193 @@
+package guard
+
+import (
+	"maps"
+	"slices"
+)
+
+// The tables every OS shares: the workspace levels (DESIGN §3), the
+// user-level files under the home, and the name and component rules.
+// System paths live in lists_<os>.go. The tables are compiled into the
+// binary and are not user-extensible: policy can add denials, never
+// remove these.
+
+// Categories, plural, so reasons read "<what> are restricted".
+const (
+	catSSH       = "SSH keys and configuration"
+	catCloud     = "cloud credentials"
+	catGPG       = "GPG keys"
+	catRegistry  = "container registry credentials"
+	catKube      = "Kubernetes credentials"
+	catPass      = "password stores"
+	catTokens    = "CLI access tokens"
+	catBrowser   = "browser profiles (cookies and saved passwords)"
+	catKeyring   = "desktop keyrings"
+	catHistory   = "shell and REPL histories"
+	catAgent     = "agent internals (.parallax)"
+	catShellRC   = "shell startup files"
+	catToolCfg   = "tool configuration files that run code or hold tokens"
+	catAutostart = "autostart and service definitions"
+	catGitHooks  = "git hooks"
+	catGitConfig = "git repository configurations (they can run commands)"
+	catKeys      = "private keys and key stores"
+	catEnv       = "environment secret files"
+	catCreds     = "credential files"
+	catProcMem   = "process memory and environments"
+
+	catSoul    = "agent identity files"
+	catSkills  = "agent skills"
+	catAgents  = "agent instructions"
+	catMemory  = "agent memory"
+	catUserDoc = "the user profile"
+)
+
+// workspaceEntries are relative to the workspace root.
+var workspaceEntries = []entry{
+	{path: ".parallax", level: Sealed, what: catAgent},
+	{path: "SOUL.md", level: ReadOnly, what: catSoul},
+	{path: "IDENTITY.md", level: ReadOnly, what: catSoul},
+	{path: "skills", level: ReadOnly, what: catSkills},
+	{path: "AGENTS.md", level: Tier2, what: catAgents},
+	{path: "HEARTBEAT.md", level: Tier2, what: catAgents},
+	{path: "USER.md", level: Tier1, what: catUserDoc},
+	{path: "MEMORY.md", level: Tier1, what: catMemory},
+	{path: "memory", level: Tier1, what: catMemory},
+}
+
+// homeEntries are relative to the home ("~/…"). Shell rc files are
+// protected only here, directly under the home: a .bashrc inside a
+// project (a dotfiles repository) is an ordinary file.
+var homeEntries = []entry{
+	{path: "~/.parallax", level: Sealed, what: catAgent},
+
+	{path: "~/.ssh", level: Restricted, what: catSSH, pub: true},
+	{path: "~/.aws", level: Restricted, what: catCloud},
+	{path: "~/.azure", level: Restricted, what: catCloud},
+	{path: "~/.config/gcloud", level: Restricted, what: catCloud},
+	{path: "~/.oci", level: Restricted, what: catCloud},
+	{path: "~/.gnupg", level: Restricted, what: catGPG},
+	{path: "~/.docker", level: Restricted, what: catRegistry},
+	{path: "~/.kube", level: Restricted, what: catKube},
+	{path: "~/.password-store", level: Restricted, what: catPass},
+	{path: "~/.config/op", level: Restricted, what: catPass},
+	{path: "~/.config/gh", level: Restricted, what: catTokens},
+	{path: "~/.config/hub", level: Restricted, what: catTokens},
+	{path: "~/.terraform.d", level: Restricted, what: catTokens},
+	{path: "~/.cargo/credentials", level: Restricted, what: catTokens},
+	{path: "~/.cargo/credentials.toml", level: Restricted, what: catTokens},
+	{path: "~/.local/share/keyrings", level: Restricted, what: catKeyring},
+	{path: "~/.mozilla", level: Restricted, what: catBrowser},
+	{path: "~/.config/google-chrome", level: Restricted, what: catBrowser},
+	{path: "~/.config/chromium", level: Restricted, what: catBrowser},
+	{path: "~/.config/BraveSoftware", level: Restricted, what: catBrowser},
+	{path: "~/.bash_history", level: Restricted, what: catHistory},
+	{path: "~/.zsh_history", level: Restricted, what: catHistory},
+	{path: "~/.local/share/fish/fish_history", level: Restricted, what: catHistory},
+	{path: "~/.python_history", level: Restricted, what: catHistory},
+	{path: "~/.psql_history", level: Restricted, what: catHistory},
+	{path: "~/.mysql_history", level: Restricted, what: catHistory},
+	{path: "~/.node_repl_history", level: Restricted, what: catHistory},
+
+	{path: "~/.bashrc", level: Protected, what: catShellRC},
+	{path: "~/.bash_profile", level: Protected, what: catShellRC},
+	{path: "~/.bash_login", level: Protected, what: catShellRC},
+	{path: "~/.bash_logout", level: Protected, what: catShellRC},
+	{path: "~/.zshrc", level: Protected, what: catShellRC},
+	{path: "~/.zshenv", level: Protected, what: catShellRC},
+	{path: "~/.zprofile", level: Protected, what: catShellRC},
+	{path: "~/.zlogin", level: Protected, what: catShellRC},
+	{path: "~/.zlogout", level: Protected, what: catShellRC},
+	{path: "~/.profile", level: Protected, what: catShellRC},
+	{path: "~/.cshrc", level: Protected, what: catShellRC},
+	{path: "~/.tcshrc", level: Protected, what: catShellRC},
+	{path: "~/.kshrc", level: Protected, what: catShellRC},
+	{path: "~/.xprofile", level: Protected, what: catShellRC},
+	{path: "~/.xinitrc", level: Protected, what: catShellRC},
+	{path: "~/.xsessionrc", level: Protected, what: catShellRC},
+	{path: "~/.pam_environment", level: Protected, what: catShellRC},
+	{path: "~/.config/fish", level: Protected, what: catShellRC},
+	{path: "~/.config/environment.d", level: Protected, what: catShellRC},
+	{path: "~/.inputrc", level: Protected, what: catShellRC},
+
+	{path: "~/.gitconfig", level: Protected, what: catToolCfg},
+	{path: "~/.config/git", level: Protected, what: catToolCfg},
+	{path: "~/.npmrc", level: Protected, what: catToolCfg},
+	{path: "~/.yarnrc", level: Protected, what: catToolCfg},
+	{path: "~/.yarnrc.yml", level: Protected, what: catToolCfg},
+	{path: "~/.pip/pip.conf", level: Protected, what: catToolCfg},
+	{path: "~/.config/pip", level: Protected, what: catToolCfg},
+	{path: "~/.pypirc", level: Protected, what: catToolCfg},
+	{path: "~/.cargo/config", level: Protected, what: catToolCfg},
+	{path: "~/.cargo/config.toml", level: Protected, what: catToolCfg},
+	{path: "~/.vimrc", level: Protected, what: catToolCfg},
+	{path: "~/.vim/plugin", level: Protected, what: catToolCfg},
+	{path: "~/.config/nvim/init.vim", level: Protected, what: catToolCfg},
+	{path: "~/.config/nvim/init.lua", level: Protected, what: catToolCfg},
+	{path: "~/.tmux.conf", level: Protected, what: catToolCfg},
+	{path: "~/.config/tmux", level: Protected, what: catToolCfg},
+
+	{path: "~/.config/autostart", level: Protected, what: catAutostart},
+	{path: "~/.local/share/systemd", level: Protected, what: catAutostart},
+	{path: "~/.config/systemd", level: Protected, what: catAutostart},
+}
+
+// componentRules apply wherever the components sit, inside the
+// workspace too.
+var componentRules = []componentRule{
+	{seq: []string{".parallax"}, level: Sealed, what: catAgent},
+	{seq: []string{".ssh"}, level: Restricted, what: catSSH, pub: true},
+	{seq: []string{".gnupg"}, level: Restricted, what: catGPG},
+	{seq: []string{".git", "hooks"}, level: Protected, what: catGitHooks},
+	{seq: []string{".git", "config"}, level: Protected, what: catGitConfig},
+}
+
+// secretNames are restricted base names (lower case), anywhere on disk.
+// Public keys and certificates (*.pub, id_*-cert.pub) are not secrets.
+var secretNames = map[string]string{
+	"id_rsa":                catKeys,
+	"id_dsa":                catKeys,
+	"id_ecdsa":              catKeys,
+	"id_ed25519":            catKeys,
+	"id_ecdsa_sk":           catKeys,
+	"id_ed25519_sk":         catKeys,
+	".env":                  catEnv,
+	".envrc":                catEnv,
+	"credentials":           catCreds,
+	"credentials.json":      catCreds,
+	"secrets.yaml":          catCreds,
+	"secrets.yml":           catCreds,
+	"secrets.json":          catCreds,
+	"token.json":            catCreds,
+	"service-account.json":  catCreds,
+	".pgpass":               catCreds,
+	".my.cnf":               catCreds,
+	".netrc":                catCreds,
+	"_netrc":                catCreds,
+	".git-credentials":      catCreds,
+	".vault-token":          catCreds,
+	".htpasswd":             catCreds,
+	"credentials.tfrc.json": catCreds,
+}
+
+// secretNameList is secretNames' keys in order, for deterministic reasons.
+var secretNameList = slices.Sorted(maps.Keys(secretNames))
+
+// secretSuffixes are restricted name endings (lower case).
+var secretSuffixes = []struct{ suffix, what string }{
+	{".pem", catKeys},
+	{".key", catKeys},
+	{".p12", catKeys},
+	{".pfx", catKeys},
+	{".keystore", catKeys},
+	{".jks", catKeys},
+	{".asc", catKeys},
+	{".ppk", catKeys},
+	{".kdbx", catPass},
+}
+
+// envExamples are the .env.* names that hold no secrets by convention.
+var envExamples = map[string]bool{
+	".env.example":  true,
+	".env.sample":   true,
+	".env.template": true,
+}

@@ -1,0 +1,205 @@
+package heuristic
+
+// Two small glob engines, hand-written so that the hot path allocates
+// nothing:
+//
+//   - globMatch matches a concrete path against a rule pattern, where "*"
+//     and "?" stay inside one path segment and "**" crosses segments.
+//   - globIntersect decides whether a shell glob (what a command names, e.g.
+//     "~/.ssh/*") and a rule pattern can match a common path. It runs only
+//     for glob path uses, which are rare.
+
+// globMatch reports whether name matches pattern. Pattern syntax: "**"
+// (any run, "/" included), "*" (any run without "/"), "?" (one byte that
+// is not "/"); every other byte is literal.
+func globMatch(pattern, name string) bool {
+	for len(pattern) > 0 {
+		switch pattern[0] {
+		case '*':
+			if len(pattern) > 1 && pattern[1] == '*' {
+				rest := pattern[2:]
+				for i := 0; i <= len(name); i++ {
+					if globMatch(rest, name[i:]) {
+						return true
+					}
+				}
+				return false
+			}
+			rest := pattern[1:]
+			for i := 0; i <= len(name); i++ {
+				if globMatch(rest, name[i:]) {
+					return true
+				}
+				if i < len(name) && name[i] == '/' {
+					return false
+				}
+			}
+			return false
+		case '?':
+			if len(name) == 0 || name[0] == '/' {
+				return false
+			}
+		default:
+			if len(name) == 0 || name[0] != pattern[0] {
+				return false
+			}
+		}
+		pattern, name = pattern[1:], name[1:]
+	}
+	return len(name) == 0
+}
+
+// Token kinds of a compiled glob.
+const (
+	gLit   = iota // one literal byte
+	gOne          // one byte, not "/"
+	gStar         // any run without "/"
+	gDStar        // any run
+)
+
+type gtok struct {
+	kind  uint8
+	c     byte
+	fresh bool // shell glob token at a segment start: cannot match a leading "."
+}
+
+// compileGlob tokenises a pattern. In shell syntax, "[...]" is one byte
+// (approximated as any byte, the safe direction), "\x" is a literal x,
+// "**" is two stars, and wildcards at a segment start do not match a
+// leading dot (bash without dotglob). In rule syntax "**" crosses segments.
+func compileGlob(p string, shellSyntax bool) []gtok {
+	out := make([]gtok, 0, len(p))
+	for i := 0; i < len(p); i++ {
+		segStart := i == 0 || p[i-1] == '/'
+		c := p[i]
+		switch {
+		case c == '*' && !shellSyntax && i+1 < len(p) && p[i+1] == '*':
+			out = append(out, gtok{kind: gDStar})
+			i++
+		case c == '*':
+			if n := len(out); shellSyntax && n > 0 && out[n-1].kind == gStar {
+				continue // "**" in a shell glob is one star
+			}
+			out = append(out, gtok{kind: gStar, fresh: shellSyntax && segStart})
+		case c == '?':
+			out = append(out, gtok{kind: gOne, fresh: shellSyntax && segStart})
+		case c == '[' && shellSyntax:
+			j := i + 1
+			if j < len(p) && (p[j] == '!' || p[j] == '^') {
+				j++
+			}
+			if j < len(p) && p[j] == ']' {
+				j++
+			}
+			for j < len(p) && p[j] != ']' {
+				j++
+			}
+			if j >= len(p) { // unterminated: a literal "["
+				out = append(out, gtok{kind: gLit, c: c})
+				continue
+			}
+			out = append(out, gtok{kind: gOne}) // a set may name "."
+			i = j
+		case c == '\\' && shellSyntax && i+1 < len(p):
+			i++
+			out = append(out, gtok{kind: gLit, c: p[i]})
+		default:
+			out = append(out, gtok{kind: gLit, c: c})
+		}
+	}
+	return out
+}
+
+// gstate is a position in a compiled glob; started marks a star that has
+// consumed at least one byte (so the leading-dot rule no longer applies).
+type gstate struct {
+	i       int
+	started bool
+}
+
+// closure adds s and every state reachable from it without input.
+func closure(toks []gtok, s gstate, out []gstate) []gstate {
+	for {
+		out = append(out, s)
+		if s.i >= len(toks) || (toks[s.i].kind != gStar && toks[s.i].kind != gDStar) {
+			return out
+		}
+		s = gstate{i: s.i + 1}
+	}
+}
+
+// step returns the states after consuming byte c (0 stands for "any other
+// byte": not "/", not ".", and equal to no literal of either pattern).
+func step(toks []gtok, s gstate, c byte, out []gstate) []gstate {
+	if s.i >= len(toks) {
+		return out
+	}
+	t := toks[s.i]
+	ok := false
+	switch t.kind {
+	case gLit:
+		ok = c != 0 && c == t.c
+	case gOne, gStar:
+		ok = c != '/' && !(t.fresh && !s.started && c == '.')
+	case gDStar:
+		ok = true
+	}
+	if !ok {
+		return out
+	}
+	if t.kind == gStar || t.kind == gDStar {
+		return closure(toks, gstate{i: s.i, started: true}, out)
+	}
+	return closure(toks, gstate{i: s.i + 1}, out)
+}
+
+// globIntersect reports whether some path matches both shellGlob (shell
+// syntax) and rule (rule syntax). It explores the product automaton.
+func globIntersect(shellGlob, rule string) bool {
+	a, b := compileGlob(shellGlob, true), compileGlob(rule, false)
+	alphabet := []byte{0, '/', '.'}
+	seen := [256]bool{0: true, '/': true, '.': true}
+	for _, toks := range [2][]gtok{a, b} {
+		for _, t := range toks {
+			if t.kind == gLit && !seen[t.c] {
+				seen[t.c] = true
+				alphabet = append(alphabet, t.c)
+			}
+		}
+	}
+	type pair struct{ x, y gstate }
+	visited := map[pair]bool{}
+	var queue []pair
+	for _, x := range closure(a, gstate{}, nil) {
+		for _, y := range closure(b, gstate{}, nil) {
+			queue = append(queue, pair{x, y})
+		}
+	}
+	var xs, ys []gstate
+	for len(queue) > 0 {
+		p := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if visited[p] {
+			continue
+		}
+		visited[p] = true
+		if p.x.i == len(a) && p.y.i == len(b) {
+			return true
+		}
+		for _, c := range alphabet {
+			xs = step(a, p.x, c, xs[:0])
+			if len(xs) == 0 {
+				continue
+			}
+			ys = step(b, p.y, c, ys[:0])
+			for _, x := range xs {
+				for _, y := range ys {
+					if q := (pair{x, y}); !visited[q] {
+						queue = append(queue, q)
+					}
+				}
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,90 @@
+package heuristic
+
+import "testing"
+
+func TestGlobMatch(t *testing.T) {
+	tests := []struct {
+		pat, name string
+		want      bool
+	}{
+		{".ssh/id_*", ".ssh/id_rsa", true},
+		{".ssh/id_*", ".ssh/id_rsa/x", false},
+		{"proc/*/environ", "proc/1/environ", true},
+		{"proc/*/environ", "proc/1/task/2/environ", false},
+		{"aws/sso/cache/**", "aws/sso/cache/a/b.json", true},
+		{"a?c", "abc", true},
+		{"a?c", "a/c", false},
+		{"*.tfstate", "prod.tfstate", true},
+		{"*.tfstate", "prod.tfstate.backup", false},
+	}
+	for _, tt := range tests {
+		if got := globMatch(tt.pat, tt.name); got != tt.want {
+			t.Errorf("globMatch(%q, %q) = %v, want %v", tt.pat, tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestGlobIntersect(t *testing.T) {
+	tests := []struct {
+		glob, rule string
+		want       bool
+	}{
+		{"/home/dev/.ssh/*", "/home/dev/.ssh/id_*", true},
+		{"/home/dev/.ss?/id*", "/home/dev/.ssh/id_*", true},
+		{"/home/dev/.*/credentials", "/home/dev/.aws/credentials", true},
+		{"/home/dev/*/credentials", "/home/dev/.aws/credentials", false}, // no dotglob
+		{"/home/dev/[.]aws/credentials", "/home/dev/.aws/credentials", true},
+		{"/home/dev/project/*.go", "/home/dev/.ssh/id_*", false},
+		{"/proc/*/environ", "/proc/*/environ", true},
+		{"/*", "/etc", true},
+		{"/e*", "/etc", true},
+		{"/tmp/*", "/etc", false},
+		{"/home/*/.ssh/*", "/**/.ssh/id_*", true},
+		{"/var/log/*.log", "/var/log/**", true},
+	}
+	for _, tt := range tests {
+		if got := globIntersect(tt.glob, tt.rule); got != tt.want {
+			t.Errorf("globIntersect(%q, %q) = %v, want %v", tt.glob, tt.rule, got, tt.want)
+		}
+	}
+}
+
+func TestPathSets(t *testing.T) {
+	const home = "/home/dev"
+	cred := []string{"/home/dev/.netrc", "/root/.git-credentials", "/home/alice/.aws/credentials",
+		"/Users/bob/.kube/config", "/proc/1/environ", "/home/dev/project/infra/prod.tfstate",
+		"/home/dev/.config/google-chrome/Default/Login Data", "/home/dev/.ssh/id_rsa", "/etc/shadow"}
+	notCred := []string{"/home/dev/.ssh/id_rsa.pub", "/home/dev/.ssh/known_hosts", "/home/dev/project/main.go",
+		"/etc/hosts", "/proc/cpuinfo", "/home/dev/.bashrc"}
+	for _, p := range cred {
+		if !isCredential(p, false, home) {
+			t.Errorf("isCredential(%q) = false", p)
+		}
+	}
+	for _, p := range notCred {
+		if isCredential(p, false, home) {
+			t.Errorf("isCredential(%q) = true", p)
+		}
+	}
+	if !isCredential("/home/dev/.ssh/*", true, home) || isCredential("/home/dev/project/*", true, home) {
+		t.Errorf("glob credential matching is wrong")
+	}
+	crit := []string{"/", "/etc", "/usr/lib", "/home/dev", "/home", "/home/dev/project", "/var"}
+	notCrit := []string{"/home/dev/project/build", "/tmp/x", "/usr/lib/python3/site-packages", "/home/dev/Downloads"}
+	for _, p := range crit {
+		if !isCriticalDir(p, home, "/home/dev/project") {
+			t.Errorf("isCriticalDir(%q) = false", p)
+		}
+	}
+	for _, p := range notCrit {
+		if isCriticalDir(p, home, "/home/dev/project") {
+			t.Errorf("isCriticalDir(%q) = true", p)
+		}
+	}
+	for g, want := range map[string]bool{"/*": true, "/home/dev/*": true, "/home/dev/.*": true,
+		"/usr/*": true, "/home/dev/*.log": false, "/home/dev/project/build/*": false, "/tmp/*": false} {
+		if got := isCriticalGlob(g, home, "/home/dev/project"); got != want {
+			t.Errorf("isCriticalGlob(%q) = %v, want %v", g, got, want)
+		}
+	}
+}

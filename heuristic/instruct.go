@@ -1,0 +1,294 @@
+package heuristic
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/shell"
+)
+
+// embeddedShellRules are the BLOCK rules for execute_command, in table
+// order. buildIndex fills it: a rule matcher cannot reference the table
+// that contains it from the table's own initialiser.
+var embeddedShellRules []*Rule
+
+// instructionText returns the instruction text of an action: a
+// sub-agent's task, a message to an agent, a scheduled task, a memory.
+func instructionText(a *action.Action) (field, text string) {
+	switch p := a.Payload.(type) {
+	case *action.CreateAgentPayload:
+		return "task", p.Task
+	case *action.AgentMessagePayload:
+		return "message", p.Message
+	case *action.CreateSchedulePayload:
+		return "task", p.Task
+	case *action.MemoryWritePayload:
+		return "content", p.Content
+	}
+	return "", ""
+}
+
+// normText lowercases, folds typographic quotes and collapses white space
+// so that markers match however they were typed.
+func normText(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			space = true
+			continue
+		case r == '\u2018' || r == '\u2019' || r == '\u02bc':
+			r = '\''
+		case r == '\u201c' || r == '\u201d':
+			r = '"'
+		case r == '\u200b' || r == '\u200c' || r == '\u200d' || r == '\ufeff':
+			continue // zero-width characters hide markers
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// injectionMarkers are phrases that try to override the agent's
+// instructions or hide its actions from the user.
+var injectionMarkers = [...]string{"ignore all previous instructions", "ignore previous instructions",
+	"ignore all prior instructions", "ignore prior instructions", "ignore the above instructions",
+	"ignore your instructions", "ignore all instructions", "ignore your previous instructions",
+	"disregard all previous", "disregard previous instructions", "disregard the system prompt",
+	"disregard your instructions", "disregard the above", "disregard your system prompt",
+	"forget your instructions", "forget all previous instructions", "override your instructions",
+	"you are now dan", "do anything now", "jailbreak mode", "developer mode enabled",
+	"do not tell the user", "don't tell the user", "do not inform the user", "don't inform the user",
+	"without telling the user", "without the user knowing", "hide this from the user",
+	"without asking", "do not ask for confirmation", "don't ask for confirmation",
+	"do not ask for permission", "don't ask for permission", "new system prompt", "system override",
+	"bypass the approval", "bypass approval", "<|im_start|>system", "[system]"}
+
+// gateVerbs and gateNouns: "disable the shield", "bypass parallax".
+var gateVerbs = [...]string{"disable", "turn off", "bypass", "kill", "stop", "uninstall", "remove",
+	"circumvent", "evade", "get around", "switch off", "deactivate", "tamper with", "delete"}
+var gateNouns = [...]string{"parallax", "shield", "the gate", "security gate", "audit log", "the guard",
+	"approval"}
+
+// Objects of exfiltration requests. Strong objects are credential files
+// and keys; weak objects are credentials in general.
+var strongObjects = [...]string{"id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "~/.ssh", ".ssh/",
+	".aws/credentials", "~/.aws", ".env", "private key", "ssh key", ".netrc", ".git-credentials",
+	"/etc/shadow", "seed phrase", "kubeconfig", ".kube/config", "credentials file", "credentials.json",
+	".npmrc", ".pypirc", ".docker/config.json", "browser cookies", "saved passwords"}
+var weakObjects = [...]string{"credential", "password", "secret", "token", "api key", "apikey",
+	"the keys", "all keys", "access key", "passphrase", "cookies", "keychain", "wallet"}
+var sendVerbs = [...]string{"send", "upload", "post", "exfiltrate", "email", "mail", "forward",
+	"transmit", "paste", "share", "curl", "scp", "transfer", "leak", "publish"}
+
+// matchInstructionBlock fires on instructions to an agent that carry a
+// prompt injection, ask to disable the gate, ask to send credentials out,
+// or embed a shell command that tier 1 would block.
+func matchInstructionBlock(in *Input) (string, bool) {
+	field, text := instructionText(in.Action)
+	if text == "" {
+		return "", false
+	}
+	low := normText(text)
+	for _, m := range injectionMarkers {
+		if strings.Contains(low, m) {
+			return "prompt-injection marker \"" + m + "\" in " + field, true
+		}
+	}
+	if strings.Contains(low, ".parallax") {
+		return field + " names the gate's .parallax directory", true
+	}
+	if v, n, ok := nearPair(low, gateVerbs[:], gateNouns[:], 40); ok {
+		return field + " asks to " + v + " " + n, true
+	}
+	if v, o, ok := nearPair(low, sendVerbs[:], strongObjects[:], 80); ok {
+		return field + " asks to " + v + " " + o, true
+	}
+	if v, o, ok := nearPair(low, sendVerbs[:], weakObjects[:], 60); ok && externalDest(low) {
+		return field + " asks to " + v + " " + o + " to an outside address", true
+	}
+	for _, span := range codeSpans(text) {
+		if d, ok := embeddedBlock(in, span); ok {
+			return field + " embeds a blocked command (" + d + ")", true
+		}
+	}
+	return "", false
+}
+
+// matchInstructionReview fires on instructions that mention credentials
+// or send data to an outside address: whether that is the user's intent
+// is for a judge or a human.
+func matchInstructionReview(in *Input) (string, bool) {
+	field, text := instructionText(in.Action)
+	if text == "" {
+		return "", false
+	}
+	low := normText(text)
+	for _, list := range [...][]string{strongObjects[:], weakObjects[:]} {
+		for _, o := range list {
+			if hasWord(low, o) {
+				return field + " mentions " + strings.TrimSpace(o), true
+			}
+		}
+	}
+	if _, _, ok := nearPair(low, sendVerbs[:], []string{"http://", "https://", "@"}, 80); ok {
+		return field + " sends data to an outside address", true
+	}
+	return "", false
+}
+
+// nearPair finds a verb (at a word start) followed within dist bytes by
+// an object.
+func nearPair(low string, verbs, objects []string, dist int) (verb, object string, ok bool) {
+	for _, v := range verbs {
+		for off := 0; ; {
+			i := strings.Index(low[off:], v)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + 1
+			if i > 0 && isWordByte(low[i-1]) {
+				continue
+			}
+			end := min(len(low), i+len(v)+dist)
+			window := low[i+len(v) : end]
+			for _, o := range objects {
+				if strings.Contains(window, o) {
+					return v, o, true
+				}
+			}
+		}
+	}
+	return "", "", false
+}
+
+func isWordByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' }
+
+// hasWord finds w with word boundaries ("tokens" counts, "tokenizer" not).
+func hasWord(low, w string) bool {
+	for off := 0; ; {
+		i := strings.Index(low[off:], w)
+		if i < 0 {
+			return false
+		}
+		i += off
+		off = i + 1
+		if i > 0 && isWordByte(low[i-1]) && isWordByte(w[0]) {
+			continue
+		}
+		j := i + len(w)
+		if j < len(low) && low[j] == 's' {
+			j++
+		}
+		if j < len(low) && isWordByte(low[j]) && isWordByte(w[len(w)-1]) {
+			continue
+		}
+		return true
+	}
+}
+
+// externalDest reports whether text names an outside address: a URL, an
+// e-mail address, or an exfil service.
+func externalDest(low string) bool {
+	if strings.Contains(low, "http://") || strings.Contains(low, "https://") {
+		return true
+	}
+	if i := strings.IndexByte(low, '@'); i > 0 && i+1 < len(low) && isWordByte(low[i-1]) &&
+		strings.IndexByte(low[i:], '.') > 0 {
+		return true
+	}
+	for _, s := range exfilServices {
+		if strings.Contains(low, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Bounds on embedded command analysis.
+const (
+	maxSpans    = 16
+	maxSpanSize = 4096
+)
+
+// codeSpans extracts what reads as shell code in prose: fenced blocks,
+// inline backtick spans, "$ cmd" lines, and the rest of a line after
+// "run:", "execute:" or "command:".
+func codeSpans(text string) []string {
+	var out []string
+	add := func(s string) {
+		s = strings.TrimSpace(s)
+		if s != "" && len(s) <= maxSpanSize && len(out) < maxSpans {
+			out = append(out, s)
+		}
+	}
+	rest := text
+	for {
+		i := strings.Index(rest, "```")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(rest[i+3:], "```")
+		if j < 0 {
+			break
+		}
+		block := rest[i+3 : i+3+j]
+		if nl := strings.IndexByte(block, '\n'); nl >= 0 && !strings.ContainsAny(block[:nl], " |;&$") {
+			block = block[nl+1:] // language tag
+		}
+		add(block)
+		rest = rest[:i] + rest[i+3+j+3:]
+	}
+	for {
+		i := strings.IndexByte(rest, '`')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		add(rest[i+1 : i+1+j])
+		rest = rest[i+1+j+1:]
+	}
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "$ ") {
+			add(t[2:])
+			continue
+		}
+		lt := strings.ToLower(t)
+		for _, k := range [...]string{"run:", "execute:", "command:", "run the command", "run this:"} {
+			if i := strings.Index(lt, k); i >= 0 {
+				add(strings.Trim(t[i+len(k):], " :\"'`"))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// embeddedBlock analyses one span as a command in the workspace and runs
+// the BLOCK shell rules on it.
+func embeddedBlock(in *Input, span string) (string, bool) {
+	sub := Input{
+		Action:    &action.Action{Type: action.ExecuteCommand, Payload: &action.ExecuteCommandPayload{Command: span}},
+		Effects:   shell.Analyze(span, shell.Options{Cwd: in.Workspace, Home: in.Home}),
+		Workspace: in.Workspace,
+		Home:      in.Home,
+	}
+	for _, r := range embeddedShellRules {
+		if d, ok := r.Match(&sub); ok {
+			return r.ID + ": " + d, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,212 @@
+package heuristic
+
+import (
+	"strings"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/shell"
+)
+
+// isParallaxPath reports whether p is agent-internal state: the
+// workspace's .parallax directory, the user's ~/.parallax, or an audit log.
+func isParallaxPath(p string, glob bool, ws, home string) bool {
+	for _, d := range [...]string{ws, home} {
+		if d == "" {
+			continue
+		}
+		dir := d + "/.parallax"
+		if glob {
+			if globIntersect(p, dir) || globIntersect(p, dir+"/**") {
+				return true
+			}
+		} else if inside(p, dir) {
+			return true
+		}
+	}
+	return baseName(p) == "audit.jsonl"
+}
+
+// matchParallaxInternals fires on any access to the gate's own state and
+// on commands that stop the gate.
+func matchParallaxInternals(in *Input) (string, bool) {
+	if u, ok := findPath(in, func(u use) bool {
+		return isParallaxPath(u.path, u.glob, in.Workspace, in.Home)
+	}); ok {
+		return tilde(u.path, in.Home), true
+	}
+	if fx := in.Effects; fx != nil {
+		for _, e := range fx.Execs {
+			if !oneOf(e.Name, "kill", "pkill", "killall", "systemctl", "service", "launchctl", "sc") {
+				continue
+			}
+			for _, a := range e.Args {
+				if strings.Contains(strings.ToLower(a), "parallax") {
+					return e.Name + " stops parallax", true
+				}
+			}
+		}
+	}
+	if p, ok := in.Action.Payload.(*action.MCPCallPayload); ok {
+		for _, t := range p.Texts() {
+			if looksPath(t.Value) && isParallaxPath(expandHome(t.Value, in.Home), false, in.Workspace, in.Home) {
+				return t.Name + " names " + tilde(expandHome(t.Value, in.Home), in.Home), true
+			}
+		}
+	}
+	return "", false
+}
+
+// credentialOwners use credential files in place, for their purpose:
+// "ssh -i key", "kubectl --kubeconfig", "terraform show x.tfstate". A read
+// by one of them is not access to the secret; copying programs are never
+// owners.
+var credentialOwners = map[string]bool{"ssh": true, "ssh-add": true, "ssh-keygen": true,
+	"gpg": true, "gpg2": true, "kubectl": true, "helm": true, "k9s": true, "terraform": true,
+	"tofu": true, "terragrunt": true, "psql": true, "mysql": true, "vault": true, "twine": true,
+	"pass": true}
+
+// metadataOnly programs look at names, sizes and modes, not content.
+var metadataOnly = map[string]bool{"ls": true, "stat": true, "test": true, "[": true, "[[": true,
+	"file": true, "du": true, "realpath": true, "readlink": true, "dirname": true, "basename": true,
+	"chmod": true, "chown": true, "chgrp": true, "touch": true, "mkdir": true, "tree": true,
+	"find": true, "exa": true, "eza": true, "getfacl": true, "lsattr": true}
+
+// matchCredRead fires on reads of credential material by path, wherever
+// the path comes from: the payload, the shell analysis (globs included),
+// or a path-looking MCP argument.
+func matchCredRead(in *Input) (string, bool) {
+	if u, ok := findPath(in, func(u use) bool {
+		if u.access&action.AccessRead == 0 || metadataOnly[u.prog] || credentialOwners[u.prog] ||
+			identityArg(in, u.prog, u.path) {
+			return false
+		}
+		return isCredential(u.path, u.glob, in.Home)
+	}); ok {
+		d := tilde(u.path, in.Home)
+		if u.prog != "" {
+			d += " read by " + u.prog
+		}
+		return d, true
+	}
+	if p, ok := in.Action.Payload.(*action.MCPCallPayload); ok {
+		for _, t := range p.Texts() {
+			if !looksPath(t.Value) {
+				continue
+			}
+			if abs := expandHome(t.Value, in.Home); isCredential(abs, false, in.Home) {
+				return tilde(abs, in.Home) + " in " + t.Name, true
+			}
+		}
+	}
+	return "", false
+}
+
+// looksPath reports whether an argument string is an absolute, ~ or
+// file:// path.
+func looksPath(s string) bool {
+	return len(s) < 4096 && (strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~/") ||
+		strings.HasPrefix(s, "file://"))
+}
+
+// expandHome turns "~/x" and "file:///x" into absolute, clean paths.
+func expandHome(s, home string) string {
+	s = strings.TrimPrefix(s, "file://")
+	if p := resolveArg(s, "", home); p != "" {
+		return p
+	}
+	return s
+}
+
+// secretWords in a search pattern mean the search is for secrets.
+var secretWords = [...]string{"password", "passwd", "secret", "token", "api_key", "apikey",
+	"api-key", "private", "-----begin", "begin rsa", "begin openssh", "akia", "asia[",
+	"aws_access", "aws_secret", "credential", "bearer", "ghp_", "xox", "sk-", "glpat"}
+
+// grepLike search file contents; rg, ag and ack recurse by default.
+var grepLike = map[string]bool{"grep": false, "egrep": false, "fgrep": false, "zgrep": false,
+	"rg": true, "ag": true, "ack": true, "pt": true}
+
+// matchCredSearch fires on the analyser's credential-search fact and on a
+// typed search for secret patterns outside the workspace.
+func matchCredSearch(in *Input) (string, bool) {
+	if t, ok := findTag(in, shell.TagCredentialSearch); ok {
+		return tagDetail(t), true
+	}
+	if d, ok := grepForSecrets(in); ok {
+		return d, true
+	}
+	p, ok := in.Action.Payload.(*action.SearchFilesPayload)
+	if !ok || inside(p.Path, in.Workspace) {
+		return "", false
+	}
+	pat := strings.ToLower(p.Pattern)
+	for _, w := range secretWords {
+		if strings.Contains(pat, w) {
+			return "search for " + w + " under " + tilde(p.Path, in.Home), true
+		}
+	}
+	return "", false
+}
+
+// identityArg reports whether p is the "-i key" of an scp, sftp or rsync
+// in the command: the key is used to log in, not sent.
+func identityArg(in *Input, prog, p string) bool {
+	if in.Effects == nil || !oneOf(prog, "scp", "sftp", "rsync", "ssh") {
+		return false
+	}
+	for _, e := range in.Effects.Execs {
+		if e.Name != prog {
+			continue
+		}
+		for i, a := range e.Args {
+			v := ""
+			switch {
+			case a == "-i" && i+1 < len(e.Args):
+				v = e.Args[i+1]
+			case strings.HasPrefix(a, "-i") && len(a) > 2:
+				v = a[2:]
+			}
+			if v != "" && resolveArg(v, in.Workspace, in.Home) == p {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// grepForSecrets finds a recursive content search for secret patterns
+// over a tree outside the workspace ("grep -r AKIA /home").
+func grepForSecrets(in *Input) (string, bool) {
+	fx := in.Effects
+	if fx == nil {
+		return "", false
+	}
+	for _, e := range fx.Execs {
+		recursive, known := grepLike[e.Name]
+		if !known {
+			continue
+		}
+		if !recursive && !hasFlag(e.Args, 'r', "--recursive") && !hasFlag(e.Args, 'R', "--dereference-recursive") {
+			continue
+		}
+		word := ""
+		for _, a := range e.Args {
+			la := strings.ToLower(a)
+			for _, w := range secretWords {
+				if strings.Contains(la, w) {
+					word = w
+					break
+				}
+			}
+		}
+		if word == "" {
+			continue
+		}
+		for _, p := range fx.Paths {
+			if p.Program == e.Name && p.Access&action.AccessRead != 0 && !inside(p.Path, in.Workspace) {
+				return e.Name + " searches " + tilde(p.Path, in.Home) + " for " + strings.Trim(word, "-["), true
+			}
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,298 @@
+package heuristic
+
+import (
+	"strings"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/shell"
+)
+
+// envDumpers print the environment, shell state or stored secrets.
+var envDumpers = map[string]bool{"env": true, "printenv": true, "set": true, "export": true,
+	"declare": true, "typeset": true, "compgen": true, "history": true, "fc": true, "pass": true,
+	"gopass": true, "op": true, "bw": true, "lpass": true, "security": true, "secret-tool": true,
+	"keyring": true}
+
+// rawSockets move bytes to a socket with no protocol of their own: a
+// secret sent through one is not an API call.
+var rawSockets = map[string]bool{"nc": true, "ncat": true, "netcat": true, "socat": true,
+	"telnet": true, "openssl": true, "cryptcat": true, "pwncat": true}
+
+// dnsTools resolve names; the names can carry data.
+var dnsTools = map[string]bool{"dig": true, "nslookup": true, "host": true, "drill": true,
+	"delv": true, "kdig": true, "resolvectl": true, "getent": true}
+
+// exfilServices are request catchers, paste sites, tunnels and
+// out-of-band interaction servers: a destination with no business purpose
+// for secrets.
+var exfilServices = [...]string{"webhook.site", "requestbin.net", "requestbin.com", "pipedream.net",
+	"ngrok.io", "ngrok-free.app", "ngrok.app", "transfer.sh", "pastebin.com", "paste.ee", "hastebin.com",
+	"0x0.st", "file.io", "termbin.com", "ix.io", "catbox.moe", "temp.sh", "bashupload.com",
+	"interact.sh", "oast.fun", "oast.me", "oast.pro", "oast.live", "oast.site", "oast.online",
+	"burpcollaborator.net", "oastify.com", "dnslog.cn", "ceye.io", "requestcatcher.com",
+	"beeceptor.com", "canarytokens.com", "trycloudflare.com", "serveo.net", "localhost.run"}
+
+// isExfilService reports whether host is (under) a known exfil service.
+func isExfilService(host string) bool {
+	for _, s := range exfilServices {
+		if host == s || strings.HasSuffix(host, s) && host[len(host)-len(s)-1] == '.' {
+			return true
+		}
+	}
+	return false
+}
+
+// isSecretVar reports whether an environment variable name holds a
+// secret by convention.
+func isSecretVar(name string) bool {
+	n := strings.ToUpper(name)
+	if n == "PWD" || n == "OLDPWD" {
+		return false
+	}
+	for _, w := range [...]string{"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "PASS", "CREDENTIAL",
+		"AUTH", "COOKIE", "SESSION", "PRIVATE", "DSN", "DATABASE_URL"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// flowSink returns the destination host of a flow, falling back to the
+// program's network destinations.
+func flowHost(fx *shell.Effects, f *shell.Flow) string {
+	if f.Host != "" {
+		return f.Host
+	}
+	for _, n := range fx.Network {
+		if n.Program == f.Program && n.Host != "" {
+			h, _ := urlHost(n.Host)
+			return h
+		}
+	}
+	return ""
+}
+
+// matchExfilFlow fires when sensitive data moves to the network: a
+// credential or secret file, an environment dump, or a secret variable
+// sent through a raw socket, a DNS query or to an exfil service; also
+// sensitive attachments.
+func matchExfilFlow(in *Input) (string, bool) {
+	if fx := in.Effects; fx != nil {
+		for i := range fx.Flows {
+			f := &fx.Flows[i]
+			host := flowHost(fx, f)
+			switch f.Kind {
+			case shell.SourceFile:
+				if isSensitiveSource(f.Source, strings.ContainsAny(f.Source, "*?["), in.Home) {
+					return flowDetail(tilde(f.Source, in.Home), f.Program, host), true
+				}
+			case shell.SourceCommand:
+				if envDumpers[f.Source] {
+					return flowDetail("output of "+f.Source, f.Program, host), true
+				}
+			case shell.SourceEnv, shell.SourceSecret:
+				if !secretFlow(f) {
+					continue
+				}
+				if rawSockets[f.Program] || dnsTools[f.Program] || isExfilService(host) {
+					return flowDetail(flowSource(f), f.Program, host), true
+				}
+			}
+		}
+		if d, ok := uploadOf(in, fx, true); ok {
+			return d, true
+		}
+	}
+	if _, ok := in.Action.Payload.(*action.ExecuteCommandPayload); ok {
+		return "", false
+	}
+	if action.SinkOf(in.Action.Type).External() {
+		for _, f := range in.Action.Payload.PathFields() {
+			if f.Access&action.AccessRead != 0 && isSensitiveSource(*f.Path, false, in.Home) {
+				return tilde(*f.Path, in.Home) + " as " + f.Name, true
+			}
+		}
+	}
+	return "", false
+}
+
+// secretFlow reports whether an env or literal flow carries a secret.
+func secretFlow(f *shell.Flow) bool {
+	return f.Kind == shell.SourceSecret || isSecretVar(f.Source)
+}
+
+func flowSource(f *shell.Flow) string {
+	if f.Kind == shell.SourceSecret {
+		return "a secret literal"
+	}
+	return "$" + f.Source
+}
+
+func flowDetail(src, prog, host string) string {
+	d := src + " to " + prog
+	if host != "" {
+		d += " (" + host + ")"
+	}
+	return d
+}
+
+// uploadOf finds an uploading program that reads a local path itself
+// ("curl -T f", "curl -F x=@f", "scp f host:"). With sensitive set it
+// reports only sensitive paths, otherwise only the others.
+func uploadOf(in *Input, fx *shell.Effects, sensitive bool) (string, bool) {
+	for i := range fx.Network {
+		n := &fx.Network[i]
+		if !n.Upload || n.Program == "git" {
+			continue
+		}
+		for j := range fx.Paths {
+			p := &fx.Paths[j]
+			if p.Program != n.Program || p.Access&action.AccessRead == 0 || identityArg(in, p.Program, p.Path) {
+				continue
+			}
+			if isSensitiveSource(p.Path, p.Glob, in.Home) == sensitive {
+				h, _ := urlHost(n.Host)
+				if h == "" {
+					h, _ = urlHost(n.URL)
+				}
+				return flowDetail(tilde(p.Path, in.Home), n.Program, h), true
+			}
+		}
+	}
+	return "", false
+}
+
+// matchDNSExfil fires on DNS lookups that carry data: a name built from a
+// command substitution ("$(whoami).x.com"), data piped into a resolver,
+// or a lookup of an out-of-band interaction domain.
+func matchDNSExfil(in *Input) (string, bool) {
+	fx := in.Effects
+	if fx == nil {
+		return "", false
+	}
+	for i := range fx.Flows {
+		if f := &fx.Flows[i]; dnsTools[f.Program] || f.Program == "ping" {
+			return "data in a DNS query by " + f.Program, true
+		}
+	}
+	for i := range fx.Network {
+		n := &fx.Network[i]
+		h, _ := urlHost(n.Host)
+		if dnsTools[n.Program] && isExfilService(h) {
+			return "lookup of " + h + " by " + n.Program, true
+		}
+	}
+	cmd := commandText(in)
+	if !strings.Contains(cmd, ")") && !strings.Contains(cmd, "`") {
+		return "", false
+	}
+	for _, e := range fx.Execs {
+		if !dnsTools[e.Name] && e.Name != "ping" {
+			continue
+		}
+		if strings.Contains(cmd, ").") || strings.Contains(cmd, "`.") || strings.Contains(cmd, "}.") {
+			return "a computed name queried by " + e.Name, true
+		}
+	}
+	return "", false
+}
+
+// matchSecretSend fires when a secret variable or literal goes to a host
+// that did not issue it (or an unknown one): using a token with its own
+// service is routine, sending it elsewhere is a question of intent.
+func matchSecretSend(in *Input) (string, bool) {
+	fx := in.Effects
+	if fx == nil {
+		return "", false
+	}
+	for i := range fx.Flows {
+		f := &fx.Flows[i]
+		if (f.Kind != shell.SourceEnv && f.Kind != shell.SourceSecret) || !secretFlow(f) {
+			continue
+		}
+		host := flowHost(fx, f)
+		if host != "" && f.Kind == shell.SourceEnv && issuedBy(f.Source, host) {
+			continue
+		}
+		if host == "" {
+			return flowSource(f) + " to " + f.Program + " (unknown host)", true
+		}
+		return flowDetail(flowSource(f), f.Program, host), true
+	}
+	return "", false
+}
+
+// varIssuers maps short variable prefixes to their services.
+var varIssuers = map[string]string{"gh": "github", "hf": "huggingface", "glab": "gitlab",
+	"gcp": "googleapis", "google": "googleapis", "gcloud": "googleapis", "az": "azure", "do": "digitalocean"}
+
+// genericVarWords start variable names without naming a service.
+var genericVarWords = map[string]bool{"API": true, "MY": true, "APP": true, "SECRET": true,
+	"AUTH": true, "ACCESS": true, "PRIVATE": true, "CLIENT": true, "SERVICE": true, "TOKEN": true,
+	"KEY": true, "DB": true, "DATABASE": true, "PASSWORD": true, "USER": true, "ADMIN": true,
+	"PROD": true, "DEV": true, "CI": true, "BOT": true, "WEBHOOK": true}
+
+// issuedBy reports whether host belongs to the service a variable is
+// named after: GITHUB_TOKEN → *.github.com, AWS_SESSION_TOKEN →
+// *.amazonaws.com, OPENAI_API_KEY → api.openai.com.
+func issuedBy(name, host string) bool {
+	word := name
+	if i := strings.IndexByte(name, '_'); i >= 0 {
+		word = name[:i]
+	}
+	word = strings.ToUpper(word)
+	if genericVarWords[word] {
+		return false
+	}
+	w := strings.ToLower(word)
+	if s, ok := varIssuers[w]; ok {
+		w = s
+	}
+	if len(w) < 3 {
+		return false
+	}
+	return strings.Contains(registrable(host), w)
+}
+
+// registrable returns the last two labels of a host ("api.github.com" →
+// "github.com"), so that a service name in a subdomain does not count.
+func registrable(host string) string {
+	i := strings.LastIndexByte(host, '.')
+	if i <= 0 {
+		return host
+	}
+	if j := strings.LastIndexByte(host[:i], '.'); j >= 0 {
+		return host[j+1:]
+	}
+	return host
+}
+
+// matchUpload fires on local, non-sensitive data sent by an uploading
+// program (scp, curl -T/-F/@file, rsync to a remote) or piped from a
+// command into one. Publishing a file is routine or a leak depending on
+// intent. git is exempt: it pushes to configured remotes.
+func matchUpload(in *Input) (string, bool) {
+	fx := in.Effects
+	if fx == nil {
+		return "", false
+	}
+	for i := range fx.Flows {
+		f := &fx.Flows[i]
+		if f.Program == "git" {
+			continue
+		}
+		switch f.Kind {
+		case shell.SourceFile:
+			if isSensitiveSource(f.Source, strings.ContainsAny(f.Source, "*?["), in.Home) {
+				continue // exfil_flow blocks it
+			}
+			return flowDetail(tilde(f.Source, in.Home), f.Program, flowHost(fx, f)), true
+		case shell.SourceCommand:
+			if !oneOf(f.Source, "echo", "printf", "jq", "cat", "true") {
+				return flowDetail("output of "+f.Source, f.Program, flowHost(fx, f)), true
+			}
+		}
+	}
+	return uploadOf(in, fx, false)
+}

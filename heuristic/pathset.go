@@ -1,0 +1,208 @@
+package heuristic
+
+import "strings"
+
+// pathSet is a set of path patterns, indexed so that a lookup costs a few
+// map probes instead of a scan. Patterns come in three shapes:
+//
+//	"~/rel"   relative to a home directory: the caller's, /root, /home/*, /Users/*
+//	"/abs"    absolute
+//	"**/base" a base name anywhere ("*" and "?" allowed inside it)
+//
+// Pattern syntax is globMatch's: "*" and "?" within a segment, "**" across.
+type pathSet struct {
+	home  map[string][]string // first segment → home-relative patterns
+	abs   map[string][]string // first segment → absolute patterns (without the leading "/")
+	base  map[string]bool     // exact base names
+	baseG []string            // base-name patterns with wildcards
+	all   []string            // every pattern, as written (for glob intersection)
+}
+
+func newPathSet(patterns ...string) *pathSet {
+	s := &pathSet{home: map[string][]string{}, abs: map[string][]string{}, base: map[string]bool{}}
+	for _, p := range patterns {
+		s.all = append(s.all, p)
+		switch {
+		case strings.HasPrefix(p, "~/"):
+			rel := p[2:]
+			s.home[firstSeg(rel)] = append(s.home[firstSeg(rel)], rel)
+		case strings.HasPrefix(p, "**/"):
+			b := p[3:]
+			if strings.ContainsAny(b, "*?") {
+				s.baseG = append(s.baseG, b)
+			} else {
+				s.base[b] = true
+			}
+		case strings.HasPrefix(p, "/"):
+			rel := p[1:]
+			s.abs[firstSeg(rel)] = append(s.abs[firstSeg(rel)], rel)
+		default:
+			panic("heuristic: bad path pattern " + p) // static tables only
+		}
+	}
+	return s
+}
+
+// firstSeg returns the first segment of a relative path ("" for "").
+// A segment holding a wildcard indexes under "*".
+func firstSeg(rel string) string {
+	if i := strings.IndexByte(rel, '/'); i >= 0 {
+		rel = rel[:i]
+	}
+	if strings.ContainsAny(rel, "*?") {
+		return "*"
+	}
+	return rel
+}
+
+// match reports whether the concrete absolute path p is in the set.
+func (s *pathSet) match(p, home string) bool {
+	if len(p) == 0 || p[0] != '/' {
+		return false
+	}
+	rel := p[1:]
+	if matchList(s.abs[firstSeg(rel)], rel) || matchList(s.abs["*"], rel) {
+		return true
+	}
+	if hr, ok := homeRel(p, home); ok {
+		if matchList(s.home[firstSeg(hr)], hr) || matchList(s.home["*"], hr) {
+			return true
+		}
+	}
+	b := baseName(p)
+	if s.base[b] {
+		return true
+	}
+	return matchList(s.baseG, b)
+}
+
+func matchList(patterns []string, name string) bool {
+	for _, pat := range patterns {
+		if globMatch(pat, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchGlob reports whether the shell glob g could match a path in the
+// set. Home patterns are tried under every home a glob could reach.
+func (s *pathSet) matchGlob(g, home string) bool {
+	for _, p := range s.all {
+		switch {
+		case strings.HasPrefix(p, "~/"):
+			for _, h := range [...]string{home, "/root", "/home/*", "/Users/*"} {
+				if h != "" && globIntersect(g, h+p[1:]) {
+					return true
+				}
+			}
+		case strings.HasPrefix(p, "**/"):
+			// A base-name rule meets a glob only when the glob names the
+			// base itself ("*.tfstate"), not for "dir/*" wildcards.
+			if literalBytes(baseName(g)) >= 2 && globIntersect(g, "/"+p) {
+				return true
+			}
+		default:
+			if globIntersect(g, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// has reports whether a path use (concrete or glob) may be in the set.
+func (s *pathSet) has(p string, glob bool, home string) bool {
+	if glob {
+		return s.matchGlob(p, home)
+	}
+	return s.match(p, home)
+}
+
+// homeRel returns p relative to the home directory it lies in: the
+// caller's home, /root, /home/<user> or /Users/<user>. ok is false when p
+// is in no home; rel is "" for the home itself.
+func homeRel(p, home string) (rel string, ok bool) {
+	if home != "" && home != "/" {
+		if r, ok := under(p, home); ok {
+			return r, true
+		}
+	}
+	if r, ok := under(p, "/root"); ok {
+		return r, true
+	}
+	for _, base := range [...]string{"/home/", "/Users/"} {
+		if strings.HasPrefix(p, base) {
+			rest := p[len(base):]
+			if rest == "" {
+				return "", false
+			}
+			i := strings.IndexByte(rest, '/')
+			if i < 0 {
+				return "", true
+			}
+			return rest[i+1:], true
+		}
+	}
+	return "", false
+}
+
+// under reports whether p is dir or inside it, and returns p relative to
+// dir ("" for dir itself). dir is absolute and clean.
+func under(p, dir string) (rel string, ok bool) {
+	if dir == "/" {
+		if strings.HasPrefix(p, "/") {
+			return p[1:], true
+		}
+		return "", false
+	}
+	if !strings.HasPrefix(p, dir) {
+		return "", false
+	}
+	if len(p) == len(dir) {
+		return "", true
+	}
+	if p[len(dir)] != '/' {
+		return "", false
+	}
+	return p[len(dir)+1:], true
+}
+
+// inside reports whether p is dir or below it.
+func inside(p, dir string) bool {
+	_, ok := under(p, dir)
+	return ok
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// tilde renders p for a reason: the caller's home becomes "~".
+func tilde(p, home string) string {
+	if home != "" && home != "/" {
+		if r, ok := under(p, home); ok {
+			if r == "" {
+				return "~"
+			}
+			return "~/" + r
+		}
+	}
+	return p
+}
+
+// literalBytes counts the bytes of a glob segment that are not wildcards.
+func literalBytes(seg string) int {
+	n := 0
+	for i := 0; i < len(seg); i++ {
+		switch seg[i] {
+		case '*', '?', '[', ']':
+		default:
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,101 @@
+package policy
+
+import (
+	"embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+//go:embed presets/*.yaml
+var presetFS embed.FS
+
+// PresetNames lists the embedded presets: default, permissive, strict.
+func PresetNames() []string {
+	ents, err := presetFS.ReadDir("presets")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// PresetSource returns the YAML text of a preset.
+func PresetSource(name string) ([]byte, error) {
+	for _, n := range PresetNames() {
+		if n == name {
+			return presetFS.ReadFile("presets/" + name + ".yaml")
+		}
+	}
+	return nil, fmt.Errorf("unknown policy preset %q (want %s)", name, strings.Join(PresetNames(), ", "))
+}
+
+// Preset compiles an embedded preset. Its rules' source is "preset:NAME".
+func Preset(name string, v Vars) (*Policy, error) {
+	data, err := PresetSource(name)
+	if err != nil {
+		return nil, err
+	}
+	return Parse("preset:"+name, data, v)
+}
+
+// IsPreset reports whether name is an embedded preset.
+func IsPreset(name string) bool {
+	for _, n := range PresetNames() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Resolve compiles a --policy value: a preset name, else a file path. A
+// file that shares a preset's name is reached as "./NAME". An empty spec
+// means the default preset.
+func Resolve(spec string, v Vars) (*Policy, error) {
+	if spec == "" {
+		spec = "default"
+	}
+	if IsPreset(spec) {
+		return Preset(spec, v)
+	}
+	return Load(spec, v)
+}
+
+// UserFile is where a directory keeps its user rules: DIR/.parallax/policy.yaml.
+func UserFile(dir string) string { return filepath.Join(dir, ".parallax", "policy.yaml") }
+
+// Layered resolves spec and layers the user rules of ~/.parallax/policy.yaml
+// and $WORKSPACE/.parallax/policy.yaml over it (With), skipping files
+// that do not exist. Any other error reading or compiling them fails.
+func Layered(spec string, v Vars) (*Policy, error) {
+	base, err := Resolve(spec, v)
+	if err != nil {
+		return nil, err
+	}
+	var layers []*Policy
+	for _, dir := range []string{v.Home, v.Workspace} {
+		if dir == "" {
+			continue
+		}
+		f := UserFile(dir)
+		if _, err := os.Stat(f); os.IsNotExist(err) {
+			continue
+		}
+		u, err := Load(f, v)
+		if err != nil {
+			return nil, err
+		}
+		layers = append(layers, u)
+		if v.Home == v.Workspace {
+			break
+		}
+	}
+	return base.With(layers...), nil
+}

@@ -1,0 +1,226 @@
+package shell
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// This file handles bash builtins: they change the shell's own state
+// (directory, variables, descriptors) or run code (eval, source, exec).
+
+// builtin runs a shell builtin; ok is false when name is not one.
+func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out stream, ok bool) {
+	switch name {
+	case ":", "true", "false", "shift", "wait", "jobs", "fg", "bg", "disown", "return", "exit",
+		"break", "continue", "umask", "ulimit", "hash", "type", "shopt", "getopts", "times",
+		"caller", "help", "let", "test", "[", "logout", "suspend", "complete", "compgen",
+		"compopt", "dirs", "local", "declare", "typeset", "readonly", "export", "unset",
+		"set", "alias", "unalias", "trap", "history", "read", "mapfile", "readarray",
+		"cd", "pushd", "popd", "echo", "printf", "eval", "exec", "command", "builtin",
+		"source", ".", "enable", "fc":
+	default:
+		return stream{}, false
+	}
+	c := a.newCall(name, argv, in, smark)
+	a.recordExec(c, "")
+	a.last = lastCmd{name: name}
+	switch name {
+	case "cd", "pushd", "popd":
+		a.cd(c)
+	case "echo":
+		return a.echo(c), true
+	case "printf":
+		return a.printf(c), true
+	case "eval":
+		a.eval(c)
+	case "exec", "command", "builtin":
+		return a.wrapper(c, in, smark), true
+	case "source", ".":
+		if len(c.Args) > 0 {
+			c.prog = &Program{Lang: "sh"}
+			a.script(c, c.Args[0])
+		}
+	case "export", "declare", "typeset", "local", "readonly":
+		a.declArgs(c.Args)
+	case "read", "mapfile", "readarray":
+		a.read(c, in)
+	case "alias", "trap":
+		a.deferredCode(c)
+	case "set", "unset", "history":
+		a.histBuiltin(c)
+	case "enable", "fc":
+		a.tagf(c, TagOpaque, name)
+	}
+	return stream{}, true
+}
+
+// cd changes the tracked working directory.
+func (a *analyzer) cd(c *Call) {
+	var dir Word
+	for _, w := range c.Args {
+		if !(w.Known && strings.HasPrefix(w.Value, "-") && w.Value != "-") {
+			dir = w
+			break
+		}
+	}
+	switch {
+	case c.Name == "popd":
+		if n := len(a.dirs); n > 0 {
+			a.cwd, a.dirs = a.dirs[n-1], a.dirs[:n-1]
+		} else {
+			a.cwd = ""
+		}
+		return
+	case dir == (Word{}):
+		dir = Word{Value: "~", Known: true}
+	case dir.Known && dir.Value == "-":
+		a.cwd = ""
+		return
+	}
+	if c.Name == "pushd" {
+		a.dirs = append(a.dirs, a.cwd)
+	}
+	p, ok := a.absPath(a.cwd, dir.Value)
+	if !dir.Known || dir.Glob || !ok {
+		a.cwd = ""
+		return
+	}
+	a.cwd = p
+}
+
+// eval runs its arguments, joined, as shell code.
+func (a *analyzer) eval(c *Call) {
+	a.tagf(c, TagEval, "")
+	a.runShell(c, joinArgs(c.Args))
+}
+
+// joinArgs joins words with spaces into one word.
+func joinArgs(ws []Word) Word {
+	out := Word{Known: true}
+	var sb strings.Builder
+	for i, w := range ws {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(w.Value)
+		out.Known = out.Known && w.Known
+		out.flags |= w.flags
+	}
+	out.Value = sb.String()
+	return out
+}
+
+// wrapper runs exec/command/builtin's command in the same shell.
+func (a *analyzer) wrapper(c *Call, in *stream, smark int) stream {
+	args := c.Args
+	for len(args) > 0 && args[0].Known && strings.HasPrefix(args[0].Value, "-") {
+		v := args[0].Value
+		args = args[1:]
+		if c.Name == "command" && (v == "-v" || v == "-V") {
+			return stream{}
+		}
+		if c.Name == "exec" && v == "-a" && len(args) > 0 {
+			args = args[1:]
+		}
+		if v == "--" {
+			break
+		}
+	}
+	if len(args) == 0 {
+		return stream{}
+	}
+	return a.runArgv(args, in, smark)
+}
+
+// declArgs handles export/declare given as plain arguments.
+func (a *analyzer) declArgs(args []Word) {
+	for _, w := range args {
+		name, val, ok := strings.Cut(w.Value, "=")
+		if !ok || strings.HasPrefix(name, "-") {
+			continue
+		}
+		v := Word{Value: val, Known: w.Known}
+		a.histVar(name, v)
+		a.setVar(name, v, nil)
+	}
+}
+
+// declClause handles export/declare/local/readonly as parsed.
+func (a *analyzer) declClause(d *syntax.DeclClause) {
+	name := ""
+	if d.Variant != nil {
+		name = d.Variant.Value
+	}
+	a.eff.Execs = append(a.eff.Execs, Exec{Name: name, Depth: a.depth})
+	for _, as := range d.Args {
+		if as.Naked {
+			if as.Name == nil && as.Value != nil {
+				a.word1(as.Value) // an option such as -x
+			}
+			continue // export NAME: no new value
+		}
+		a.assign(as, true)
+	}
+}
+
+// read assigns variables from standard input: unknown values that carry
+// the input's sources.
+func (a *analyzer) read(c *Call, in *stream) {
+	var srcs []source
+	if in != nil {
+		srcs = in.srcs
+	}
+	for _, w := range c.Args {
+		if w.Known && !strings.HasPrefix(w.Value, "-") && w.Value != "" {
+			a.setVar(w.Value, Word{}, srcs)
+		}
+	}
+}
+
+// deferredCode analyses code that runs later (alias bodies, traps).
+func (a *analyzer) deferredCode(c *Call) {
+	for i, w := range c.Args {
+		if strings.HasPrefix(w.Value, "-") {
+			continue
+		}
+		if c.Name == "alias" {
+			if _, body, ok := strings.Cut(w.Value, "="); ok {
+				a.runShell(c, Word{Value: body, Known: w.Known, flags: w.flags})
+			}
+			continue
+		}
+		if i == 0 || c.Args[0].Value == "--" && i == 1 {
+			a.runShell(c, w)
+		}
+		return
+	}
+}
+
+// histBuiltin tags builtins that clear or disable history.
+func (a *analyzer) histBuiltin(c *Call) {
+	args := c.Args
+	switch c.Name {
+	case "history":
+		for _, w := range args {
+			if w.Value == "-c" || w.Value == "-cw" || strings.HasPrefix(w.Value, "-d") {
+				a.tagf(c, TagHistoryWipe, w.Value)
+			}
+		}
+	case "set":
+		for i, w := range args {
+			if w.Value == "+o" && i+1 < len(args) && args[i+1].Value == "history" {
+				a.tagf(c, TagHistoryWipe, "set +o history")
+			}
+		}
+	case "unset":
+		for _, w := range args {
+			if w.Value == "HISTFILE" {
+				a.tagf(c, TagHistoryWipe, "unset HISTFILE")
+			}
+			if !strings.HasPrefix(w.Value, "-") {
+				a.setVar(w.Value, Word{Known: true}, nil)
+			}
+		}
+	}
+}

@@ -1,0 +1,302 @@
+package shell
+
+import (
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/parallax/parallax/action"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// This file runs simple commands: it resolves the command name and hands
+// the call to a builtin, a function or the knowledge base.
+
+// callExpr walks a simple command (with its assignments).
+func (a *analyzer) callExpr(ce *syntax.CallExpr, in *stream) stream {
+	mark := len(a.wsrc)
+	defer func() { a.wsrc = a.wsrc[:mark] }()
+	if len(ce.Args) == 0 {
+		for _, as := range ce.Assigns {
+			a.assign(as, true)
+		}
+		return stream{}
+	}
+	argv := make([]Word, 0, len(ce.Args)+2)
+	for _, w := range ce.Args {
+		argv = a.words(argv, w)
+	}
+	for _, as := range ce.Assigns {
+		a.assign(as, false) // X=v cmd: the command's environment
+	}
+	if a.stop {
+		return stream{}
+	}
+	return a.runArgv(argv, in, mark)
+}
+
+// assign evaluates one assignment; keep makes it visible afterwards.
+func (a *analyzer) assign(as *syntax.Assign, keep bool) {
+	if as == nil || as.Name == nil {
+		return
+	}
+	mark := len(a.wsrc)
+	var w Word
+	switch {
+	case as.Array != nil:
+		for _, e := range as.Array.Elems {
+			if e.Value != nil {
+				a.word1(e.Value)
+			}
+		}
+	case as.Value != nil:
+		w = a.word1(as.Value)
+	default:
+		w = Word{Known: true}
+	}
+	name := as.Name.Value
+	if as.Append {
+		old, _, found := a.getVar(name)
+		w = Word{Value: old.Value + w.Value, Known: found && old.Known && w.Known}
+	}
+	a.histVar(name, w)
+	if keep {
+		srcs := append([]source(nil), a.wsrc[mark:]...)
+		a.setVar(name, w, srcs)
+	}
+}
+
+// histVar tags assignments that disable shell history.
+func (a *analyzer) histVar(name string, w Word) {
+	switch name {
+	case "HISTFILE":
+		if w.Known && (w.Value == "/dev/null" || w.Value == "") {
+			a.tagf(nil, TagHistoryWipe, name)
+		}
+	case "HISTSIZE", "HISTFILESIZE":
+		if w.Known && w.Value == "0" {
+			a.tagf(nil, TagHistoryWipe, name)
+		}
+	}
+}
+
+// runArgv runs a resolved argv. smark is where the data sources of its
+// words start in analyzer.wsrc.
+func (a *analyzer) runArgv(argv []Word, in *stream, smark int) stream {
+	if len(argv) == 0 || !a.tick() {
+		return stream{}
+	}
+	name := argv[0]
+	a.nameFacts(name)
+	if !name.Known || name.Value == "" {
+		return a.dynamic(argv, in, smark)
+	}
+	if name.Glob {
+		cands := globNames(name.pattern())
+		if len(cands) == 0 {
+			return a.dynamic(argv, in, smark)
+		}
+		a.tagf(nil, TagObfuscation, "glob command name "+name.Value)
+		var out stream
+		for _, c := range cands {
+			v := append([]Word{{Value: c, Known: true}}, argv[1:]...)
+			out = joinStreams(out, a.runNamed(c, v, in, smark))
+		}
+		return out
+	}
+	return a.runNamed(name.Value, argv, in, smark)
+}
+
+// nameFacts tags how a command name was built.
+func (a *analyzer) nameFacts(name Word) {
+	if name.flags&wObf != 0 {
+		a.tagf(nil, TagObfuscation, "command name obfuscated: "+name.Value)
+	}
+	if name.flags&wSubst != 0 && name.Known {
+		a.tagf(nil, TagObfuscation, "command name from a substitution: "+name.Value)
+	}
+	if name.flags&wDecoded != 0 {
+		a.tagf(nil, TagObfuscation, "decoded command name")
+		a.tagf(nil, TagDecodedExec, "command name")
+	}
+	if name.flags&wNet != 0 {
+		a.tagf(nil, TagDownloadExec, "command name")
+	}
+}
+
+// dynamic records a command whose name is not known statically.
+func (a *analyzer) dynamic(argv []Word, in *stream, smark int) stream {
+	a.tagf(nil, TagDynamicCommand, argv[0].pattern())
+	c := a.newCall("", argv, in, smark)
+	a.recordExec(c, "")
+	a.unknownArgs(c, argv[1:])
+	return a.output(c, in)
+}
+
+// runNamed runs a command by name or path.
+func (a *analyzer) runNamed(name string, argv []Word, in *stream, smark int) stream {
+	base, p := name, ""
+	if strings.IndexByte(name, '/') >= 0 {
+		base = path.Base(name)
+		if abs, ok := a.absPath(a.cwd, name); ok {
+			p = abs
+		} else {
+			a.tagf(nil, TagOpaque, "relative program path in unknown directory")
+		}
+		if a.isDownloaded(p) {
+			a.tagf(nil, TagDownloadExec, p)
+		}
+	}
+	if p == "" {
+		if a.isFunc(name) {
+			return stream{piped: true, from: name}
+		}
+		if out, ok := a.builtin(name, argv, in, smark); ok {
+			return out
+		}
+	}
+	var prog *Program
+	if p == "" || isBinDir(path.Dir(p)) {
+		prog = a.opt.Lookup(base)
+	}
+	c := a.newCall(base, argv, in, smark)
+	a.recordExec(c, p)
+	if prog == nil {
+		detail := base
+		if p != "" {
+			detail = p
+		}
+		a.tagf(c, TagUnknownProgram, detail)
+		a.unknownArgs(c, argv[1:])
+		a.last = lastCmd{name: base}
+		return a.output(c, in)
+	}
+	return a.apply(c, prog, in)
+}
+
+// isBinDir reports whether programs in dir are the system's own (a
+// program elsewhere, ./rm included, is not the one the KB describes).
+func isBinDir(dir string) bool {
+	switch dir {
+	case "/bin", "/usr/bin", "/sbin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin",
+		"/opt/homebrew/bin", "/usr/libexec", "/usr/lib/git-core":
+		return true
+	}
+	return false
+}
+
+// newCall prepares a Call.
+func (a *analyzer) newCall(name string, argv []Word, in *stream, smark int) *Call {
+	return &Call{
+		Name:  name,
+		Args:  argv[1:],
+		Cwd:   a.cwd,
+		Home:  a.opt.Home,
+		Depth: a.depth,
+		an:    a,
+		stdin: in,
+		pmark: len(a.eff.Paths),
+		nmark: len(a.eff.Network),
+		smark: smark,
+	}
+}
+
+// recordExec records the program run.
+func (a *analyzer) recordExec(c *Call, p string) {
+	args := make([]string, len(c.Args))
+	for i, w := range c.Args {
+		if w.Known {
+			args[i] = w.Value
+		}
+	}
+	a.eff.Execs = append(a.eff.Execs, Exec{Name: c.Name, Path: p, Args: args, Depth: a.depth})
+}
+
+// unknownArgs records what unknown programs' arguments look like: paths
+// are taken as reads, URLs as destinations.
+func (a *analyzer) unknownArgs(c *Call, args []Word) {
+	for _, w := range args {
+		v := w.Value
+		if !w.Known {
+			v = w.pattern()
+		}
+		if strings.HasPrefix(v, "-") {
+			_, val, ok := strings.Cut(v, "=")
+			if !ok {
+				continue
+			}
+			v = val
+			w = Word{Value: val, Known: w.Known, Glob: w.Glob}
+		}
+		switch {
+		case strings.Contains(v, "://"):
+			a.url(c, w, false)
+		case looksLikePath(v):
+			a.use(c, w, action.AccessRead)
+		}
+	}
+}
+
+// looksLikePath reports whether an argument is probably a path.
+func looksLikePath(v string) bool {
+	if v == "" {
+		return false
+	}
+	return v[0] == '/' || v[0] == '~' || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") ||
+		v == "." || v == ".." || strings.IndexByte(v, '/') >= 0
+}
+
+var (
+	knownNamesOnce sync.Once
+	knownNames     []string
+)
+
+// commonNames are matched by glob command names even when the knowledge
+// base does not list them.
+var commonNames = []string{
+	"cat", "rm", "sh", "bash", "dash", "zsh", "nc", "ncat", "curl", "wget", "python", "python3",
+	"perl", "ruby", "php", "node", "base64", "chmod", "chown", "cp", "mv", "dd", "ls", "echo",
+	"tee", "id", "whoami", "uname", "head", "tail", "less", "more", "nl", "od", "xxd", "tac",
+	"find", "grep", "awk", "sed", "socat", "telnet", "ssh", "scp", "mkfs", "shred", "kill",
+}
+
+// loadNames builds the sorted list of well-known program names once. It
+// is called from Analyze, not from code the knowledge base can reach
+// during its own initialisation.
+func loadNames() {
+	knownNamesOnce.Do(func() {
+		set := map[string]bool{}
+		for _, n := range commonNames {
+			set[n] = true
+		}
+		for n := range programs {
+			set[n] = true
+		}
+		for n := range set {
+			knownNames = append(knownNames, n)
+		}
+		sort.Strings(knownNames)
+	})
+}
+
+// globNames returns the well-known program names (or paths in the
+// standard bin directories) a glob command name may run, sorted.
+func globNames(pat string) []string {
+	var out []string
+	for _, n := range knownNames {
+		if strings.IndexByte(pat, '/') < 0 {
+			if ok, _ := path.Match(pat, n); ok {
+				out = append(out, n)
+			}
+			continue
+		}
+		for _, d := range [...]string{"/bin/", "/usr/bin/", "/sbin/", "/usr/sbin/", "/usr/local/bin/"} {
+			if ok, _ := path.Match(pat, d+n); ok {
+				out = append(out, d+n)
+				break
+			}
+		}
+	}
+	return out
+}

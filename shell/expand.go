@@ -1,0 +1,270 @@
+package shell
+
+import (
+	"path"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// This file resolves parameter expansions.
+
+// setVar assigns a variable in the current scope.
+func (a *analyzer) setVar(name string, w Word, srcs []source) {
+	if name == "" {
+		return
+	}
+	a.vars = append(a.vars, variable{name: name, w: w, srcs: srcs})
+}
+
+// getVar looks a variable up; found is false when nothing is known of it.
+func (a *analyzer) getVar(name string) (w Word, srcs []source, found bool) {
+	for i := len(a.vars) - 1; i >= 0; i-- {
+		if a.vars[i].name == name {
+			return a.vars[i].w, a.vars[i].srcs, true
+		}
+	}
+	switch name {
+	case "HOME":
+		if a.opt.Home != "" {
+			return Word{Value: a.opt.Home, Known: true}, nil, true
+		}
+	case "PWD":
+		if a.cwd != "" {
+			return Word{Value: a.cwd, Known: true}, nil, true
+		}
+	case "IFS":
+		return Word{Value: " \t\n", Known: true}, nil, true
+	}
+	if v, ok := a.opt.Env[name]; ok {
+		return Word{Value: v, Known: true}, nil, true
+	}
+	return Word{}, nil, false
+}
+
+// envSource reports whether an unset name reads the environment of the
+// process (as opposed to a positional or special parameter).
+func envSource(name string) bool {
+	if name == "" || !(name[0] == '_' || name[0] >= 'A' && name[0] <= 'Z' || name[0] >= 'a' && name[0] <= 'z') {
+		return false
+	}
+	switch name {
+	case "RANDOM", "LINENO", "SECONDS", "BASHPID", "PPID", "UID", "EUID", "SRANDOM", "EPOCHSECONDS",
+		"EPOCHREALTIME", "BASH_SUBSHELL", "OLDPWD", "REPLY", "OPTARG", "OPTIND", "SHLVL":
+		return false
+	}
+	return true
+}
+
+// param appends the value of ${...}.
+func (b *wbuild) param(pe *syntax.ParamExp, quoted bool) {
+	a := b.a
+	if pe.Param == nil {
+		b.hole()
+		return
+	}
+	name := pe.Param.Value
+	if name == "IFS" && !quoted && b.split {
+		a.tagf(nil, TagObfuscation, "$IFS used as a separator")
+		b.emit()
+		return
+	}
+	w, srcs, found := a.getVar(name)
+	a.wsrc = append(a.wsrc, srcs...)
+	if !found && envSource(name) {
+		a.wsrc = append(a.wsrc, source{SourceEnv, name})
+	}
+	b.flags |= w.flags &^ wObf
+	switch {
+	case pe.Length:
+		if found && w.Known {
+			b.text(strconv.Itoa(len(w.Value)), quoted)
+			return
+		}
+		w = Word{}
+	case pe.Excl || pe.Index != nil || pe.Names != 0 || pe.Width || pe.IsSet || pe.NestedParam != nil:
+		w = Word{}
+	case pe.Slice != nil:
+		w = a.slice(w, pe.Slice)
+	case pe.Repl != nil:
+		w = a.replace(w, pe.Repl)
+	case pe.Exp != nil:
+		w, _ = a.paramOp(name, w, found, pe.Exp)
+	default:
+		if !found {
+			w = Word{}
+		}
+	}
+	if !w.Known {
+		b.hole()
+		return
+	}
+	b.expansion(w.Value, quoted)
+}
+
+// paramOp applies ${x:-w}, ${x#p} and friends. An unset variable takes
+// its default: that is what bash does, and the command itself is all the
+// environment an agent controls.
+func (a *analyzer) paramOp(name string, w Word, found bool, e *syntax.Expansion) (Word, bool) {
+	set := found && (!w.Known || w.Value != "")
+	switch e.Op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
+		if found && (e.Op == syntax.DefaultUnset || e.Op == syntax.AssignUnset || set) {
+			return w, true
+		}
+		d := a.word1(e.Word)
+		if e.Op == syntax.AssignUnset || e.Op == syntax.AssignUnsetOrNull {
+			a.setVar(name, d, nil)
+		}
+		return d, true
+	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+		if !found {
+			return Word{}, false // might be set in the environment
+		}
+		if e.Op == syntax.AlternateUnsetOrNull && !set && w.Known {
+			return Word{Value: "", Known: true}, true
+		}
+		return a.word1(e.Word), true
+	case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+		return w, found
+	case syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix:
+		p := a.word1(e.Word)
+		if !found || !w.Known || !p.Known {
+			return Word{}, false
+		}
+		return Word{Value: trimPattern(w.Value, p.pattern(), e.Op), Known: true}, true
+	case syntax.UpperAll, syntax.UpperFirst, syntax.LowerAll, syntax.LowerFirst:
+		if !found || !w.Known {
+			return Word{}, false
+		}
+		return Word{Value: caseOp(w.Value, e.Op), Known: true}, true
+	}
+	return Word{}, false
+}
+
+// trimPattern removes the shortest/longest prefix/suffix matching pat.
+func trimPattern(v, pat string, op syntax.ParExpOperator) string {
+	if len(v) > 256 {
+		return v
+	}
+	switch op {
+	case syntax.RemSmallPrefix:
+		for i := 0; i <= len(v); i++ {
+			if ok, _ := path.Match(pat, v[:i]); ok {
+				return v[i:]
+			}
+		}
+	case syntax.RemLargePrefix:
+		for i := len(v); i >= 0; i-- {
+			if ok, _ := path.Match(pat, v[:i]); ok {
+				return v[i:]
+			}
+		}
+	case syntax.RemSmallSuffix:
+		for i := len(v); i >= 0; i-- {
+			if ok, _ := path.Match(pat, v[i:]); ok {
+				return v[:i]
+			}
+		}
+	case syntax.RemLargeSuffix:
+		for i := 0; i <= len(v); i++ {
+			if ok, _ := path.Match(pat, v[i:]); ok {
+				return v[:i]
+			}
+		}
+	}
+	return v
+}
+
+func caseOp(v string, op syntax.ParExpOperator) string {
+	switch op {
+	case syntax.UpperAll:
+		return strings.ToUpper(v)
+	case syntax.LowerAll:
+		return strings.ToLower(v)
+	}
+	if v == "" {
+		return v
+	}
+	if op == syntax.UpperFirst {
+		return strings.ToUpper(v[:1]) + v[1:]
+	}
+	return strings.ToLower(v[:1]) + v[1:]
+}
+
+// slice applies ${x:off:len} with literal numbers.
+func (a *analyzer) slice(w Word, s *syntax.Slice) Word {
+	if !w.Known {
+		return Word{}
+	}
+	off, ok := arithLit(s.Offset)
+	if !ok {
+		return Word{}
+	}
+	v := w.Value
+	if off < 0 {
+		off += len(v)
+	}
+	if off < 0 || off > len(v) {
+		return Word{Value: "", Known: true}
+	}
+	v = v[off:]
+	if s.Length != nil {
+		n, ok := arithLit(s.Length)
+		if !ok {
+			return Word{}
+		}
+		if n < 0 {
+			n += len(v)
+		}
+		if n < 0 {
+			return Word{}
+		}
+		if n < len(v) {
+			v = v[:n]
+		}
+	}
+	return Word{Value: v, Known: true}
+}
+
+// arithLit evaluates an arithmetic expression that is a plain integer.
+func arithLit(x syntax.ArithmExpr) (int, bool) {
+	switch e := x.(type) {
+	case *syntax.Word:
+		n, err := strconv.Atoi(e.Lit())
+		return n, err == nil
+	case *syntax.UnaryArithm:
+		if e.Op == syntax.Minus {
+			n, ok := arithLit(e.X)
+			return -n, ok
+		}
+	case *syntax.ParenArithm:
+		return arithLit(e.X)
+	}
+	return 0, false
+}
+
+// replace applies ${x/old/new} with a literal old.
+func (a *analyzer) replace(w Word, r *syntax.Replace) Word {
+	if !w.Known || r.Orig == nil {
+		return Word{}
+	}
+	o := a.word1(r.Orig)
+	n := Word{Value: "", Known: true}
+	if r.With != nil {
+		n = a.word1(r.With)
+	}
+	if !o.Known || !n.Known || o.Glob || o.Value == "" {
+		return Word{}
+	}
+	cnt := 1
+	if r.All {
+		cnt = -1
+	}
+	v := strings.Replace(w.Value, o.Value, n.Value, cnt)
+	if len(v) > maxDecoded {
+		return Word{}
+	}
+	return Word{Value: v, Known: true}
+}

@@ -1,0 +1,237 @@
+package shell
+
+import (
+	"github.com/parallax/parallax/action"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// This file follows data: pipelines, the output of calls, flows into
+// network programs, code fed to interpreters, nested commands.
+
+// pipeline walks A | B | C, feeding each stage the previous output.
+func (a *analyzer) pipeline(b *syntax.BinaryCmd, in *stream) stream {
+	var stages []*syntax.Stmt
+	var flat func(s *syntax.Stmt)
+	flat = func(s *syntax.Stmt) {
+		if s == nil {
+			return
+		}
+		if bc, ok := s.Cmd.(*syntax.BinaryCmd); ok && len(s.Redirs) == 0 && !s.Background && !s.Negated &&
+			(bc.Op == syntax.Pipe || bc.Op == syntax.PipeAll) {
+			flat(bc.X)
+			flat(bc.Y)
+			return
+		}
+		stages = append(stages, s)
+	}
+	flat(b.X)
+	flat(b.Y)
+	cur := stream{}
+	shellAt, netAt, listen := -1, -1, false
+	for i, s := range stages {
+		stIn := in
+		if i > 0 {
+			cur.piped = true
+			stIn = &cur
+		}
+		nn := len(a.eff.Network)
+		out := a.stmt(s, stIn)
+		if a.last.shell && shellAt < 0 {
+			shellAt = i
+		}
+		if len(a.eff.Network) > nn || a.last.prog != nil && a.last.prog.Network {
+			if shellAt >= 0 || netAt < 0 {
+				netAt = i
+			}
+			for _, d := range a.eff.Network[nn:] {
+				listen = listen || d.Listen
+			}
+		}
+		if out.from == "" {
+			out.from = a.last.name
+		}
+		cur = out
+	}
+	a.shellWiring(shellAt, netAt, listen)
+	cur.piped = true
+	return cur
+}
+
+// shellWiring tags a shell whose output goes to a network program, or
+// that is fed by a listening socket.
+func (a *analyzer) shellWiring(shellAt, netAt int, listen bool) {
+	if shellAt < 0 || netAt < 0 {
+		return
+	}
+	switch {
+	case netAt > shellAt && listen:
+		a.tagf(nil, TagBindShell, "shell piped to a listening socket")
+	case netAt > shellAt:
+		a.tagf(nil, TagReverseShell, "shell piped to a network program")
+	case listen:
+		a.tagf(nil, TagBindShell, "listening socket piped to a shell")
+	}
+}
+
+// finish completes a call of a known program: code on stdin, flows,
+// output.
+func (a *analyzer) finish(c *Call, in *stream) stream {
+	p := c.prog
+	a.last = lastCmd{name: c.Name, prog: p}
+	if p.StdinCode && !c.code {
+		a.last.shell = true
+		if in != nil && in.piped {
+			a.execStream(c, p.Lang, in)
+		}
+	}
+	if p.Network {
+		a.flows(c, in)
+	}
+	out := a.output(c, in)
+	if p.Network {
+		out.net = true
+		out.netHost = a.callHost(c)
+	}
+	return a.transform(c, in, out)
+}
+
+// callHost is the first host the call talks to.
+func (a *analyzer) callHost(c *Call) string {
+	for _, d := range a.eff.Network[c.nmark:] {
+		if d.Program == c.Name && d.Host != "" {
+			return d.Host
+		}
+	}
+	return ""
+}
+
+// flows records data moving into a network program: files it reads,
+// values in its arguments, what is piped into it.
+func (a *analyzer) flows(c *Call, in *stream) {
+	host := a.callHost(c)
+	add := func(s source) {
+		a.addFlow(Flow{Kind: s.kind, Source: s.name, Program: c.Name, Host: host})
+	}
+	for _, u := range a.eff.Paths[c.pmark:] {
+		if u.Access&action.AccessRead != 0 && u.Program == c.Name {
+			add(source{SourceFile, u.Path})
+		}
+	}
+	if c.smark <= len(a.wsrc) {
+		for _, s := range a.wsrc[c.smark:] {
+			add(s)
+		}
+	}
+	if in == nil || !in.piped {
+		return
+	}
+	for _, s := range in.srcs {
+		add(s)
+	}
+	if len(in.srcs) == 0 && !in.known && in.from != "" {
+		add(source{SourceCommand, in.from})
+	}
+}
+
+// output is the default output of a call: what it read, passed on.
+func (a *analyzer) output(c *Call, in *stream) stream {
+	out := stream{piped: true, from: c.Name}
+	if in != nil && in.piped {
+		out.srcs = append(out.srcs, in.srcs...)
+		out.net, out.decoded, out.layer = in.net, in.decoded, in.layer
+	}
+	for _, u := range a.eff.Paths[c.pmark:] {
+		if u.Access&action.AccessRead != 0 && u.Program == c.Name {
+			out.srcs = append(out.srcs, source{SourceFile, u.Path})
+			if a.isDownloaded(u.Path) {
+				out.net = true
+			}
+		}
+	}
+	if c.smark <= len(a.wsrc) {
+		out.srcs = append(out.srcs, a.wsrc[c.smark:]...)
+	}
+	return out
+}
+
+// execStream runs data as code of lang: decoded or downloaded data that is
+// executed is tagged, known text is analysed one level deeper.
+func (a *analyzer) execStream(c *Call, lang string, s *stream) {
+	if s.net {
+		a.tagf(c, TagDownloadExec, "from "+s.from)
+	}
+	if s.decoded {
+		a.tagf(c, TagDecodedExec, s.layer)
+		a.tagf(c, TagObfuscation, s.layer)
+	}
+	if s.known {
+		w := Word{Value: s.text, Known: true}
+		if s.decoded {
+			w.flags |= wDecoded
+		}
+		a.runCode(c, lang, w)
+		return
+	}
+	if !s.net && !s.decoded {
+		a.tagf(c, TagEval, "code from "+s.from)
+	}
+}
+
+// enter goes one nesting level deeper; it reports false at the bound.
+func (a *analyzer) enter() bool {
+	if a.depth+1 > a.opt.MaxDepth {
+		a.tagf(nil, TagLimitExceeded, "depth")
+		return false
+	}
+	a.depth++
+	return true
+}
+
+// run analyses argv as a nested command.
+func (a *analyzer) run(c *Call, argv []Word) {
+	if len(argv) == 0 || !a.enter() {
+		return
+	}
+	defer func() { a.depth-- }()
+	if c.Name == "xargs" || c.Name == "parallel" {
+		argv = append(argv[:len(argv):len(argv)], Word{})
+	}
+	cwd := a.cwd
+	a.cwd = c.Cwd
+	a.runArgv(argv, c.stdin, c.smark)
+	a.cwd = cwd
+}
+
+// runShell analyses a string as shell code, one level deeper.
+func (a *analyzer) runShell(c *Call, code Word) {
+	c.code = true
+	if !code.Known {
+		a.unresolvedCode(c, code)
+		return
+	}
+	if !a.enter() {
+		return
+	}
+	defer func() { a.depth-- }()
+	why := ""
+	if code.flags&wDecoded != 0 {
+		why = "decoded"
+		a.tagf(c, TagDecodedExec, "decoded shell code")
+	}
+	cwd := a.cwd
+	a.cwd = callCwd(a, c)
+	a.shellCode(code.Value, c.stdin, why)
+	a.cwd = cwd
+}
+
+// unresolvedCode tags code the analyser cannot see.
+func (a *analyzer) unresolvedCode(c *Call, code Word) {
+	switch {
+	case code.flags&wNet != 0:
+		a.tagf(c, TagDownloadExec, "code from a download")
+	case code.flags&wDecoded != 0:
+		a.tagf(c, TagDecodedExec, "decoded code")
+	default:
+		a.tagf(c, TagEval, "unresolved code")
+	}
+}

@@ -1,0 +1,246 @@
+package shell
+
+import (
+	"path"
+	"strings"
+
+	"github.com/parallax/parallax/action"
+)
+
+// This file records effects: tags, paths, network destinations, flows.
+
+// progName is the program a call concerns ("" without a call).
+func progName(c *Call) string {
+	if c == nil {
+		return ""
+	}
+	return c.Name
+}
+
+// tagf records a tag once.
+func (a *analyzer) tagf(c *Call, k TagKind, detail string) {
+	t := Tag{Kind: k, Program: progName(c), Detail: detail}
+	for _, x := range a.eff.Tags {
+		if x == t {
+			return
+		}
+	}
+	a.eff.Tags = append(a.eff.Tags, t)
+}
+
+func (a *analyzer) tag(c *Call, k TagKind, detail string) { a.tagf(c, k, detail) }
+
+// absPath resolves p against the current directory and home; ok is false
+// when p is relative and the directory is unknown.
+func (a *analyzer) absPath(cwd, p string) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	if p[0] == '~' {
+		p = a.tilde(p)
+	}
+	if p[0] != '/' {
+		if cwd == "" {
+			return "", false
+		}
+		p = cwd + "/" + p
+	}
+	return path.Clean(p), true
+}
+
+// tilde expands a leading ~ or ~user.
+func (a *analyzer) tilde(p string) string {
+	user, rest, _ := strings.Cut(p[1:], "/")
+	var home string
+	switch user {
+	case "":
+		home = a.opt.Home
+		if home == "" {
+			return p // unknown home: resolved as opaque
+		}
+	case "root":
+		home = "/root"
+	case "+":
+		home = a.cwd
+	default:
+		home = "/home/" + user
+	}
+	if rest == "" {
+		return home
+	}
+	return home + "/" + rest
+}
+
+func (a *analyzer) abs(c *Call, w Word) (string, bool) {
+	if !w.Known {
+		return "", false
+	}
+	return a.absPath(callCwd(a, c), w.Value)
+}
+
+// callCwd is the directory a call works in.
+func callCwd(a *analyzer, c *Call) string {
+	if c != nil {
+		return c.Cwd
+	}
+	return a.cwd
+}
+
+// use records that a call touches the path named by w.
+func (a *analyzer) use(c *Call, w Word, acc action.Access) {
+	if w.proc > 0 || (w.Known && (w.Value == "-" || w.Value == "")) {
+		return // stdin/stdout or a process substitution
+	}
+	if w.Known && !w.Glob {
+		if p, ok := a.absPath(callCwd(a, c), w.Value); ok {
+			a.usePath(c, p, acc, false)
+			return
+		}
+		a.tagf(c, TagOpaque, "relative path in unknown directory")
+		return
+	}
+	pat := w.pattern()
+	if pat != "" && pat[0] != '*' && pat[0] != '?' && pat[0] != '[' {
+		if p, ok := a.absPath(callCwd(a, c), pat); ok {
+			a.usePath(c, p, acc, true)
+			if !w.Known {
+				a.tagf(c, TagOpaque, "path partly unresolved: "+p)
+			}
+			return
+		}
+	}
+	a.tagf(c, TagOpaque, "unresolved path")
+}
+
+// usePath records an absolute path.
+func (a *analyzer) usePath(c *Call, p string, acc action.Access, glob bool) {
+	if p == "" || p == "/dev/null" || p == "/dev/stdin" || p == "/dev/stdout" ||
+		p == "/dev/stderr" || p == "/dev/tty" || strings.HasPrefix(p, "/dev/fd/") {
+		return
+	}
+	u := PathUse{Path: p, Access: acc, Glob: glob, Program: progName(c)}
+	for i := range a.eff.Paths {
+		if a.eff.Paths[i] == u {
+			return
+		}
+	}
+	a.eff.Paths = append(a.eff.Paths, u)
+	if acc&action.AccessWrite != 0 {
+		if isDevice(p) {
+			a.tagf(c, TagDeviceWrite, p)
+		}
+		if c != nil && c.prog != nil && c.prog.Network {
+			a.downloaded = append(a.downloaded, p)
+		}
+	}
+}
+
+// isDevice reports whether p is a block device or raw memory.
+func isDevice(p string) bool {
+	if !strings.HasPrefix(p, "/dev/") {
+		return false
+	}
+	d := p[5:]
+	switch d {
+	case "mem", "kmem", "port":
+		return true
+	}
+	for _, pre := range [...]string{"sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk/", "mapper/", "md", "dm-", "loop", "sr"} {
+		if strings.HasPrefix(d, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// isDownloaded reports whether p was written with network data earlier.
+func (a *analyzer) isDownloaded(p string) bool {
+	for _, d := range a.downloaded {
+		if d == p {
+			return true
+		}
+	}
+	return false
+}
+
+// url records a URL a call talks to.
+func (a *analyzer) url(c *Call, w Word, upload bool) {
+	s := w.Value
+	if !w.Known {
+		s = w.pattern()
+	}
+	d := NetDest{Program: progName(c), URL: s, Upload: upload}
+	rest := s
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	d.Host, d.Port = hostPort(rest)
+	if strings.ContainsAny(d.Host, "*?[") {
+		d.Host = ""
+	}
+	a.addNet(c, d)
+}
+
+// host records a host a call talks to ("user@host", "host:port").
+func (a *analyzer) host(c *Call, w Word, port string, upload, listen bool) {
+	d := NetDest{Program: progName(c), Port: port, Upload: upload, Listen: listen}
+	if w.Known {
+		h := w.Value
+		if i := strings.LastIndexByte(h, '@'); i >= 0 {
+			h = h[i+1:]
+		}
+		host, p := hostPort(h)
+		d.Host = host
+		if p != "" && port == "" {
+			d.Port = p
+		}
+	}
+	if d.Host == "" && !listen {
+		a.tagf(c, TagOpaque, "unresolved host")
+	}
+	a.addNet(c, d)
+}
+
+// hostPort splits "host:port" and "[v6]:port"; a bare IPv6 literal
+// stays whole.
+func hostPort(s string) (host, port string) {
+	if strings.HasPrefix(s, "[") {
+		if i := strings.IndexByte(s, ']'); i > 0 {
+			host = s[1:i]
+			if strings.HasPrefix(s[i+1:], ":") {
+				port = s[i+2:]
+			}
+			return strings.ToLower(host), port
+		}
+	}
+	if strings.Count(s, ":") == 1 {
+		host, port, _ = strings.Cut(s, ":")
+		return strings.ToLower(host), port
+	}
+	return strings.ToLower(s), ""
+}
+
+func (a *analyzer) addNet(c *Call, d NetDest) {
+	for _, x := range a.eff.Network {
+		if x == d {
+			return
+		}
+	}
+	a.eff.Network = append(a.eff.Network, d)
+}
+
+// addFlow records a flow once.
+func (a *analyzer) addFlow(f Flow) {
+	for _, x := range a.eff.Flows {
+		if x == f {
+			return
+		}
+	}
+	a.eff.Flows = append(a.eff.Flows, f)
+}
