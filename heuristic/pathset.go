@@ -97,9 +97,7 @@ func (s *pathSet) matchGlob(g, home string) bool {
 				}
 			}
 		case strings.HasPrefix(p, "**/"):
-			// A base-name rule meets a glob only when the glob names the
-			// base itself ("*.tfstate"), not for "dir/*" wildcards.
-			if literalBytes(baseName(g)) >= 2 && globIntersect(g, "/"+p) {
+			if baseRuleMeetsGlob(p[3:], baseName(g)) && globIntersect(g, "/"+p) {
 				return true
 			}
 		default:
@@ -192,6 +190,18 @@ func tilde(p, home string) string {
 		}
 	}
 	return p
+}
+
+// baseRuleMeetsGlob reports whether a base-name rule is named by a glob
+// base closely enough to count: a glob that only meets "*.tfstate"
+// because both ends are open ("config-*") does not; "*.tfstate",
+// "prod.tfstate" and "Cook*" do. Without this, every "dir/*" would match
+// every base-name rule.
+func baseRuleMeetsGlob(rule, gbase string) bool {
+	if strings.HasPrefix(rule, "*") {
+		return strings.Contains(gbase, strings.TrimLeft(rule, "*"))
+	}
+	return literalBytes(gbase) >= 2
 }
 
 // literalBytes counts the bytes of a glob segment that are not wildcards.

@@ -87,14 +87,13 @@ func checkWatch(c *Call) {
 	c.RunShell(joinWords(c.Positional))
 }
 
-// checkXargs runs the command with the input items: in place of the -I
-// string, or appended as one word known only at run time.
+// checkXargs runs the command with the input items in place of the -I
+// string. (The core's Call.Run appends one word known only at run time
+// for the items xargs adds at the end.)
 func checkXargs(c *Call) {
-	var argv []Word
-	if len(c.Positional) == 0 {
+	argv := c.Positional
+	if len(argv) == 0 {
 		argv = []Word{lit("echo")}
-	} else {
-		argv = c.Positional
 	}
 	if w, ok := c.Flag("-I"); ok && w.Value != "" {
 		c.Run(replaceBraces(argv, w.Value, ""))
@@ -104,9 +103,7 @@ func checkXargs(c *Call) {
 		c.Run(replaceBraces(argv, "{}", ""))
 		return
 	}
-	out := make([]Word, len(argv), len(argv)+1)
-	copy(out, argv)
-	c.Run(append(out, unknownWord("")))
+	c.Run(argv)
 }
 
 // checkParallel: "parallel CMD ::: ARGS" runs CMD as shell code with each
