@@ -29,6 +29,8 @@ type globEntry struct {
 // it could match, with bash rules: a wildcard does not match a leading
 // dot unless the pattern segment starts with one. A pattern without
 // wildcards is checked like Check. Braces must be expanded by the caller.
+// A recursive pattern with a literal root ("ROOT/**", "ROOT/**/NAME") is
+// judged as an operation over a tree: see checkTree.
 func (g *Guard) CheckGlob(pattern string, acc action.Access) (Finding, bool) {
 	return g.checkGlob(pattern, acc, false)
 }
@@ -48,6 +50,9 @@ func (g *Guard) checkGlob(pattern string, acc action.Access, dot bool) (Finding,
 	}
 	if !hasMeta(raw) {
 		return g.Check(raw, acc)
+	}
+	if f, ok, handled := g.checkTree(clean, acc, dot); handled {
+		return f, ok
 	}
 	segs, err := bashSegs(splitSegs(fold(clean)))
 	if err != "" {

@@ -31,7 +31,19 @@ func TestCheckGlob(t *testing.T) {
 		{"star hides dot names", "~/*/config", rd, "", 0, 0},
 		{"star in home", "~/*", rd, "", 0, 0},
 		{"globstar ssh", "~/**/id_rsa", rd, RuleRestricted, B, 0},
-		{"globstar stops at dots", "~/**/config", rd, "", 0, 0},
+		// "**" patterns come from find-like selections, which descend
+		// into dot directories: judged as operations over a tree.
+		{"tree read over home", "~/**/config", rd, RuleTree, verdict.Escalate, 0},
+		{"tree read of workspace", "$W/**", rd, "", 0, 0},
+		{"tree narrowed to names", "$W/**/*.o", del, "", 0, 0},
+		{"tree write of workspace", "$W/**", wr, RuleTree, verdict.Escalate, 0},
+		{"tree delete of workspace", "$W/**", del, RuleTree, verdict.Escalate, 0},
+		{"tree under restricted", "~/.ssh/**", rd, RuleRestricted, B, 0},
+		{"tree of keys by name", "$W/**/.env", rd, RuleRestricted, B, 0},
+		{"tree of system", "/**/*.md", rd, RuleTree, verdict.Escalate, 0},
+		{"tree write reaches identity", "$W/**/*.md", wr, RuleReadOnly, B, 0},
+		{"tree write reaches deep identity", "$W/**/skills/*.md", wr, RuleReadOnly, B, 0},
+		{"tree read in home areas", "~/**/*.txt", rd, RuleTree, verdict.Escalate, 0},
 		{"workspace star delete", "$W/*", del, RuleReadOnly, B, 0},
 		{"workspace star write", "$W/*.md", wr, RuleReadOnly, B, 0},
 		{"memory glob write", "$W/memory/*.md", wr, RuleTier, verdict.Allow, 1},
@@ -56,7 +68,9 @@ func TestCheckGlobDot(t *testing.T) {
 	f := newFixture(t)
 	cases := []checkCase{
 		{"star matches ssh", "~/*/config", rd, RuleSealed, verdict.Block, 0},
-		{"globstar matches sealed", "$W/**/x", rd, RuleSealed, verdict.Block, 0},
+		{"tree read skips the workspace's own seal", "$W/**/x", rd, "", 0, 0},
+		{"tree write by other names", "$W/**/x", wr, "", 0, 0},
+
 		{"plain", "/usr/share/*/x", rd, "", 0, 0},
 	}
 	runCases(t, f, cases, f.g.CheckGlobDot)

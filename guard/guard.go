@@ -67,6 +67,9 @@ const (
 	RuleReadOnly   = "guard_readonly"
 	RuleTier       = "guard_tier"
 	RuleBadPath    = "guard_bad_path"
+	// RuleTree is a recursive operation over a tree that holds protected
+	// entries: it escalates rather than blocks (see CheckGlob).
+	RuleTree = "guard_tree"
 )
 
 // Finding is what the guard says about one path.

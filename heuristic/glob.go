@@ -156,7 +156,15 @@ func step(toks []gtok, s gstate, c byte, out []gstate) []gstate {
 // globIntersect reports whether some path matches both shellGlob (shell
 // syntax) and rule (rule syntax). It explores the product automaton.
 func globIntersect(shellGlob, rule string) bool {
-	a, b := compileGlob(shellGlob, true), compileGlob(rule, false)
+	return intersect(compileGlob(shellGlob, true), compileGlob(rule, false))
+}
+
+// ruleIntersect is globIntersect for two rule-syntax patterns.
+func ruleIntersect(x, y string) bool {
+	return intersect(compileGlob(x, false), compileGlob(y, false))
+}
+
+func intersect(a, b []gtok) bool {
 	alphabet := []byte{0, '/', '.'}
 	seen := [256]bool{0: true, '/': true, '.': true}
 	for _, toks := range [2][]gtok{a, b} {

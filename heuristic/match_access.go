@@ -30,6 +30,10 @@ func isParallaxPath(p string, glob bool, ws, home string) bool {
 // on commands that stop the gate.
 func matchParallaxInternals(in *Input) (string, bool) {
 	if u, ok := findPath(in, func(u use) bool {
+		if u.glob && u.access&action.AccessDelete == 0 &&
+			(metadataOnly[u.prog] || literalBytes(baseName(u.path)) < 2) {
+			return false // "ls .*", "find .*": a wildcard that happens to cover .parallax
+		}
 		return isParallaxPath(u.path, u.glob, in.Workspace, in.Home)
 	}); ok {
 		return tilde(u.path, in.Home), true
@@ -80,6 +84,11 @@ func matchCredRead(in *Input) (string, bool) {
 			identityArg(in, u.prog, u.path) {
 			return false
 		}
+		if u.glob {
+			if dir, name, ok := findScope(in, u.path); ok {
+				return credentialPaths.matchScope(dir, name, in.Home)
+			}
+		}
 		return isCredential(u.path, u.glob, in.Home)
 	}); ok {
 		d := tilde(u.path, in.Home)
@@ -129,8 +138,12 @@ var grepLike = map[string]bool{"grep": false, "egrep": false, "fgrep": false, "z
 // matchCredSearch fires on the analyser's credential-search fact and on a
 // typed search for secret patterns outside the workspace.
 func matchCredSearch(in *Input) (string, bool) {
-	if t, ok := findTag(in, shell.TagCredentialSearch); ok {
-		return tagDetail(t), true
+	if fx := in.Effects; fx != nil {
+		for _, t := range fx.Tags {
+			if t.Kind == shell.TagCredentialSearch && !searchesWorkspaceOnly(in, fx, t.Program) {
+				return tagDetail(t), true
+			}
+		}
 	}
 	if d, ok := grepForSecrets(in); ok {
 		return d, true
@@ -209,4 +222,69 @@ func grepForSecrets(in *Input) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// searchesWorkspaceOnly reports whether every path prog reads is inside
+// the workspace: looking for "password" in your own code is review, not
+// credential hunting.
+func searchesWorkspaceOnly(in *Input, fx *shell.Effects, prog string) bool {
+	found := false
+	for _, p := range fx.Paths {
+		if p.Program != prog {
+			continue
+		}
+		if in.Workspace == "" || !inside(p.Path, in.Workspace) {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
+// findScope recognises the "DIR/*" glob a find -exec hands its command
+// and returns what the find reaches: DIR and its -name/-iname filter (""
+// when there is none, several, or a negated one). Unlike a shell glob,
+// find's reach includes dot files and subdirectories. ok is false when g
+// does not come from a find.
+func findScope(in *Input, g string) (dir, name string, ok bool) {
+	dir, ok = strings.CutSuffix(g, "/*")
+	if !ok || in.Effects == nil || strings.ContainsAny(dir, "*?[") {
+		return "", "", false
+	}
+	for _, e := range in.Effects.Execs {
+		if e.Name != "find" || !findStartsAt(in, e.Args, dir) {
+			continue
+		}
+		negated, count := false, 0
+		for i, a := range e.Args {
+			switch {
+			case (a == "-name" || a == "-iname") && i+1 < len(e.Args):
+				name, count = e.Args[i+1], count+1
+				negated = negated || i > 0 && (e.Args[i-1] == "!" || e.Args[i-1] == "-not")
+			case a == "-o" || a == "-or":
+				count++
+			}
+		}
+		if negated || count > 1 || strings.ContainsRune(name, '/') {
+			name = ""
+		}
+		return dir, name, true
+	}
+	return "", "", false
+}
+
+// findStartsAt reports whether dir is one of find's starting points
+// (the operands before the first expression; "." when none).
+func findStartsAt(in *Input, args []string, dir string) bool {
+	starts := 0
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+			break
+		}
+		starts++
+		if resolveArg(a, in.Workspace, in.Home) == dir {
+			return true
+		}
+	}
+	return starts == 0 && dir == in.Workspace
 }

@@ -201,6 +201,12 @@ func matchDestroyRecursive(in *Input) (string, bool) {
 		if u.access&action.AccessDelete == 0 {
 			return false
 		}
+		if u.glob && findFiltered(in) && strings.HasSuffix(u.path, "/*") {
+			// find ... -name x -exec rm {}: a filtered delete under the
+			// start directory, critical only at the root or a system root.
+			d := strings.TrimSuffix(u.path, "/*")
+			return d == "" || isTopLevelCritical(d)
+		}
 		if u.glob {
 			return isCriticalGlob(u.path, in.Home, in.Workspace)
 		}
@@ -337,8 +343,11 @@ func matchDefenseEvasion(in *Input) (string, bool) {
 		return tagDetail(t), true
 	}
 	if u, ok := findPath(in, func(u use) bool {
-		return u.access&(action.AccessWrite|action.AccessDelete) != 0 &&
-			(logPaths.has(u.path, u.glob, in.Home) || historyPaths.has(u.path, u.glob, in.Home))
+		if u.access&(action.AccessWrite|action.AccessDelete) == 0 ||
+			u.access&action.AccessDelete == 0 && oneOf(u.prog, "chown", "chgrp", "chmod", "setfacl") {
+			return false // owner and mode changes leave the records intact
+		}
+		return logPaths.has(u.path, u.glob, in.Home) || historyPaths.has(u.path, u.glob, in.Home)
 	}); ok {
 		return u.access.String() + " of " + tilde(u.path, in.Home), true
 	}

@@ -43,16 +43,28 @@ func isExfilService(host string) bool {
 }
 
 // isSecretVar reports whether an environment variable name holds a
-// secret by convention.
+// secret by convention: one of its words (split on "_") is a secret word
+// or ends with one (APIKEY, AUTHTOKEN), or the name is a connection
+// string. KEYDIR, SESSION_NAME and AUTH_URL are not secrets.
 func isSecretVar(name string) bool {
 	n := strings.ToUpper(name)
-	if n == "PWD" || n == "OLDPWD" {
-		return false
+	if n == "DATABASE_URL" || strings.HasSuffix(n, "_DSN") {
+		return true
 	}
-	for _, w := range [...]string{"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "PASS", "CREDENTIAL",
-		"AUTH", "COOKIE", "SESSION", "PRIVATE", "DSN", "DATABASE_URL"} {
-		if strings.Contains(n, w) {
+	for _, w := range strings.Split(n, "_") {
+		switch w {
+		case "KEY", "KEYS", "SECRET", "SECRETS", "TOKEN", "TOKENS", "PASSWORD", "PASSWD", "PASS",
+			"CREDENTIAL", "CREDENTIALS", "CREDS", "COOKIE", "PAT", "PASSPHRASE":
 			return true
+		case "PWD":
+			if n != "PWD" && n != "OLDPWD" {
+				return true
+			}
+		}
+		for _, suf := range [...]string{"APIKEY", "TOKEN", "SECRET", "PASSWORD"} {
+			if len(w) > len(suf) && strings.HasSuffix(w, suf) {
+				return true
+			}
 		}
 	}
 	return false
@@ -82,6 +94,9 @@ func matchExfilFlow(in *Input) (string, bool) {
 		for i := range fx.Flows {
 			f := &fx.Flows[i]
 			host := flowHost(fx, f)
+			if localFlow(in, f, host) {
+				continue
+			}
 			switch f.Kind {
 			case shell.SourceFile:
 				if isSensitiveSource(f.Source, strings.ContainsAny(f.Source, "*?["), in.Home) {
@@ -103,6 +118,9 @@ func matchExfilFlow(in *Input) (string, bool) {
 		if d, ok := uploadOf(in, fx, true); ok {
 			return d, true
 		}
+		if d, ok := stagedExfil(in, fx); ok {
+			return d, true
+		}
 	}
 	if _, ok := in.Action.Payload.(*action.ExecuteCommandPayload); ok {
 		return "", false
@@ -112,6 +130,63 @@ func matchExfilFlow(in *Input) (string, bool) {
 			if f.Access&action.AccessRead != 0 && isSensitiveSource(*f.Path, false, in.Home) {
 				return tilde(*f.Path, in.Home) + " as " + f.Name, true
 			}
+		}
+	}
+	return "", false
+}
+
+// localFlow reports flows that do not leave the machine or do not send
+// their source: programs with no network destination in the command
+// (pip -r, kubectl -f, docker build: their own daemons and registries),
+// rsync and scp between local paths, and an ssh identity key given with -i.
+func localFlow(in *Input, f *shell.Flow, host string) bool {
+	if host == "" && !rawSockets[f.Program] && !hasNetDest(in.Effects, f.Program) {
+		return true
+	}
+	if host == "" && oneOf(f.Program, "rsync", "scp") {
+		return true
+	}
+	return f.Kind == shell.SourceFile && identityArg(in, f.Program, f.Source)
+}
+
+func hasNetDest(fx *shell.Effects, prog string) bool {
+	for i := range fx.Network {
+		if fx.Network[i].Program == prog {
+			return true
+		}
+	}
+	return false
+}
+
+// stagedExfil finds a command that both reads sensitive data (or dumps
+// the environment) and sends something out: "printenv | base64 | curl -d
+// @-", "zip -r /tmp/h.zip ~ && curl -T /tmp/h.zip ...". The flow names
+// only the last program of a pipeline, so the read is found by itself.
+func stagedExfil(in *Input, fx *shell.Effects) (string, bool) {
+	var out *shell.Flow
+	for i := range fx.Flows {
+		f := &fx.Flows[i]
+		if f.Program != "git" && (f.Kind == shell.SourceCommand || f.Kind == shell.SourceFile) &&
+			!localFlow(in, f, flowHost(fx, f)) {
+			out = f
+			break
+		}
+	}
+	if out == nil {
+		return "", false
+	}
+	for _, e := range fx.Execs {
+		if envDumpers[e.Name] {
+			return flowDetail("output of "+e.Name, out.Program, flowHost(fx, out)), true
+		}
+	}
+	for _, p := range fx.Paths {
+		if p.Access&action.AccessRead == 0 || metadataOnly[p.Program] || credentialOwners[p.Program] ||
+			identityArg(in, p.Program, p.Path) {
+			continue
+		}
+		if isSensitiveSource(p.Path, p.Glob, in.Home) {
+			return flowDetail(tilde(p.Path, in.Home)+" (staged)", out.Program, flowHost(fx, out)), true
 		}
 	}
 	return "", false
@@ -163,36 +238,48 @@ func uploadOf(in *Input, fx *shell.Effects, sensitive bool) (string, bool) {
 	return "", false
 }
 
-// matchDNSExfil fires on DNS lookups that carry data: a name built from a
-// command substitution ("$(whoami).x.com"), data piped into a resolver,
-// or a lookup of an out-of-band interaction domain.
+// matchDNSExfil fires on DNS lookups that carry data: a name built from
+// command output, file content or a secret ("$(whoami).x.com",
+// "{}.evil.net"), ICMP payload patterns filled from data ("ping -p
+// $(xxd ...)"), and lookups of out-of-band interaction domains. Looking
+// up a name held in a variable ("dig $domain") is routine.
 func matchDNSExfil(in *Input) (string, bool) {
 	fx := in.Effects
 	if fx == nil {
 		return "", false
 	}
-	for i := range fx.Flows {
-		if f := &fx.Flows[i]; dnsTools[f.Program] || f.Program == "ping" {
-			return "data in a DNS query by " + f.Program, true
-		}
-	}
 	for i := range fx.Network {
 		n := &fx.Network[i]
 		h, _ := urlHost(n.Host)
-		if dnsTools[n.Program] && isExfilService(h) {
+		if (dnsTools[n.Program] || n.Program == "ping") && isExfilService(h) {
 			return "lookup of " + h + " by " + n.Program, true
 		}
 	}
 	cmd := commandText(in)
-	if !strings.Contains(cmd, ")") && !strings.Contains(cmd, "`") {
+	built := strings.Contains(cmd, ").") || strings.Contains(cmd, "`.") || strings.Contains(cmd, "}.")
+	for i := range fx.Flows {
+		f := &fx.Flows[i]
+		if !dnsTools[f.Program] && f.Program != "ping" {
+			continue
+		}
+		if f.Kind == shell.SourceEnv && !isSecretVar(f.Source) {
+			continue
+		}
+		if built || f.Program == "ping" && strings.Contains(cmd, "-p") {
+			return "data in a DNS query by " + f.Program, true
+		}
+	}
+	if !built {
 		return "", false
 	}
 	for _, e := range fx.Execs {
-		if !dnsTools[e.Name] && e.Name != "ping" {
+		if !dnsTools[e.Name] {
 			continue
 		}
-		if strings.Contains(cmd, ").") || strings.Contains(cmd, "`.") || strings.Contains(cmd, "}.") {
-			return "a computed name queried by " + e.Name, true
+		for _, a := range e.Args {
+			if a == "" {
+				return "a computed name queried by " + e.Name, true
+			}
 		}
 	}
 	return "", false
@@ -279,7 +366,7 @@ func matchUpload(in *Input) (string, bool) {
 	}
 	for i := range fx.Flows {
 		f := &fx.Flows[i]
-		if f.Program == "git" {
+		if f.Program == "git" || localFlow(in, f, flowHost(fx, f)) {
 			continue
 		}
 		switch f.Kind {

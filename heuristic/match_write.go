@@ -143,6 +143,10 @@ func matchUnknownProgram(in *Input) (string, bool) {
 		if t.Kind != shell.TagUnknownProgram {
 			continue
 		}
+		if strings.HasPrefix(t.Detail, "/") && in.Workspace != "" && inside(t.Detail, in.Workspace) &&
+			!isParallaxPath(t.Detail, false, in.Workspace, in.Home) {
+			continue // a script of the project run by an interpreter: python3 manage.py
+		}
 		if workspaceProgram(in, fx, t.Program) {
 			continue
 		}
@@ -180,9 +184,27 @@ func matchCodeEscape(in *Input) (string, bool) {
 		return "", false
 	}
 	for _, t := range fx.Tags {
-		if t.Kind == shell.TagCodeEscape && !oneOf(t.Program, "find", "xargs", "parallel") {
-			return tagDetail(t), true
+		if t.Kind != shell.TagCodeEscape || oneOf(t.Program, "find", "xargs", "parallel") {
+			continue
 		}
+		if t.Program == "rsync" && onlyNested(fx, "ssh") {
+			continue // rsync -e "ssh -p 2222": the remote shell is ssh, analysed as such
+		}
+		return tagDetail(t), true
 	}
 	return "", false
+}
+
+// onlyNested reports whether every nested (depth > 0) program is name.
+func onlyNested(fx *shell.Effects, name string) bool {
+	found := false
+	for _, e := range fx.Execs {
+		if e.Depth > 0 {
+			if e.Name != name {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
 }

@@ -31,7 +31,7 @@ var credentialPaths = newPathSet(
 	"**/logins.json", "**/key3.db", "**/key4.db", "~/Library/Cookies/**",
 	// System secrets and process memory.
 	"/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "/etc/security/opasswd",
-	"/proc/*/environ", "/proc/*/mem", "/proc/*/task/*/environ",
+	"/proc/*/environ", "/proc/*/mem", "/proc/*/task/*/environ", "/proc/kcore", "/dev/mem", "/dev/kmem",
 	// Private keys by name, anywhere.
 	"**/id_rsa", "**/id_dsa", "**/id_ecdsa", "**/id_ed25519", "**/*.ppk", "**/wallet.dat",
 )

@@ -109,6 +109,51 @@ func (s *pathSet) matchGlob(g, home string) bool {
 	return false
 }
 
+// matchScope reports whether a filtered find under dir (name is its
+// -name pattern, "" for none) can reach a path in the set. A name filter
+// must name the file the rule is about: "*.json" meets config.json,
+// "id_rsa" meets id_rsa, "*.txt" meets nothing; directory-tree rules
+// ("~/.gnupg/**") count only for unfiltered finds.
+func (s *pathSet) matchScope(dir, name, home string) bool {
+	for _, p := range s.all {
+		var cands []string
+		switch {
+		case strings.HasPrefix(p, "~/"):
+			for _, h := range [...]string{home, "/root", "/home/*", "/Users/*"} {
+				if h != "" {
+					cands = append(cands, h+p[1:])
+				}
+			}
+		case strings.HasPrefix(p, "**/"):
+			cands = []string{"/" + p}
+		default:
+			cands = []string{p}
+		}
+		for _, x := range cands {
+			if x != dir && !ruleIntersect(dir+"/**", x) {
+				continue
+			}
+			if name == "" {
+				return true
+			}
+			base := baseName(x)
+			if base == "**" {
+				continue
+			}
+			if ext, ok := strings.CutPrefix(name, "*"); ok && strings.HasPrefix(ext, ".") && !strings.ContainsAny(ext, "*?[") {
+				if strings.HasSuffix(base, ext) {
+					return true
+				}
+				continue
+			}
+			if ruleIntersect(name, base) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // has reports whether a path use (concrete or glob) may be in the set.
 func (s *pathSet) has(p string, glob bool, home string) bool {
 	if glob {

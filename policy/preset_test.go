@@ -101,7 +101,9 @@ func TestPresetDefault(t *testing.T) {
 		{"overwrite IDENTITY.md", "write_file", `{"path":"/home/dev/project/IDENTITY.md","content":"x"}`, nil, Deny, 0, "identity_files"},
 		{"move SOUL.md away", "move_file", `{"source":"/home/dev/project/SOUL.md","destination":"/home/dev/project/old.md"}`, nil, Deny, 0, "identity_files"},
 		{"read SOUL.md", "read_file", `{"path":"/home/dev/project/SOUL.md"}`, nil, Allow, 0, "workspace_reads"},
-		{"parallax state", "read_file", `{"path":"/home/dev/project/.parallax/policy.yaml"}`, nil, Deny, 0, "agent_internals"},
+		// .parallax is sealed by the guard, before any policy: the preset
+		// does not repeat it (a repeat would over-match recursive patterns).
+		{"parallax state", "read_file", `{"path":"/home/dev/project/.parallax/policy.yaml"}`, nil, Allow, 0, "workspace_reads"},
 		{"shell rm SOUL via effects", "execute_command", `{"command":"rm SOUL.md"}`,
 			sh([]string{"rm"}, []shell.PathUse{use("/home/dev/project/SOUL.md", d)}, nil), Deny, 0, "identity_files"},
 		{"shell cat netrc via glob", "execute_command", `{"command":"cat ~/.ne*"}`,

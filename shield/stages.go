@@ -125,11 +125,51 @@ func (g *Gate) guardEffects(st *state) (verdict.Verdict, bool) {
 		st.paths = append(st.paths, policy.PathRef{Path: u.Path, Access: u.Access, Glob: u.Glob})
 	}
 	for _, n := range st.effects.Network {
-		if n.Host != "" {
-			st.hosts = append(st.hosts, n.Host)
-		}
+		// Unknown destinations stay in as "": a domain allow rule must
+		// not clear a command whose destination nobody knows.
+		st.hosts = append(st.hosts, n.Host)
 	}
 	return g.guardPaths(st, st.paths[start:])
+}
+
+// treeRoot returns ROOT for a recursive selection "ROOT/**" or
+// "ROOT/**/NAME" with a literal root (find -exec {}, xargs fed by find).
+func treeRoot(p string) (string, bool) {
+	i := strings.Index(p, "/**")
+	if i < 0 || (i+3 < len(p) && p[i+3] != '/') || strings.ContainsAny(p[:i], "*?[") {
+		return "", false
+	}
+	if i == 0 {
+		return "/", true
+	}
+	return p[:i], true
+}
+
+// policyPaths is what the policy sees of the touched paths. A recursive
+// read is a read of its root: it is not a targeted read of each file
+// below (the guard judges what the tree holds). Recursive writes stay
+// patterns, so deny rules over-match them.
+func policyPaths(refs []policy.PathRef, rootsOnly bool) ([]policy.PathRef, bool) {
+	var out []policy.PathRef
+	trees := false
+	for i, r := range refs {
+		root, ok := treeRoot(r.Path)
+		if !r.Glob || !ok || (!rootsOnly && r.Access&^action.AccessRead != 0) {
+			if out != nil {
+				out = append(out, r)
+			}
+			continue
+		}
+		trees = true
+		if out == nil {
+			out = append(make([]policy.PathRef, 0, len(refs)), refs[:i]...)
+		}
+		out = append(out, policy.PathRef{Path: root, Access: r.Access})
+	}
+	if out == nil {
+		return refs, trees
+	}
+	return out, trees
 }
 
 // shellCode returns the shell code an action runs, if any.
@@ -144,7 +184,17 @@ func shellCode(a *action.Action) string {
 }
 
 func (g *Gate) applyPolicy(st *state) (verdict.Verdict, bool) {
-	res := g.policy.Evaluate(&policy.Input{Action: st.act, Paths: st.paths, Hosts: st.hosts, Effects: st.effects})
+	paths, trees := policyPaths(st.paths, false)
+	res := g.policy.Evaluate(&policy.Input{Action: st.act, Paths: paths, Hosts: st.hosts, Effects: st.effects})
+	if res.Effect == policy.Deny && trees {
+		// A recursive change whose pattern overlaps a denied area: BLOCK
+		// only if the roots themselves are denied, else it needs review.
+		roots, _ := policyPaths(st.paths, true)
+		if again := g.policy.Evaluate(&policy.Input{Action: st.act, Paths: roots, Hosts: st.hosts, Effects: st.effects}); again.Effect != policy.Deny {
+			st.escalate(verdict.StagePolicy, 2, res.Rule, "a recursive change could reach a denied area: "+res.Reason)
+			res = again
+		}
+	}
 	st.pol = res
 	switch res.Effect {
 	case policy.Deny:

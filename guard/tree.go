@@ -1,0 +1,119 @@
+package guard
+
+import (
+	"strings"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/verdict"
+)
+
+// checkTree judges a recursive pattern: "ROOT/**" (every file below ROOT,
+// as find -exec {}, grep -r or xargs fed by find select them) or
+// "ROOT/**/REST" (those whose trailing part matches REST).
+//
+// A recursive operation is not a targeted access of each file below its
+// root, so it is judged by what lies below:
+//   - the root itself, and what REST names, go through Check/CheckGlob;
+//   - a recursive read over a tree that holds restricted or sealed
+//     entries outside the workspace (find ~, grep -r / …) ESCALATEs;
+//     the workspace's own .parallax is excluded from recursive reads by
+//     the executor and does not count;
+//   - a recursive write or delete over a tree that holds any protected
+//     entry (.parallax, SOUL.md, rc files, keys) ESCALATEs;
+//   - the tree is not expanded against the disk: links and secret file
+//     names inside a bare "ROOT/**" are left to the executor's sandbox
+//     and to DLP on the output (documented limit).
+func (g *Guard) checkTree(pattern string, acc action.Access, dot bool) (Finding, bool, bool) {
+	i := strings.Index(pattern, "/**")
+	if i < 0 || (i+3 < len(pattern) && pattern[i+3] != '/') {
+		return Finding{}, false, false
+	}
+	root, rest := pattern[:i], strings.TrimPrefix(pattern[i+3:], "/")
+	if root == "" {
+		root = "/"
+	}
+	if hasMeta(root) {
+		return Finding{}, false, false // wildcards above the tree: the general matcher
+	}
+	var w worst
+	rootAcc := acc
+	if acc&action.AccessDelete != 0 {
+		// The root is not removed by a recursive operation on its files,
+		// but everything in it may change.
+		rootAcc = acc&^action.AccessDelete | action.AccessWrite
+	}
+	w.add(g.Check(root, rootAcc))
+	if w.ok && w.f.Decision == verdict.Block {
+		return w.f, true, true
+	}
+	if rest == "" || strings.Trim(rest, "*/") == "" {
+		w.add(g.treeBelow(root, acc))
+		return w.f, w.ok, true
+	}
+	w.add(g.checkGlob(root+"/"+rest, acc, dot))
+	if w.ok && w.f.Decision == verdict.Block {
+		return w.f, true, true
+	}
+	w.add(g.treeNamed(root, rest, acc))
+	return w.f, w.ok, true
+}
+
+// treeNamed handles "ROOT/**/REST": an entry below ROOT is reached when
+// its own name matches REST's last segment, or when it is a restricted
+// or sealed area whose files could match. The workspace's .parallax is
+// left to the executor for name-narrowed selections (find . -name '*.o'
+// -delete): its files are the engine's, never the project's.
+func (g *Guard) treeNamed(root, rest string, acc action.Access) (Finding, bool) {
+	res, err := g.resolve(root)
+	if err != nil {
+		return g.badPath(root, acc, "it cannot be resolved ("+err.Error()+")"), true
+	}
+	last := fold(rest[strings.LastIndexByte(rest, '/')+1:])
+	write := acc&(action.AccessWrite|action.AccessDelete) != 0
+	var w worst
+	for _, ge := range g.globs {
+		p := ge.e.path
+		if p == res || !within(p, res) || ge.e.level == None {
+			continue
+		}
+		named := segMatch(last, fold(p[strings.LastIndexByte(p, '/')+1:]), true)
+		area := ge.e.level >= Restricted && p != g.workspace+"/.parallax"
+		switch {
+		case named && (write || ge.e.level >= Restricted):
+		case area && (write || !within(p, g.workspace)):
+		default:
+			continue
+		}
+		verb := "a recursive read of "
+		if write {
+			verb = "a recursive change under "
+		}
+		w.add(g.treeFinding(root, acc, ge.e, verb+g.show(root)+" could reach "+ge.e.what), true)
+	}
+	return w.f, w.ok
+}
+
+// treeBelow reports the entries below root that a recursive operation
+// with acc would reach.
+func (g *Guard) treeBelow(root string, acc action.Access) (Finding, bool) {
+	res, err := g.resolve(root)
+	if err != nil {
+		return g.badPath(root, acc, "it cannot be resolved ("+err.Error()+")"), true
+	}
+	e := g.ancestors[fold(res)]
+	if e == nil {
+		return Finding{}, false
+	}
+	if acc&(action.AccessWrite|action.AccessDelete) == 0 {
+		if within(res, g.workspace) || e.level < Restricted {
+			return Finding{}, false
+		}
+		return g.treeFinding(root, acc, e, "a recursive read of "+g.show(root)+" would include "+e.what), true
+	}
+	return g.treeFinding(root, acc, e, "a recursive change under "+g.show(root)+" would include "+e.what), true
+}
+
+func (g *Guard) treeFinding(root string, acc action.Access, e *entry, why string) Finding {
+	return Finding{Rule: RuleTree, Level: e.level, Path: g.show(root), Decision: verdict.Escalate,
+		Reason: why + " (" + g.show(e.path) + "); it needs review"}
+}
