@@ -141,8 +141,12 @@ func TestPresetDefault(t *testing.T) {
 		{"browser click", "browser_click", `{"selector":"#buy"}`, nil, Verify, 2, "default_tier2"},
 		{"read calendar", "read_calendar", `{}`, nil, Allow, 0, "read_only_tools"},
 		{"list schedules", "list_schedules", `{}`, nil, Allow, 0, "read_only_tools"},
-		{"create schedule", "create_schedule", `{"cron":"* * * * *","task":"x"}`, nil, Verify, 2, "default_tier2"},
-		{"create agent", "create_agent", `{"task":"x"}`, nil, Verify, 2, "default_tier2"},
+		{"create schedule", "create_schedule", `{"cron":"* * * * *","task":"x"}`, nil, Verify, 2, "schedules"},
+		{"create agent", "create_agent", `{"task":"x"}`, nil, Verify, 1, "agent_instructions"},
+		{"notify", "notify", `{"title":"x"}`, nil, Allow, 0, "local_notes"},
+		{"recursive delete in workspace", "delete_file", `{"path":"/home/dev/project/build","recursive":true}`, nil, Allow, 0, "workspace_writes"},
+		{"recursive delete of the workspace", "delete_file", `{"path":"/home/dev/project","recursive":true}`, nil, Verify, 2, "recursive_delete"},
+		{"schedule", "create_schedule", `{"cron":"* * * * *","task":"x"}`, nil, Verify, 2, "schedules"},
 	})
 }
 
