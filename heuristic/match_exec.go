@@ -152,6 +152,24 @@ func privilegeExec(in *Input, e shell.Exec) (string, bool) {
 				return "world-writable " + p, true
 			}
 		}
+	case "chpasswd", "chgpasswd":
+		return e.Name + " sets account passwords", true
+	case "install":
+		mode := ""
+		for i, a := range args {
+			if (a == "-m" || a == "--mode") && i+1 < len(args) {
+				mode = args[i+1]
+			} else if strings.HasPrefix(a, "--mode=") {
+				mode = a[len("--mode="):]
+			}
+		}
+		if setuidMode(mode) {
+			for _, a := range args {
+				if isInterpreter(baseName(a)) {
+					return "setuid copy of " + a, true
+				}
+			}
+		}
 	case "setcap":
 		joined := strings.ToLower(strings.Join(args, " "))
 		if strings.Contains(joined, "cap_setuid") || strings.Contains(joined, "cap_sys_admin") ||
