@@ -17,6 +17,8 @@ var homeEntriesOS []entry
 var systemEntries = []entry{
 	{path: "/etc/shadow", level: Restricted, what: catShadow},
 	{path: "/etc/shadow-", level: Restricted, what: catShadow},
+	{path: "/var/run/secrets", level: Restricted, what: catCreds}, // Kubernetes service-account tokens
+	{path: "/run/secrets", level: Restricted, what: catCreds},     // Docker and Kubernetes secrets
 	{path: "/etc/gshadow", level: Restricted, what: catShadow},
 	{path: "/etc/gshadow-", level: Restricted, what: catShadow},
 	{path: "/etc/security/opasswd", level: Restricted, what: catShadow},

@@ -69,7 +69,11 @@ var injectionMarkers = [...]string{"ignore all previous instructions", "ignore p
 	"without telling the user", "without the user knowing", "hide this from the user",
 	"without asking", "do not ask for confirmation", "don't ask for confirmation",
 	"do not ask for permission", "don't ask for permission", "new system prompt", "system override",
-	"bypass the approval", "bypass approval", "<|im_start|>system", "[system]"}
+	"bypass the approval", "bypass approval", "<|im_start|>system", "[system]",
+	"treat every block as allow", "treat all blocks as allow", "treat block as allow",
+	"gate has been disabled", "gate is disabled", "shield has been disabled", "shield is disabled",
+	"open a reverse shell", "start a reverse shell", "spawn a reverse shell", "reverse shell to",
+	"bind shell on", "install a keylogger", "install a backdoor", "add a backdoor"}
 
 // gateVerbs and gateNouns: "disable the shield", "bypass parallax".
 var gateVerbs = [...]string{"disable", "turn off", "bypass", "kill", "stop", "uninstall", "remove",

@@ -39,8 +39,14 @@ func matchParallaxInternals(in *Input) (string, bool) {
 		return tilde(u.path, in.Home), true
 	}
 	if fx := in.Effects; fx != nil {
+		killer := false
 		for _, e := range fx.Execs {
-			if !oneOf(e.Name, "kill", "pkill", "killall", "systemctl", "service", "launchctl", "sc") {
+			killer = killer || oneOf(e.Name, "kill", "pkill", "killall", "systemctl", "service", "launchctl", "sc")
+		}
+		for _, e := range fx.Execs {
+			// "kill $(pgrep parallax)": the name reaches kill through a lookup.
+			if !oneOf(e.Name, "kill", "pkill", "killall", "systemctl", "service", "launchctl", "sc") &&
+				!(killer && oneOf(e.Name, "pgrep", "pidof")) {
 				continue
 			}
 			for _, a := range e.Args {

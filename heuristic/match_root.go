@@ -26,7 +26,9 @@ func interactiveShell(e shell.Exec) bool {
 		switch {
 		case a == "-c" || strings.HasPrefix(a, "-c") && !strings.HasPrefix(a, "--"):
 			return false
-		case a == "" || a == "-" || strings.HasPrefix(a, "-"):
+		case a == "":
+			return false // an unresolved operand may be a script
+		case a == "-" || strings.HasPrefix(a, "-"):
 			continue
 		default:
 			return false // a script operand

@@ -21,6 +21,13 @@ const (
 	wDecoded                       // holds decoded data
 	wNet                           // holds data fetched from the network
 	wSubst                         // holds command substitution output
+	// wSet: the word is not fully known, but its pattern is a sound
+	// superset of every value it can take (a find set, a token such as
+	// $(uname -r) as * within one path segment). Paths named by it are
+	// recorded as globs, not as opaque.
+	wSet
+	wRec  // the pattern has find semantics (see PathUse.Recursive)
+	wMany // unquoted, the value may split into several fields (seq output)
 )
 
 // pattern returns the word as a glob pattern: unknown parts are *.
@@ -59,6 +66,13 @@ type Call struct {
 	pmark int      // len(Effects.Paths) when the call started
 	nmark int      // len(Effects.Network) when the call started
 	smark int      // len(analyzer.wsrc) when the call started
+
+	// Item sets (findset.go): what find's -delete removes, and the words
+	// xargs appends for its input items (nil: unknown).
+	delSet  []Word
+	items   []Word
+	replace bool // xargs -I/-i: nothing is appended
+	itemsOK bool // items holds the input items
 }
 
 // Flag reports whether any of the spellings was given, and its value.

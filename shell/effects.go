@@ -7,10 +7,17 @@ type PathUse struct {
 	// Path is absolute and cleaned. When Glob is set it is a pattern
 	// (shell glob syntax: * ? [..]) that may match many paths; consumers
 	// must treat it as touching every sensitive path it could match.
-	Path    string
-	Access  action.Access
-	Glob    bool
-	Program string // the program that touches it ("" for a redirect)
+	Path   string
+	Access action.Access
+	Glob   bool
+	// Recursive marks a find-style path set (find's {} and -delete, the
+	// files xargs receives from find or grep -l, a loop over $(find ...)).
+	// Path is then a pattern whose "**" matches any run of characters,
+	// "/" included, and whose wildcards also match names starting with a
+	// dot: "ROOT/**" is ROOT and everything below it, "ROOT/**/*.txt" is
+	// ROOT and what below it ends in ".txt". Recursive implies Glob.
+	Recursive bool
+	Program   string // the program that touches it ("" for a redirect)
 }
 
 // Exec is one program the command runs.

@@ -2,6 +2,7 @@ package shield
 
 import (
 	"net/url"
+	"path"
 	"strings"
 
 	"github.com/parallax/parallax/action"
@@ -57,7 +58,35 @@ func (g *Gate) verify(st *state) (verdict.Verdict, bool) {
 		st.paths = append(st.paths, policy.PathRef{Path: *pf.Path, Access: pf.Access})
 	}
 	st.hosts = payloadHosts(st.act)
+	if p, ok := fileURLPath(st.act); ok {
+		// file:// in a URL field is a read of that file.
+		st.paths = append(st.paths, policy.PathRef{Path: p, Access: action.AccessRead})
+	}
 	return verdict.Verdict{}, false
+}
+
+// fileURLPath returns the path of a file:// URL in a URL-bearing payload.
+func fileURLPath(a *action.Action) (string, bool) {
+	var raw string
+	switch p := a.Payload.(type) {
+	case *action.HTTPRequestPayload:
+		raw = p.URL
+	case *action.BrowserNavigatePayload:
+		raw = p.URL
+	case *action.GitClonePayload:
+		raw = p.URL
+	default:
+		return "", false
+	}
+	raw = strings.TrimSpace(raw)
+	if len(raw) < 7 || !strings.EqualFold(raw[:7], "file://") {
+		return "", false
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Path == "" {
+		return "/", true // unparsable file URL: judged as the root, never skipped
+	}
+	return path.Clean(u.Path), true
 }
 
 // guardPayload checks the paths named in the payload.
