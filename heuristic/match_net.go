@@ -122,7 +122,7 @@ func matchInternalAddress(in *Input) (string, bool) {
 			return false
 		}
 		_, admin := adminAPIs[d.port]
-		return typed || admin
+		return admin || typed && !devServer(d)
 	}); ok {
 		if name, admin := adminAPIs[d.port]; admin {
 			return name + " at " + d.host + ":" + d.port, true
@@ -130,4 +130,20 @@ func matchInternalAddress(in *Input) (string, bool) {
 		return "internal address " + d.host, true
 	}
 	return "", false
+}
+
+// devPorts are the ports local development servers listen on by default
+// (Rails, Node, Vite, Angular, Flask, Django, Go, Jupyter).
+var devPorts = map[string]bool{"3000": true, "3001": true, "4000": true, "4200": true, "5000": true,
+	"5173": true, "8000": true, "8080": true, "8081": true, "8888": true}
+
+// devServer reports whether d is a plainly spelled loopback address on a
+// development server port: an agent checking the app it is building.
+// Other spellings (0x7f000001, 2130706433) are not plain.
+func devServer(d dest) bool {
+	switch d.host {
+	case "localhost", "127.0.0.1", "::1", "[::1]":
+		return devPorts[d.port]
+	}
+	return false
 }

@@ -1,6 +1,8 @@
 package heuristic
 
 import (
+	"strings"
+
 	"encoding/json"
 
 	"github.com/parallax/parallax/action"
@@ -562,11 +564,13 @@ var Rules = []Rule{
 		Positive: []Example{
 			sh(`git push --force origin main`),
 			sh(`git push origin +main`),
+			sh(`git push --force-with-lease origin main`),
 			ex(action.GitPush, `{"remote":"origin","branch":"main","force":true}`),
 		},
 		Negative: []Example{
 			sh(`git push origin feature/x`),
 			ex(action.GitPush, `{"remote":"origin","branch":"feature/x"}`),
+			sh(`git push --force-with-lease origin feature/x`),
 		},
 	},
 	{
@@ -614,14 +618,16 @@ var Rules = []Rule{
 	{
 		ID: "network_scan", Category: "discovery", Severity: Medium, Decision: escalate,
 		Description: "scans ports or sweeps networks",
-		Types:       shellTypes, Match: tagRule(shell.TagNetworkScan),
+		Types:       shellTypes, Match: matchNetworkScan,
 		Positive: []Example{
 			sh(`nmap -sS -p- 10.0.0.0/24`),
+			sh(`nc -zv 10.0.0.5 1-1024`),
 			sh(`masscan 10.0.0.0/8 -p22,80,443 --rate 10000`),
 		},
 		Negative: []Example{
 			sh(`ping -c 1 example.com`),
 			sh(`curl -sI https://example.com`),
+			sh(`nc -zv localhost 5432`),
 		},
 	},
 	{
@@ -738,6 +744,7 @@ var Rules = []Rule{
 			ex(action.HTTPRequest, `{"method":"GET","url":"https://api.github.com/repos/x/y"}`),
 			sh(`curl -s http://localhost:3000/health`),
 			ex(action.HTTPRequest, `{"method":"GET","url":"https://10.example.com/"}`),
+			ex(action.HTTPRequest, `{"method":"GET","url":"http://127.0.0.1:3000/api/health"}`),
 		},
 	},
 	{
@@ -776,12 +783,105 @@ var Rules = []Rule{
 
 // matchForcePush fires on the analyser's force-push fact and on a typed
 // forced git_push.
+//
+// A lease-checked force push of a named, unshared branch (git push
+// --force-with-lease origin feature/x) is routine: the lease refuses to
+// overwrite work it has not seen, and nobody else builds on that branch.
 func matchForcePush(in *Input) (string, bool) {
 	if t, ok := findTag(in, shell.TagForcePush); ok {
+		if leasedPrivatePush(in.Effects) {
+			return "", false
+		}
 		return tagDetail(t), true
 	}
 	if p, ok := in.Action.Payload.(*action.GitPushPayload); ok && p.Force {
 		return "forced push of " + p.Branch, true
 	}
 	return "", false
+}
+
+// sharedBranches are branch names other people build on.
+var sharedBranches = map[string]bool{"main": true, "master": true, "trunk": true, "develop": true,
+	"dev": true, "development": true, "staging": true, "production": true, "prod": true,
+	"stable": true, "gh-pages": true, "HEAD": true}
+
+// leasedPrivatePush reports whether every git push in fx is
+// "--force-with-lease REMOTE BRANCH" with one named branch that is not shared.
+func leasedPrivatePush(fx *shell.Effects) bool {
+	if fx == nil {
+		return false
+	}
+	found := false
+	for _, e := range fx.Execs {
+		if e.Name != "git" || len(e.Args) == 0 {
+			continue
+		}
+		i := 0
+		for i < len(e.Args) && e.Args[i] != "push" {
+			i++
+		}
+		if i == len(e.Args) {
+			continue
+		}
+		lease := false
+		var refs []string
+		for _, a := range e.Args[i+1:] {
+			switch {
+			case a == "--force-with-lease" || strings.HasPrefix(a, "--force-with-lease="):
+				lease = true
+			case strings.HasPrefix(a, "-"):
+				return false // --force, --mirror, --delete, -f alongside: not a plain lease
+			default:
+				refs = append(refs, a)
+			}
+		}
+		if !lease || len(refs) != 2 {
+			return false
+		}
+		b := refs[1]
+		if strings.ContainsAny(b, "+:*") || sharedBranches[b] || strings.HasPrefix(b, "release") {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
+// matchNetworkScan fires on the analyser's scan fact, except a netcat
+// probe of one port (nc -zv localhost 5432: is the database up?).
+func matchNetworkScan(in *Input) (string, bool) {
+	if _, ok := findTag(in, shell.TagNetworkScan); !ok {
+		return "", false
+	}
+	for _, tg := range in.Effects.Tags {
+		if tg.Kind == shell.TagNetworkScan && !singlePortProbe(in.Effects, tg.Program) {
+			return tagDetail(tg), true
+		}
+	}
+	return "", false
+}
+
+// singlePortProbe reports whether every run of prog (a netcat) names one
+// host and one numeric port.
+func singlePortProbe(fx *shell.Effects, prog string) bool {
+	if prog != "nc" && prog != "ncat" && prog != "netcat" {
+		return false
+	}
+	seen := false
+	for _, e := range fx.Execs {
+		if e.Name != prog {
+			continue
+		}
+		var ops []string
+		for _, a := range e.Args {
+			if !strings.HasPrefix(a, "-") {
+				ops = append(ops, a)
+			}
+		}
+		if len(ops) != 2 || ops[1] == "" || strings.Trim(ops[1], "0123456789") != "" {
+			return false
+		}
+		seen = true
+	}
+	return seen
 }
