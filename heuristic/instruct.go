@@ -25,8 +25,27 @@ func instructionText(a *action.Action) (field, text string) {
 		return "task", p.Task
 	case *action.MemoryWritePayload:
 		return "content", p.Content
+	case *action.WriteFilePayload:
+		if agentFile(p.Path) {
+			return "content", p.Content
+		}
+	case *action.EditFilePayload:
+		if agentFile(p.Path) {
+			return "new", p.New
+		}
 	}
 	return "", ""
+}
+
+// agentFiles are the workspace files an agent reads as its own
+// instructions and memory (DESIGN §3): what is written there is an
+// instruction too.
+var agentFiles = map[string]bool{"AGENTS.md": true, "HEARTBEAT.md": true, "USER.md": true,
+	"MEMORY.md": true, "SOUL.md": true, "IDENTITY.md": true, "CLAUDE.md": true, ".cursorrules": true}
+
+func agentFile(p string) bool {
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	return agentFiles[base] || strings.Contains(p, "/memory/")
 }
 
 // normText lowercases, folds typographic quotes and collapses white space
@@ -89,6 +108,17 @@ var strongObjects = [...]string{"id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "~
 	".npmrc", ".pypirc", ".docker/config.json", "browser cookies", "saved passwords"}
 var weakObjects = [...]string{"credential", "password", "secret", "token", "api key", "apikey",
 	"the keys", "all keys", "access key", "passphrase", "cookies", "keychain", "wallet"}
+// bulkObjects are wholesale data an instruction asks to move out.
+var bulkObjects = [...]string{"all e-mails", "all emails", "every e-mail", "every email", "the inbox",
+	"from the inbox", "users table", "all columns", "the database", "database dump", "all customer",
+	"customer data", "confidential", "every api key", "all api keys", "contents of", "all files",
+	"home directory", "them to", "it to", "the file to"}
+
+// plantVerbs and persistObjects: "append this key to authorized_keys".
+var plantVerbs = [...]string{"append", "add", "write", "insert", "copy", "put", "install"}
+var persistObjects = [...]string{"authorized_keys", "crontab", "cron job", ".bashrc", ".zshrc",
+	".profile", "sudoers", "rc.local", "systemd unit", "launchagents", "git hook", ".git/hooks"}
+
 var sendVerbs = [...]string{"send", "upload", "post", "exfiltrate", "email", "mail", "forward",
 	"transmit", "paste", "share", "curl", "scp", "transfer", "leak", "publish"}
 
@@ -115,8 +145,17 @@ func matchInstructionBlock(in *Input) (string, bool) {
 	if v, o, ok := nearPair(low, sendVerbs[:], strongObjects[:], 80); ok {
 		return field + " asks to " + v + " " + o, true
 	}
+	if o, v, ok := nearPair(low, strongObjects[:], sendVerbs[:], 80); ok && externalDest(low) {
+		return field + " asks to " + v + " " + o, true
+	}
 	if v, o, ok := nearPair(low, sendVerbs[:], weakObjects[:], 60); ok && externalDest(low) {
 		return field + " asks to " + v + " " + o + " to an outside address", true
+	}
+	if v, o, ok := nearPair(low, sendVerbs[:], bulkObjects[:], 60); ok && externalDest(low) {
+		return field + " asks to " + v + " " + o + " to an outside address", true
+	}
+	if v, o, ok := nearPair(low, plantVerbs[:], persistObjects[:], 120); ok {
+		return field + " asks to " + v + " to " + o, true
 	}
 	for _, span := range codeSpans(text) {
 		if d, ok := embeddedBlock(in, span); ok {
@@ -270,7 +309,8 @@ func codeSpans(text string) []string {
 			continue
 		}
 		lt := strings.ToLower(t)
-		for _, k := range [...]string{"run:", "execute:", "command:", "run the command", "run this:"} {
+		for _, k := range [...]string{"run:", "execute:", "command:", "run the command", "run this:",
+			"running:", "by running", "and run", "then run"} {
 			if i := strings.Index(lt, k); i >= 0 {
 				add(strings.Trim(t[i+len(k):], " :\"'`"))
 				break

@@ -171,6 +171,21 @@ func (a *analyzer) read(c *Call, in *stream) {
 	if in != nil {
 		srcs = in.srcs
 	}
+	if c.Name == "read" && in != nil && len(in.items) == 1 {
+		// read NAME from a list of paths (find ... | while read f):
+		// NAME is one of them.
+		var name string
+		n := 0
+		for _, w := range c.Args {
+			if w.Known && !strings.HasPrefix(w.Value, "-") && w.Value != "" {
+				name, n = w.Value, n+1
+			}
+		}
+		if n == 1 && len(c.Args) <= 2 {
+			a.setVar(name, in.items[0], srcs)
+			return
+		}
+	}
 	for _, w := range c.Args {
 		if w.Known && !strings.HasPrefix(w.Value, "-") && w.Value != "" {
 			a.setVar(w.Value, Word{}, srcs)

@@ -75,16 +75,20 @@ func (b *wbuild) param(pe *syntax.ParamExp, quoted bool) {
 	if !found && envSource(name) {
 		a.wsrc = append(a.wsrc, source{SourceEnv, name})
 	}
-	b.flags |= w.flags &^ wObf
+	set := w.flags&wSet != 0
+	b.flags |= w.flags &^ (wObf | wSet | wRec | wMany)
 	switch {
 	case pe.Length:
-		if found && w.Known {
+		if found && w.Known && !set {
 			b.text(strconv.Itoa(len(w.Value)), quoted)
 			return
 		}
-		w = Word{}
+		b.segHole(tokOne, quoted) // a length is a number
+		return
 	case pe.Excl || pe.Index != nil || pe.Names != 0 || pe.Width || pe.IsSet || pe.NestedParam != nil:
 		w = Word{}
+	case set && (pe.Slice != nil || pe.Repl != nil || pe.Exp != nil && !defaultOp(pe.Exp.Op)):
+		w = a.setOp(w, pe)
 	case pe.Slice != nil:
 		w = a.slice(w, pe.Slice)
 	case pe.Repl != nil:
@@ -93,14 +97,96 @@ func (b *wbuild) param(pe *syntax.ParamExp, quoted bool) {
 		w, _ = a.paramOp(name, w, found, pe.Exp)
 	default:
 		if !found {
+			if k := specialTok(name); k != tokNone {
+				b.segHole(k, quoted)
+				return
+			}
 			w = Word{}
 		}
+	}
+	if w.flags&wSet != 0 {
+		b.setPat(w, quoted)
+		return
 	}
 	if !w.Known {
 		b.hole()
 		return
 	}
 	b.expansion(w.Value, quoted)
+}
+
+// setOp applies ${x%...} or ${x##...} to a set word where the result is
+// again a sound set: a literal suffix or the extension of the last
+// segment removed (${f%.txt}, ${f%.*}), the directory (${f##*/}) or the
+// last segment (${f%/*}). Other operations give an unknown word.
+func (a *analyzer) setOp(w Word, pe *syntax.ParamExp) Word {
+	if pe.Exp == nil || pe.Slice != nil || pe.Repl != nil || pe.Exp.Word == nil {
+		return Word{}
+	}
+	op := pe.Exp.Op
+	pw := a.word1(pe.Exp.Word)
+	if !pw.Known {
+		return Word{}
+	}
+	pat := w.pattern()
+	slash := strings.LastIndexByte(pat, '/')
+	seg := pat[slash+1:]
+	rec := w.flags&wRec != 0
+	suffix := op == syntax.RemSmallSuffix || op == syntax.RemLargeSuffix
+	switch v := pw.Value; {
+	case op == syntax.RemSmallSuffix && v == "/*":
+		switch {
+		case slash < 0:
+			return w
+		case slash == 0:
+			return Word{}
+		}
+		return setWord(pat[:slash], rec)
+	case op == syntax.RemLargePrefix && v == "*/":
+		if seg == "" {
+			return Word{}
+		}
+		if seg == "**" {
+			return setWord("*", true)
+		}
+		return setWord(seg, rec)
+	case op == syntax.RemSmallSuffix && v == ".*":
+		dot := strings.LastIndexByte(seg, '.')
+		if dot <= 0 || strings.ContainsAny(seg[dot:], "*?[\\") {
+			return Word{}
+		}
+		return setWord(pat[:slash+1+dot], rec)
+	case suffix && v != "" && !strings.ContainsAny(v, "*?[\\/"):
+		if !strings.HasSuffix(seg, v) || len(seg) == len(v) || seg[len(seg)-len(v)-1] == '\\' {
+			return Word{}
+		}
+		return setWord(pat[:len(pat)-len(v)], rec)
+	}
+	return Word{}
+}
+
+// defaultOp reports whether a parameter operator yields the value itself
+// or a default (never a transformed value).
+func defaultOp(op syntax.ParExpOperator) bool {
+	switch op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull,
+		syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+		return true
+	}
+	return false
+}
+
+// specialTok is the shape of the special parameters bash always sets to
+// a number ($$, $?, $RANDOM, ...); tokNone for the others.
+func specialTok(name string) tokKind {
+	switch name {
+	case "$", "?", "#", "RANDOM", "SRANDOM", "PPID", "UID", "EUID", "BASHPID", "SECONDS", "LINENO",
+		"EPOCHSECONDS", "EPOCHREALTIME", "BASH_SUBSHELL":
+		return tokOne
+	case "!":
+		return tokMaybeEmpty
+	}
+	return tokNone
 }
 
 // paramOp applies ${x:-w}, ${x#p} and friends. An unset variable takes

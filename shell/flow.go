@@ -92,7 +92,9 @@ func (a *analyzer) finish(c *Call, in *stream) stream {
 		out.net = true
 		out.netHost = a.callHost(c)
 	}
-	return a.transform(c, in, out)
+	out = a.transform(c, in, out)
+	a.shape(c, in, &out)
+	return out
 }
 
 // callHost is the first host the call talks to.
@@ -193,7 +195,11 @@ func (a *analyzer) run(c *Call, argv []Word) {
 		return
 	}
 	defer func() { a.depth-- }()
-	if c.Name == "xargs" || c.Name == "parallel" {
+	switch {
+	case c.Name == "xargs" && c.itemsOK:
+		argv = append(argv[:len(argv):len(argv)], c.items...)
+	case c.Name == "xargs" && c.replace:
+	case c.Name == "xargs" || c.Name == "parallel":
 		argv = append(argv[:len(argv):len(argv)], Word{})
 	}
 	cwd := a.cwd
@@ -218,11 +224,60 @@ func (a *analyzer) runShell(c *Call, code Word) {
 		why = "decoded"
 		a.tagf(c, TagDecodedExec, "decoded shell code")
 	}
-	cwd := a.cwd
+	cwd, nv := a.cwd, len(a.vars)
 	a.cwd = callCwd(a, c)
+	child := c.prog != nil && c.prog.Lang == "sh" && c.prog.StdinCode
+	if child {
+		a.bindParams(c, code)
+	}
 	a.shellCode(code.Value, c.stdin, why)
 	a.cwd = cwd
+	if child {
+		a.vars = a.vars[:nv] // a child shell's variables die with it
+	}
 }
+
+// bindParams sets $0, $1, ... of sh -c CODE ARG0 ARGS... to the words
+// after the code.
+func (a *analyzer) bindParams(c *Call, code Word) {
+	k := -1
+	for i := range c.Args {
+		if c.Args[i] == code {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		return
+	}
+	params := c.Args[k+1:]
+	if len(params) > 10 {
+		return
+	}
+	empty := Word{Known: true}
+	for i := 0; i <= 9; i++ {
+		w := empty
+		if i < len(params) {
+			w = params[i]
+		}
+		a.setVar(paramNames[i], w, nil)
+	}
+	n := max(len(params)-1, 0)
+	a.setVar("#", Word{Value: paramNames[n], Known: true}, nil)
+	switch n {
+	case 0:
+		a.setVar("@", empty, nil)
+		a.setVar("*", empty, nil)
+	case 1:
+		a.setVar("@", params[1], nil)
+		a.setVar("*", params[1], nil)
+	default:
+		a.setVar("@", Word{}, nil)
+		a.setVar("*", Word{}, nil)
+	}
+}
+
+var paramNames = [...]string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
 
 // unresolvedCode tags code the analyser cannot see.
 func (a *analyzer) unresolvedCode(c *Call, code Word) {

@@ -40,6 +40,12 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 		}
 		npos++
 		c.Positional = append(c.Positional, w)
+		if role == RoleScript && c.code {
+			// Code came with a flag (sh -c, python -c): the operands
+			// are its arguments, not a script.
+			c.Positional = append(c.Positional, args[i+1:]...)
+			break
+		}
 		if stopsArgs(role) {
 			c.Positional = append(c.Positional, args[i+1:]...)
 			a.restArgs(c, role, args[i:])
@@ -49,6 +55,7 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 	}
 	a.progTags(c, p)
 	if p.Check != nil && !a.stop {
+		a.prep(c)
 		p.Check(c)
 	}
 	return a.finish(c, in)

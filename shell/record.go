@@ -88,6 +88,12 @@ func callCwd(a *analyzer, c *Call) string {
 
 // use records that a call touches the path named by w.
 func (a *analyzer) use(c *Call, w Word, acc action.Access) {
+	if c != nil && c.delSet != nil && acc == action.AccessDelete {
+		for _, s := range c.delSet {
+			a.useSet(c, s, acc) // find -delete removes its set, not its roots
+		}
+		return
+	}
 	if w.proc > 0 || (w.Known && (w.Value == "-" || w.Value == "")) {
 		return // stdin/stdout or a process substitution
 	}
@@ -99,26 +105,65 @@ func (a *analyzer) use(c *Call, w Word, acc action.Access) {
 		a.tagf(c, TagOpaque, "relative path in unknown directory")
 		return
 	}
+	if w.Known || w.flags&wSet != 0 {
+		a.useSet(c, w, acc)
+		return
+	}
 	pat := w.pattern()
 	if pat != "" && pat[0] != '*' && pat[0] != '?' && pat[0] != '[' {
 		if p, ok := a.absPath(callCwd(a, c), pat); ok {
 			a.usePath(c, p, acc, true)
-			if !w.Known {
-				a.tagf(c, TagOpaque, "path partly unresolved: "+p)
-			}
+			a.tagf(c, TagOpaque, "path partly unresolved: "+p)
 			return
 		}
 	}
 	a.tagf(c, TagOpaque, "unresolved path")
 }
 
+// useSet records a glob or a set word: its pattern is a sound superset of
+// the paths it names, even where it starts with a wildcard.
+func (a *analyzer) useSet(c *Call, w Word, acc action.Access) {
+	pat := w.pattern()
+	if i := strings.Index(pat, "**"); i >= 0 && dotDotSeg(pat[i:]) {
+		// ".." after "**" climbs out of an unknown depth.
+		a.tagf(c, TagOpaque, "unresolved path")
+		return
+	}
+	p, ok := a.absPath(callCwd(a, c), pat)
+	if !ok {
+		a.tagf(c, TagOpaque, "relative path in unknown directory")
+		return
+	}
+	a.usePathSet(c, p, acc, true, w.flags&wRec != 0)
+}
+
+// dotDotSeg reports whether p holds a ".." path segment.
+func dotDotSeg(p string) bool {
+	for {
+		i := strings.Index(p, "..")
+		if i < 0 {
+			return false
+		}
+		if (i == 0 || p[i-1] == '/') && (i+2 == len(p) || p[i+2] == '/') {
+			return true
+		}
+		p = p[i+2:]
+	}
+}
+
 // usePath records an absolute path.
 func (a *analyzer) usePath(c *Call, p string, acc action.Access, glob bool) {
+	a.usePathSet(c, p, acc, glob, false)
+}
+
+// usePathSet records an absolute path or pattern; rec marks find
+// semantics (PathUse.Recursive).
+func (a *analyzer) usePathSet(c *Call, p string, acc action.Access, glob, rec bool) {
 	if p == "" || p == "/dev/null" || p == "/dev/stdin" || p == "/dev/stdout" ||
 		p == "/dev/stderr" || p == "/dev/tty" || strings.HasPrefix(p, "/dev/fd/") {
 		return
 	}
-	u := PathUse{Path: p, Access: acc, Glob: glob, Program: progName(c)}
+	u := PathUse{Path: p, Access: acc, Glob: glob, Recursive: rec && glob, Program: progName(c)}
 	for i := range a.eff.Paths {
 		if a.eff.Paths[i] == u {
 			return

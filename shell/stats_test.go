@@ -49,4 +49,17 @@ func TestCorpusStats(t *testing.T) {
 		}
 		t.Logf("%5d %-60s e.g. %s", count[k], k, ex[k])
 	}
+	if want := os.Getenv("PX_STATS_KEY"); want != "" {
+		n := 0
+		for _, l := range lines {
+			e := Analyze(l, corpusOpt)
+			for _, tg := range e.Tags {
+				if strings.HasPrefix(tg.Kind.String()+" "+tg.Program+" "+tg.Detail, want) && n < 25 {
+					t.Logf("EX %s", l)
+					n++
+					break
+				}
+			}
+		}
+	}
 }

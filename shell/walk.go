@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"strings"
+
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -66,6 +68,12 @@ type stream struct {
 	from    string   // the program that produced it
 	shell   bool     // output of an interactive shell (reverse shell pipes)
 	netHost string   // the host the data came from or goes to
+
+	// Shape of unknown text (shape.go): a list of paths, one per line,
+	// each in one of the item sets (find, ls, grep -l); or a token.
+	items  []Word
+	single bool    // at most one line (head -n 1)
+	tok    tokKind // the text is a token (uname -r, wc -l, date +%F)
 }
 
 // tick counts work; it reports false once the node bound is hit.
@@ -247,15 +255,34 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 		name = wi.Name.Value
 	}
 	if len(items) == 0 || len(items) > 8 {
-		a.setVar(name, Word{}, nil)
+		a.setVar(name, tokenSet(items), nil)
 		return a.stmts(c.Do, in)
 	}
 	var out stream
 	for _, it := range items {
+		if it.Known && it.Glob {
+			it.flags |= wSet // the variable stands for each match
+		}
 		a.setVar(name, it, nil)
 		out = joinStreams(out, a.stmts(c.Do, in))
 	}
 	return out
+}
+
+// tokenSet is the loop variable over many words: * within one path
+// segment when every word is a known token (no "/", not "." or "..",
+// no leading dot), else unknown.
+func tokenSet(items []Word) Word {
+	if len(items) == 0 {
+		return Word{}
+	}
+	for _, it := range items {
+		v := it.Value
+		if !it.Known || it.Glob || v == "" || v[0] == '.' || strings.IndexByte(v, '/') >= 0 {
+			return Word{}
+		}
+	}
+	return Word{pat: "*", flags: wSet}
 }
 
 func (a *analyzer) caseClause(c *syntax.CaseClause, in *stream) stream {

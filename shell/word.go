@@ -19,16 +19,23 @@ type wbuild struct {
 	pat      []byte
 	started  bool
 	unknown  bool
+	loose    bool // an unknown part is unbounded: the pattern is no sound set
+	rec      bool // a part has find semantics (wRec)
+	setpart  bool // a set word was expanded into the field
+	many     bool // an unquoted part may split into several fields
 	glob     bool
 	boundary bool
 	flags    wordFlags
 	proc     int
-	split    bool // field splitting applies (command arguments)
+	split    bool   // field splitting applies (command arguments)
+	empty    [4]int // positions in pat of bounded holes that may be empty
+	nempty   int
 }
 
 func (b *wbuild) reset() {
 	b.val, b.pat = b.val[:0], b.pat[:0]
 	b.started, b.unknown, b.glob, b.flags, b.proc = false, false, false, 0, 0
+	b.loose, b.rec, b.many, b.setpart, b.nempty = false, false, false, false, 0
 }
 
 // emit ends the current field.
@@ -36,12 +43,107 @@ func (b *wbuild) emit() {
 	if !b.started {
 		return
 	}
-	w := Word{Value: string(b.val), Known: !b.unknown, Glob: b.glob, flags: b.flags, proc: b.proc}
+	w := Word{Value: string(b.val), Known: !b.unknown, Glob: b.glob, flags: b.flags &^ (wSet | wRec), proc: b.proc}
 	if b.unknown || b.glob {
 		w.pat = string(b.pat)
 	}
+	if b.unknown && b.bounded() || !b.unknown && b.setpart {
+		w.flags |= wSet
+		if b.rec {
+			w.flags |= wRec
+		}
+	}
 	b.out = append(b.out, w)
 	b.reset()
+}
+
+// bounded reports whether the unknown parts of the current field keep
+// its pattern a sound superset of its values: no unbounded hole, no
+// possibly empty hole standing alone between slashes (an empty value
+// there would remove a path segment), no multi-field value glued to
+// other text.
+func (b *wbuild) bounded() bool {
+	if b.loose || b.many && !(len(b.pat) == 1 && b.pat[0] == '*') {
+		return false
+	}
+	if b.nempty > len(b.empty) {
+		return false
+	}
+	n := len(b.pat)
+	for _, p := range b.empty[:b.nempty] {
+		left := p == 0 || b.pat[p-1] == '/'
+		right := p+1 >= n || b.pat[p+1] == '/'
+		if left && right && n > 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// star appends one * to the pattern (runs of unknown parts are one *)
+// and returns its position.
+func (b *wbuild) star() int {
+	b.started, b.unknown, b.boundary = true, true, false
+	if n := len(b.pat); n == 0 || b.pat[n-1] != '*' {
+		b.pat = append(b.pat, '*')
+	}
+	return len(b.pat) - 1
+}
+
+// segHole appends a value known to be a token: no "/", never "." or
+// "..", not starting with a dot ($(uname -r), $((...)), $$). It is *
+// within one path segment.
+func (b *wbuild) segHole(k tokKind, quoted bool) {
+	if !quoted && b.split && b.a.varSet("IFS") {
+		b.hole() // a changed IFS may split the token anywhere
+		return
+	}
+	p := b.star()
+	if k == tokMany {
+		if !b.split {
+			b.flags |= wMany
+		} else if !quoted {
+			b.many = true
+		}
+	}
+	if k == tokMany || k == tokMaybeEmpty {
+		b.markEmpty(p)
+	}
+}
+
+func (b *wbuild) markEmpty(p int) {
+	if b.nempty < len(b.empty) {
+		b.empty[b.nempty] = p
+	}
+	b.nempty++
+}
+
+// setPat appends the value of a set word (a variable holding a find set,
+// a loop variable over a glob): its pattern, unescaped even when quoted,
+// since it stands for the paths it matches.
+func (b *wbuild) setPat(w Word, quoted bool) {
+	b.started, b.boundary, b.setpart = true, false, true
+	if w.Known {
+		b.val = append(b.val, w.Value...)
+		b.glob = b.glob || w.Glob
+	} else {
+		b.unknown = true
+	}
+	if w.flags&wRec != 0 {
+		b.rec = true
+	}
+	if w.flags&wMany != 0 {
+		if !b.split {
+			b.flags |= wMany
+		} else if !quoted {
+			b.many = true
+		}
+	}
+	p := w.pattern()
+	if n := len(b.pat); n > 0 && b.pat[n-1] == '*' && p != "" && p[0] == '*' && !b.rec {
+		p = p[1:]
+	}
+	b.pat = append(b.pat, p...)
 }
 
 // text appends resolved text; quoted text is never a glob.
@@ -68,12 +170,8 @@ func (b *wbuild) text(s string, quoted bool) {
 
 // hole appends an unresolvable part.
 func (b *wbuild) hole() {
-	b.started = true
-	b.unknown = true
-	b.boundary = false
-	if n := len(b.pat); n == 0 || b.pat[n-1] != '*' {
-		b.pat = append(b.pat, '*')
-	}
+	b.star()
+	b.loose = true
 }
 
 // expansion appends the value of an expansion: unquoted, it is split
@@ -193,7 +291,7 @@ func (b *wbuild) parts(parts []syntax.WordPart, quoted, first bool) {
 			b.subst(x, quoted)
 		case *syntax.ArithmExp:
 			b.a.arithm(x.X)
-			b.hole()
+			b.segHole(tokOne, quoted)
 		case *syntax.ProcSubst:
 			b.procSubst(x)
 		case *syntax.ExtGlob:
@@ -259,7 +357,21 @@ func (b *wbuild) subst(cs *syntax.CmdSubst, quoted bool) {
 		b.flags |= wDecoded
 	}
 	if !out.known {
-		b.hole()
+		switch {
+		case len(out.items) > 0 && (!quoted || out.single) && (b.split || len(out.items) == 1):
+			// A list of paths (find, ls, grep -l): one field per item
+			// set, or the one item a quoted single line holds.
+			for i, it := range out.items {
+				if i > 0 {
+					b.emit()
+				}
+				b.setPat(it, quoted)
+			}
+		case out.tok != tokNone:
+			b.segHole(out.tok, quoted)
+		default:
+			b.hole()
+		}
 		return
 	}
 	b.expansion(strings.TrimRight(out.text, "\n"), quoted)
