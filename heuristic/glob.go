@@ -78,7 +78,7 @@ func compileGlob(p string, shellSyntax bool) []gtok {
 			i++
 		case c == '*':
 			if n := len(out); shellSyntax && n > 0 && out[n-1].kind == gStar {
-				continue // "**" in a shell glob is one star
+				continue // "**" in a shell glob is one star (trees are the guard's)
 			}
 			out = append(out, gtok{kind: gStar, fresh: shellSyntax && segStart})
 		case c == '?':
@@ -156,12 +156,55 @@ func step(toks []gtok, s gstate, c byte, out []gstate) []gstate {
 // globIntersect reports whether some path matches both shellGlob (shell
 // syntax) and rule (rule syntax). It explores the product automaton.
 func globIntersect(shellGlob, rule string) bool {
+	if literalsDisjoint(shellGlob, rule) {
+		return false
+	}
 	return intersect(compileGlob(shellGlob, true), compileGlob(rule, false))
 }
 
 // ruleIntersect is globIntersect for two rule-syntax patterns.
 func ruleIntersect(x, y string) bool {
+	if literalsDisjoint(x, y) {
+		return false
+	}
 	return intersect(compileGlob(x, false), compileGlob(y, false))
+}
+
+// literalsDisjoint is a cheap test that two patterns share no path: their
+// literal prefixes (up to the first wildcard) disagree, or their literal
+// suffixes (after the last wildcard) do. It never says "disjoint" wrongly;
+// when unsure it says false and the automaton decides.
+func literalsDisjoint(a, b string) bool {
+	pa, pb := literalPrefix(a), literalPrefix(b)
+	n := min(len(pa), len(pb))
+	if pa[:n] != pb[:n] {
+		return true
+	}
+	sa, sb := literalSuffix(a), literalSuffix(b)
+	n = min(len(sa), len(sb))
+	return sa[len(sa)-n:] != sb[len(sb)-n:]
+}
+
+func isPatternMeta(c byte) bool {
+	return c == '*' || c == '?' || c == '[' || c == '{' || c == '\\' || c == ']' || c == '}' || c == '!' || c == '@' || c == '+' || c == '('
+}
+
+func literalPrefix(p string) string {
+	for i := 0; i < len(p); i++ {
+		if isPatternMeta(p[i]) {
+			return p[:i]
+		}
+	}
+	return p
+}
+
+func literalSuffix(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if isPatternMeta(p[i]) {
+			return p[i+1:]
+		}
+	}
+	return p
 }
 
 func intersect(a, b []gtok) bool {
@@ -176,7 +219,22 @@ func intersect(a, b []gtok) bool {
 		}
 	}
 	type pair struct{ x, y gstate }
-	visited := map[pair]bool{}
+	// visited is a bit set over (state of a) × (state of b); a state is
+	// its position and whether a star has started.
+	nb := 2 * (len(b) + 1)
+	var small [64]uint64
+	words := (2*(len(a)+1)*nb + 63) / 64
+	visitedBits := small[:0]
+	if words <= len(small) {
+		visitedBits = small[:words]
+	} else {
+		visitedBits = make([]uint64, words)
+	}
+	idx := func(p pair) int {
+		k := (2*p.x.i+b2i(p.x.started))*nb + 2*p.y.i + b2i(p.y.started)
+		return k
+	}
+	isVisited := func(p pair) bool { k := idx(p); return visitedBits[k/64]&(1<<(k%64)) != 0 }
 	var queue []pair
 	for _, x := range closure(a, gstate{}, nil) {
 		for _, y := range closure(b, gstate{}, nil) {
@@ -187,10 +245,11 @@ func intersect(a, b []gtok) bool {
 	for len(queue) > 0 {
 		p := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		if visited[p] {
+		if isVisited(p) {
 			continue
 		}
-		visited[p] = true
+		k := idx(p)
+		visitedBits[k/64] |= 1 << (k % 64)
 		if p.x.i == len(a) && p.y.i == len(b) {
 			return true
 		}
@@ -202,7 +261,7 @@ func intersect(a, b []gtok) bool {
 			ys = step(b, p.y, c, ys[:0])
 			for _, x := range xs {
 				for _, y := range ys {
-					if q := (pair{x, y}); !visited[q] {
+					if q := (pair{x, y}); !isVisited(q) {
 						queue = append(queue, q)
 					}
 				}
@@ -210,4 +269,11 @@ func intersect(a, b []gtok) bool {
 		}
 	}
 	return false
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

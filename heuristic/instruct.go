@@ -108,6 +108,7 @@ var strongObjects = [...]string{"id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "~
 	".npmrc", ".pypirc", ".docker/config.json", "browser cookies", "saved passwords"}
 var weakObjects = [...]string{"credential", "password", "secret", "token", "api key", "apikey",
 	"the keys", "all keys", "access key", "passphrase", "cookies", "keychain", "wallet"}
+
 // bulkObjects are wholesale data an instruction asks to move out.
 var bulkObjects = [...]string{"all e-mails", "all emails", "every e-mail", "every email", "the inbox",
 	"from the inbox", "users table", "all columns", "the database", "database dump", "all customer",
