@@ -14,27 +14,53 @@ import (
 )
 
 // Hash returns "sha256:<hex>" over the canonical form of {type, payload}.
+//
+// Typed payloads are Go structs: encoding/json writes their fields in a
+// fixed order, maps with sorted keys and integers as digits, so their
+// encoding is already canonical. Free-form JSON (mcp_call arguments) is
+// re-encoded with sorted keys and one spelling per number.
 func Hash(a *Action) (string, error) {
-	raw, err := json.Marshal(a.Payload)
-	if err != nil {
-		return "", fmt.Errorf("hash %s: %w", a.Type, err)
-	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return "", fmt.Errorf("hash %s: %w", a.Type, err)
-	}
 	var buf bytes.Buffer
+	buf.Grow(256)
 	buf.WriteString(`{"payload":`)
-	if err := writeCanonical(&buf, v); err != nil {
-		return "", fmt.Errorf("hash %s: %w", a.Type, err)
+	if p, ok := a.Payload.(*MCPCallPayload); ok {
+		if err := writeMCP(&buf, p); err != nil {
+			return "", fmt.Errorf("hash %s: %w", a.Type, err)
+		}
+	} else {
+		raw, err := json.Marshal(a.Payload)
+		if err != nil {
+			return "", fmt.Errorf("hash %s: %w", a.Type, err)
+		}
+		buf.Write(raw)
 	}
 	buf.WriteString(`,"type":`)
 	writeString(&buf, string(a.Type))
 	buf.WriteByte('}')
 	sum := sha256.Sum256(buf.Bytes())
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// writeMCP writes an mcp_call payload with its arguments canonical.
+func writeMCP(buf *bytes.Buffer, p *MCPCallPayload) error {
+	var args any = map[string]any{}
+	if len(p.Arguments) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(p.Arguments))
+		dec.UseNumber()
+		if err := dec.Decode(&args); err != nil {
+			return err
+		}
+	}
+	buf.WriteString(`{"arguments":`)
+	if err := writeCanonical(buf, args); err != nil {
+		return err
+	}
+	buf.WriteString(`,"server":`)
+	writeString(buf, p.Server)
+	buf.WriteString(`,"tool":`)
+	writeString(buf, p.Tool)
+	buf.WriteByte('}')
+	return nil
 }
 
 // writeCanonical encodes v with sorted keys, no white space, and numbers

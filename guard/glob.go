@@ -77,7 +77,10 @@ func (g *Guard) checkGlob(pattern string, acc action.Access, dot bool) (Finding,
 			g.globStatic(&w, clean, rsegs, acc, dot, 0)
 		}
 	}
-	if dr, ok := g.fs.(dirReader); ok && (!w.ok || w.f.Decision == verdict.Allow) {
+	// Expansion finds links planted where an agent can write: the
+	// workspace and the scratch directories. System directories (/usr/bin/*)
+	// are judged by the tables alone; walking them costs milliseconds.
+	if dr, ok := g.fs.(dirReader); ok && (!w.ok || w.f.Decision == verdict.Allow) && g.expandable(clean) {
 		rawSegs, _ := bashSegs(strings.Split(strings.Trim(fold(raw), "/"), "/"))
 		g.expand(&w, dr, rawSegs, acc, dot)
 	}
@@ -399,4 +402,26 @@ func dirOrRoot(dir string) string {
 		return "/"
 	}
 	return dir
+}
+
+// expandable reports whether a pattern's literal prefix lies where links
+// may be planted: the workspace, the home, or a scratch directory.
+func (g *Guard) expandable(pattern string) bool {
+	lit := pattern
+	for i := 0; i < len(pattern); i++ {
+		if c := pattern[i]; c == '*' || c == '?' || c == '[' {
+			lit = pattern[:strings.LastIndexByte(pattern[:i], '/')+1]
+			break
+		}
+	}
+	lit = strings.TrimSuffix(lit, "/")
+	if lit == "" {
+		return false
+	}
+	for _, root := range [...]string{g.workspace, g.home, "/tmp", "/var/tmp", "/dev/shm"} {
+		if within(lit, root) || within(root, lit) && lit != "/" {
+			return true
+		}
+	}
+	return false
 }

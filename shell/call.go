@@ -71,8 +71,9 @@ type Call struct {
 	// xargs appends for its input items (nil: unknown).
 	delSet  []Word
 	items   []Word
-	replace bool // xargs -I/-i: nothing is appended
-	itemsOK bool // items holds the input items
+	runs    [][]Word // xargs -I: the command once per item set
+	replace bool     // xargs -I/-i: nothing is appended
+	itemsOK bool     // items holds the input items
 }
 
 // Flag reports whether any of the spellings was given, and its value.

@@ -30,16 +30,20 @@ func (a *analyzer) transform(c *Call, in *stream, out stream) stream {
 		}
 		return finishText(out, in.text, in.known, in.layer, in.decoded)
 	case "base64", "base32", "basenc":
-		if !c.has("-d", "--decode", "-D") || !stdinOnly || !in.known {
+		if !c.has("-d", "--decode", "-D") || !stdinOnly {
 			return out
 		}
-		text, ok = decodeBase(c.Name, in.text)
+		if in.known {
+			text, ok = decodeBase(c.Name, in.text)
+		}
 		layer = c.Name
 	case "xxd":
-		if !c.has("-r", "--revert") || !in.known {
+		if !c.has("-r", "--revert") {
 			return out
 		}
-		text, ok = hexDecode(in.text, c.has("-p", "-ps", "-plain", "--plain", "-postscript"))
+		if in.known {
+			text, ok = hexDecode(in.text, c.has("-p", "-ps", "-plain", "--plain", "-postscript"))
+		}
 		layer = "hex"
 	case "rev":
 		if !stdinOnly || !in.known {
@@ -50,10 +54,12 @@ func (a *analyzer) transform(c *Call, in *stream, out stream) stream {
 		text, ok = a.tr(c, in)
 		layer = "tr"
 	case "gzip", "gunzip", "zcat", "pigz":
-		if c.Name == "gzip" && !c.has("-d", "--decompress", "--uncompress") || !stdinOnly || !in.known {
+		if c.Name == "gzip" && !c.has("-d", "--decompress", "--uncompress") || !stdinOnly {
 			return out
 		}
-		text, ok = gunzip(in.text)
+		if in.known {
+			text, ok = gunzip(in.text)
+		}
 		layer = "gzip"
 	case "openssl":
 		if !in.known || !hasWord(c.Args, "-d") || !(hasWord(c.Args, "base64") || hasWord(c.Args, "-base64") || hasWord(c.Args, "-a")) {

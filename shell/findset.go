@@ -309,20 +309,23 @@ func (a *analyzer) prepXargs(c *Call) {
 		c.items, c.itemsOK = in.items, true
 		return
 	}
-	if len(in.items) != 1 || len(c.Positional) < 2 {
+	if len(c.Positional) < 2 {
 		return
 	}
-	item := in.items[0]
-	pos := append([]Word(nil), c.Positional...)
-	for k := 1; k < len(pos); k++ {
-		w := pos[k]
-		if !w.Known || strings.Count(w.Value, mark) != 1 {
-			continue
+	// One run per item set, each with the set in place of the mark.
+	for _, item := range in.items {
+		pos := append([]Word(nil), c.Positional...)
+		for k := 1; k < len(pos); k++ {
+			w := pos[k]
+			if !w.Known || strings.Count(w.Value, mark) != 1 {
+				continue
+			}
+			pre, suf, _ := strings.Cut(w.Value, mark)
+			pos[k] = setWord(escapeGlob(pre)+item.pattern()+escapeGlob(suf), item.flags&wRec != 0)
 		}
-		pre, suf, _ := strings.Cut(w.Value, mark)
-		pos[k] = setWord(escapeGlob(pre)+item.pattern()+escapeGlob(suf), item.flags&wRec != 0)
+		c.runs = append(c.runs, pos)
 	}
-	c.Positional = pos
+	c.Positional = c.runs[0]
 }
 
 // splitWrapper splits a wrapper's arguments (xargs) at its command: the

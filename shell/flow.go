@@ -195,16 +195,22 @@ func (a *analyzer) run(c *Call, argv []Word) {
 		return
 	}
 	defer func() { a.depth-- }()
-	switch {
-	case c.Name == "xargs" && c.itemsOK:
-		argv = append(argv[:len(argv):len(argv)], c.items...)
-	case c.Name == "xargs" && c.replace:
-	case c.Name == "xargs" || c.Name == "parallel":
-		argv = append(argv[:len(argv):len(argv)], Word{})
-	}
 	cwd := a.cwd
 	a.cwd = c.Cwd
-	a.runArgv(argv, c.stdin, c.smark)
+	switch {
+	case c.Name == "xargs" && len(c.runs) > 0:
+		for _, r := range c.runs {
+			a.runArgv(r, c.stdin, c.smark)
+		}
+	case c.Name == "xargs" && c.itemsOK:
+		a.runArgv(append(argv[:len(argv):len(argv)], c.items...), c.stdin, c.smark)
+	case c.Name == "xargs" && c.replace:
+		a.runArgv(argv, c.stdin, c.smark)
+	case c.Name == "xargs" || c.Name == "parallel":
+		a.runArgv(append(argv[:len(argv):len(argv)], Word{}), c.stdin, c.smark)
+	default:
+		a.runArgv(argv, c.stdin, c.smark)
+	}
 	a.cwd = cwd
 }
 

@@ -31,6 +31,7 @@ type Stats struct {
 	PerSecond                float64
 	ByRule                   map[string]int // decision/rule → count
 	Blocked, Escalated       []Sample
+	Slowest                  []Sample // the 20 slowest, slowest first
 	DecidedShare, AllowShare float64
 }
 
@@ -64,6 +65,7 @@ func RunCommands(ctx context.Context, ev Evaluator, ws string, cmds []string, pr
 		}
 	}
 	st.Wall = time.Since(start)
+	st.Slowest = slowest(cmds, reqs, ev, ctx)
 	if st.N == 0 {
 		return st
 	}
@@ -74,4 +76,21 @@ func RunCommands(ctx context.Context, ev Evaluator, ws string, cmds []string, pr
 	st.DecidedShare = float64(st.Allow+st.Block) / float64(st.N)
 	st.AllowShare = float64(st.Allow) / float64(st.N)
 	return st
+}
+
+// slowest re-times every command once more and keeps the 20 slowest.
+func slowest(cmds []string, reqs []Request, ev Evaluator, ctx context.Context) []Sample {
+	out := make([]Sample, 0, 21)
+	for i, r := range reqs {
+		v := ev.Evaluate(ctx, r)
+		if len(out) == 20 && v.NS <= out[19].Verdict.NS {
+			continue
+		}
+		out = append(out, Sample{cmds[i], v})
+		sort.Slice(out, func(a, b int) bool { return out[a].Verdict.NS > out[b].Verdict.NS })
+		if len(out) > 20 {
+			out = out[:20]
+		}
+	}
+	return out
 }

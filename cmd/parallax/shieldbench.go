@@ -94,6 +94,10 @@ func printBench(w io.Writer, st shield.Stats, list int) {
 	for _, kv := range sortedCounts(progs) {
 		fmt.Fprintf(w, "  %6d  %s\n", kv.n, kv.k)
 	}
+	fmt.Fprintln(w, "\nslowest:")
+	for _, s := range st.Slowest {
+		fmt.Fprintf(w, "  %8d ns  %s\n", s.Verdict.NS, s.Command)
+	}
 	for i := 0; i < list && i < len(st.Blocked); i++ {
 		fmt.Fprintf(w, "BLOCK    %-28s %s\n", st.Blocked[i].Verdict.Rule, st.Blocked[i].Command)
 	}
