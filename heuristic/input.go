@@ -20,8 +20,10 @@ var (
 		"download_file", "archive_extract", "archive_create", "generate_image", "generate_video"}
 
 	// instructionTypes hand text to an agent as instructions.
+	// Writes to the agent's own instruction files (AGENTS.md, MEMORY.md…)
+	// are instructions too; instructionText picks those paths.
 	instructionTypes = []action.Type{action.CreateAgent, action.AgentMessage, action.CreateSchedule,
-		action.MemoryWrite}
+		action.MemoryWrite, action.WriteFile, action.EditFile}
 )
 
 // join concatenates type groups into a fresh slice.

@@ -65,6 +65,9 @@ func matchSecretLeak(in *Input) (string, bool) {
 		}
 		kind, ok := findSecret(t.Value)
 		if !ok {
+			if kind, ok = findPII(t.Value); ok && action.SinkOf(in.Action.Type).External() {
+				return kind + " in " + t.Name, true
+			}
 			continue
 		}
 		if strings.HasPrefix(t.Name, "headers.") && issuerOf(kind, host) {

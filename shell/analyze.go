@@ -26,8 +26,9 @@ const (
 	DefaultMaxBytes = 64 << 10
 	DefaultMaxNodes = 20000
 
-	maxDecoded = 64 << 10 // decoded data bound
-	maxBraces  = 256      // brace expansion bound (words per word)
+	maxDecoded   = 64 << 10 // decoded data bound
+	maxBraces    = 256      // brace expansion bound (words per word)
+	maxGlobNames = 8        // programs a glob command name may stand for
 )
 
 var parserPool = sync.Pool{New: func() any {

@@ -47,6 +47,14 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 		a.read(c, in)
 	case "alias", "trap":
 		a.deferredCode(c)
+	case "shopt":
+		// globstar makes ** cross directories, dotglob makes wildcards
+		// match dot names: globs get find semantics from here on.
+		for _, w := range c.Args {
+			if !w.Known || w.Value == "globstar" || w.Value == "dotglob" {
+				a.globRec = true
+			}
+		}
 	case "set", "unset", "history":
 		a.histBuiltin(c)
 	case "enable", "fc":

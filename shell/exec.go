@@ -61,6 +61,9 @@ func (a *analyzer) assign(as *syntax.Assign, keep bool) {
 		w = Word{Value: old.Value + w.Value, Known: found && old.Known && w.Known}
 	}
 	a.histVar(name, w)
+	if name == "GLOBIGNORE" {
+		a.globRec = true // GLOBIGNORE also makes globs match dot names
+	}
 	if keep {
 		srcs := append([]source(nil), a.wsrc[mark:]...)
 		a.setVar(name, w, srcs)
@@ -94,12 +97,16 @@ func (a *analyzer) runArgv(argv []Word, in *stream, smark int) stream {
 	}
 	if name.Glob {
 		cands := globNames(name.pattern())
-		if len(cands) == 0 {
+		if len(cands) == 0 || len(cands) > maxGlobNames {
+			// No program, or so many that the name is as good as unknown.
 			return a.dynamic(argv, in, smark)
 		}
 		a.tagf(nil, TagObfuscation, "glob command name "+name.Value)
 		var out stream
 		for _, c := range cands {
+			if !a.tick() {
+				break
+			}
 			v := append([]Word{{Value: c, Known: true}}, argv[1:]...)
 			out = joinStreams(out, a.runNamed(c, v, in, smark))
 		}

@@ -134,7 +134,7 @@ func (a *analyzer) useSet(c *Call, w Word, acc action.Access) {
 		a.tagf(c, TagOpaque, "relative path in unknown directory")
 		return
 	}
-	a.usePathSet(c, p, acc, true, w.flags&wRec != 0)
+	a.usePathSet(c, p, acc, true, w.flags&wRec != 0 || a.globRec && w.Glob)
 }
 
 // dotDotSeg reports whether p holds a ".." path segment.

@@ -25,6 +25,8 @@ type analyzer struct {
 	depth int  // nesting depth of the code being walked
 	nodes int  // work done
 	stop  bool // a bound was hit: stop walking
+
+	globRec bool // shopt globstar/dotglob or GLOBIGNORE: globs have find semantics
 	fnDef string
 	last  lastCmd // the last simple command run (for redirect judgements)
 }

@@ -239,6 +239,9 @@ func (a *analyzer) words(dst []Word, w *syntax.Word) []Word {
 	if !a.tick() {
 		return append(dst, Word{})
 	}
+	if v, ok := plainWord(w); ok {
+		return append(dst, Word{Value: v, Known: true})
+	}
 	b := wbuild{a: a, split: true, out: dst}
 	if syntax.SplitBraces(w) {
 		for _, parts := range a.braces(w.Parts) {
@@ -257,12 +260,44 @@ func (a *analyzer) word1(w *syntax.Word) Word {
 	if w == nil || !a.tick() {
 		return Word{}
 	}
+	if v, ok := plainWord(w); ok {
+		return Word{Value: v, Known: true}
+	}
 	var buf [1]Word
 	b := wbuild{a: a, out: buf[:0]}
 	b.parts(w.Parts, false, true)
 	b.started = true
 	b.emit()
 	return b.out[0]
+}
+
+// plainWord returns the value of a word that needs no expansion: one
+// literal without escapes, braces, globs or a leading tilde, or one
+// single-quoted string. (The common case, resolved without copying.)
+func plainWord(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	switch x := w.Parts[0].(type) {
+	case *syntax.Lit:
+		v := x.Value
+		for i := 0; i < len(v); i++ {
+			switch v[i] {
+			case '\\', '{', '*', '?', '[':
+				return "", false
+			case '~':
+				if i == 0 {
+					return "", false
+				}
+			}
+		}
+		return v, true
+	case *syntax.SglQuoted:
+		if !x.Dollar {
+			return x.Value, true
+		}
+	}
+	return "", false
 }
 
 // parts resolves word parts; first is set at the start of a word (tilde).

@@ -1,0 +1,74 @@
+// Package shell statically analyses bash commands and reports their
+// Effects: the paths they read, write and delete, the programs they run,
+// the network destinations they talk to, the data flows into network
+// programs, and named facts (Tags) such as a download being executed.
+//
+// Analyze never executes anything, never reads the file system or the
+// environment of the process, never panics and never fails: what it
+// cannot resolve is reported (TagOpaque, TagDynamicCommand, TagEval), a
+// bound that was hit is reported (TagLimitExceeded), and a recovered
+// internal error is reported as TagOpaque "internal error". Consumers must
+// treat every such tag as "the effects may be larger than listed".
+//
+// # Defenses
+//
+// Effects are judged, not spelling. The analyser resolves words the way
+// bash expands them:
+//
+//   - quotes, backslashes, $'...' ANSI-C escapes and letters split by
+//     quotes (c\at, 'c'a"t"): resolved, and tagged as obfuscation when
+//     they hide a command name;
+//   - variables assigned in the command (a=ca; b=t; $a$b), ${HOME}, ${x:-d},
+//     ${x#p}, ${x/a/b}, case changes, slices; $IFS used as a separator;
+//   - command substitutions whose output is known ($(echo cat)), brace
+//     expansion ({cat,/etc/shadow}, bounded), glob command names
+//     (/bin/c?t matched against well-known programs);
+//   - decoding layers in pipelines and substitutions: base64/base32,
+//     xxd -r, rev, tr (rot13 and friends), printf and echo -e escapes,
+//     gzip, openssl base64, nested to any depth within the bounds;
+//     decoded data that is executed is TagDecodedExec;
+//   - nested code: sh -c (with $0, $1, ... bound to its arguments), eval,
+//     source, here-documents, here-strings and pipes into a shell,
+//     wrappers (sudo, env, timeout, nohup, xargs, find -exec, ...), and
+//     inline code of python, perl, ruby, node, php and awk (calls that run
+//     commands, open files or sockets);
+//   - data flows: file, environment and command-output sources followed
+//     through pipes, substitutions, variables and redirections into
+//     network programs; downloads that are executed (curl | sh, a
+//     downloaded file run later, <(curl ...)); /dev/tcp sockets and shells
+//     wired to them; fork bombs;
+//   - path sets instead of opaque values: the files find selects (for
+//     -exec {}, -delete, its output piped to xargs or read by a loop) are
+//     a recursive set "ROOT/**" narrowed by a lone -name/-iname
+//     (PathUse.Recursive); ls and grep -l output are sets too; a loop over
+//     a glob binds its variable to the glob; outputs that are one token
+//     ($(uname -r), $(date +%F), $(whoami), $(wc -l), $((...)), $$) are *
+//     within one path segment.
+//
+// Bounds: input size (Options.MaxBytes), nesting depth (MaxDepth), work
+// (MaxNodes), brace expansion and decoded sizes.
+//
+// # Known limits
+//
+//   - Unset variables and positional parameters ($dir, $1, "$@") are
+//     unknown: the analyser cannot know the executor's environment. Paths
+//     built from them are opaque.
+//   - Program names are trusted to be the system's programs (the knowledge
+//     base describes /usr/bin/find, not ./find). A PATH assigned in the
+//     command disables token shapes, but a program planted earlier in a
+//     directory already on PATH, or a shadowing alias from an rc file, is
+//     not seen. Token shapes also assume sane system values (a user name
+//     or host name without "/").
+//   - Path sets describe names, not what is on disk: symbolic links below
+//     a find root, and file names holding blanks or newlines when find or
+//     ls output is split into words (xargs without -0, for f in $(find)),
+//     can make a command touch paths outside its set. find -print0 | xargs
+//     -0 and find -exec are exact.
+//   - Code in other languages is scanned for well-known calls, not
+//     interpreted; computed strings in it are unknown (TagOpaque, TagEval).
+//   - Redirection targets and here-documents of functions are analysed
+//     where the function is defined, not per call; loops are walked once
+//     per known item (at most 8), else once with the variable unknown or
+//     a token set.
+//   - Arithmetic is not evaluated; array elements are unknown.
+package shell
