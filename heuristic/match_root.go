@@ -103,3 +103,31 @@ func matchDownloadRun(in *Input) (string, bool) {
 	}
 	return "", false
 }
+
+// matchDownloadExec fires on the analyser's download-and-execute fact,
+// and on an interpreter that both fetches from the network and evaluates
+// code it could not see (exec(urlopen(...).read()), eval get "URL").
+func matchDownloadExec(in *Input) (string, bool) {
+	if t, ok := findTag(in, shell.TagDownloadExec); ok {
+		return tagDetail(t), true
+	}
+	fx := in.Effects
+	if fx == nil {
+		return "", false
+	}
+	for _, t := range fx.Tags {
+		if t.Kind != shell.TagEval || !isInterpreter(t.Program) {
+			continue
+		}
+		for _, n := range fx.Network {
+			if n.Program == t.Program && !n.Listen {
+				host := n.Host
+				if host == "" {
+					host = "the network"
+				}
+				return t.Program + " evaluates code fetched from " + host, true
+			}
+		}
+	}
+	return "", false
+}
