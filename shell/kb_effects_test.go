@@ -93,7 +93,8 @@ var kbCases = []kbCase{
 	{cmd: "awk '{print $1}' access.log", paths: []string{"r:" + P + "/access.log"}, execs: []string{"awk"}},
 	{cmd: "awk -f prog.awk data.txt", paths: []string{"r:" + P + "/prog.awk", "r:" + P + "/data.txt"}},
 	// find
-	{cmd: "find . -name '*.tmp' -delete", paths: []string{"d:" + P}},
+	// -delete removes what find selects (a recursive set), not the start directory.
+	{cmd: "find . -name '*.tmp' -delete", paths: []string{"d:" + P + "/**/*.tmp"}},
 	{cmd: "find . -type f -exec rm {} \\;", execs: []string{"rm"}},
 	{cmd: "find /tmp -exec sh -c 'echo hi' \\;", execs: []string{"sh"}},
 	{cmd: "find . -name '*.go' -exec grep -l TODO {} +", execs: []string{"grep"}},
