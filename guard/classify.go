@@ -191,7 +191,8 @@ func hasComponents(key string, seq []string) (under, ok bool) {
 		}
 		j := i
 		for _, s := range seq {
-			if !strings.HasPrefix(key[j+1:], s) || (j+1+len(s) < len(key) && key[j+1+len(s)] != '/') {
+			if j+1 > len(key) || !strings.HasPrefix(key[j+1:], s) ||
+				(j+1+len(s) < len(key) && key[j+1+len(s)] != '/') {
 				j = -1
 				break
 			}

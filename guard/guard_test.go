@@ -132,6 +132,9 @@ func TestCheck(t *testing.T) {
 	f := newFixture(t)
 	B := verdict.Block
 	cases := []checkCase{
+		// a path ending in the first part of a component rule (.git of .git/hooks)
+		{"git dir itself", "$W/.git", rd, "", 0, 0},
+		{"git dir write", "$W/.git", wr, "", 0, 0},
 		// restricted by place
 		{"ssh key read", "~/.ssh/id_rsa", rd, RuleRestricted, B, 0},
 		{"ssh dir list", "~/.ssh", rd, RuleRestricted, B, 0},

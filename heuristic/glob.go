@@ -1,5 +1,7 @@
 package heuristic
 
+import "strings"
+
 // Two small glob engines, hand-written so that the hot path allocates
 // nothing:
 //
@@ -158,6 +160,34 @@ func step(toks []gtok, s gstate, c byte, out []gstate) []gstate {
 func globIntersect(shellGlob, rule string) bool {
 	if literalsDisjoint(shellGlob, rule) {
 		return false
+	}
+	if !strings.Contains(rule, "**") {
+		// Neither side crosses "/": the paths have the same segments, and
+		// each pair of segments must share a name.
+		if strings.Count(shellGlob, "/") != strings.Count(rule, "/") {
+			return false
+		}
+		a, b := shellGlob, rule
+		for a != "" || b != "" {
+			sa, sb := a, b
+			if i := strings.IndexByte(a, '/'); i >= 0 {
+				sa, a = a[:i], a[i+1:]
+			} else {
+				a = ""
+			}
+			if i := strings.IndexByte(b, '/'); i >= 0 {
+				sb, b = b[:i], b[i+1:]
+			} else {
+				b = ""
+			}
+			if sa == sb {
+				continue
+			}
+			if literalsDisjoint(sa, sb) || !intersect(compileGlob(sa, true), compileGlob(sb, false)) {
+				return false
+			}
+		}
+		return true
 	}
 	return intersect(compileGlob(shellGlob, true), compileGlob(rule, false))
 }

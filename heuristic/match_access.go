@@ -253,6 +253,15 @@ func searchesWorkspaceOnly(in *Input, fx *shell.Effects, prog string) bool {
 // find's reach includes dot files and subdirectories. ok is false when g
 // does not come from a find.
 func findScope(in *Input, g string) (dir, name string, ok bool) {
+	// The analyser's recursive sets: "DIR/**" and "DIR/**/NAME".
+	if i := strings.Index(g, "/**"); i >= 0 && (i+3 == len(g) || g[i+3] == '/') &&
+		!strings.ContainsAny(g[:i], "*?[") {
+		rest := strings.TrimPrefix(g[i+3:], "/")
+		if strings.ContainsRune(rest, '/') {
+			rest = ""
+		}
+		return g[:i], rest, true
+	}
 	dir, ok = strings.CutSuffix(g, "/*")
 	if !ok || in.Effects == nil || strings.ContainsAny(dir, "*?[") {
 		return "", "", false

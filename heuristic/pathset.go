@@ -130,7 +130,7 @@ func (s *pathSet) matchScope(dir, name, home string) bool {
 			cands = []string{p}
 		}
 		for _, x := range cands {
-			if x != dir && !ruleIntersect(dir+"/**", x) {
+			if x != dir && !reaches(dir, x) {
 				continue
 			}
 			if name == "" {
@@ -260,4 +260,37 @@ func literalBytes(seg string) int {
 		}
 	}
 	return n
+}
+
+// reaches reports whether the rule pattern x may name a path at or below
+// the literal directory dir: x's leading segments must match dir's, or
+// reach a "**" first.
+func reaches(dir, x string) bool {
+	if dir == "/" {
+		return true
+	}
+	d, r := strings.Trim(dir, "/"), strings.Trim(x, "/")
+	for d != "" {
+		if r == "" {
+			return false
+		}
+		ds, xs := d, r
+		if i := strings.IndexByte(d, '/'); i >= 0 {
+			ds, d = d[:i], d[i+1:]
+		} else {
+			d = ""
+		}
+		if i := strings.IndexByte(r, '/'); i >= 0 {
+			xs, r = r[:i], r[i+1:]
+		} else {
+			r = ""
+		}
+		if xs == "**" {
+			return true
+		}
+		if !globMatch(xs, ds) {
+			return false
+		}
+	}
+	return true
 }

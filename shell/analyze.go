@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"strings"
 	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -31,23 +30,41 @@ const (
 	maxGlobNames = 8        // programs a glob command name may stand for
 )
 
-var parserPool = sync.Pool{New: func() any {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+// analyzerPool recycles analyzers (with their parser and scratch
+// buffers) between analyses; nothing an analyzer owns ends up in the
+// Effects it returns.
+var analyzerPool = sync.Pool{New: func() any {
+	return &analyzer{parser: syntax.NewParser(syntax.Variant(syntax.LangBash))}
 }}
+
+// effectsBuf holds the Effects with room for its usual facts, allocated
+// at once.
+type effectsBuf struct {
+	eff   Effects
+	execs [4]Exec
+	paths [4]PathUse
+	tags  [2]Tag
+}
 
 // Analyze statically analyses a bash command and returns its effects. It
 // never panics and never fails: what it cannot parse or resolve is
 // recorded as TagOpaque, and a bound that was hit as TagLimitExceeded.
 func Analyze(cmd string, opt Options) (eff *Effects) {
-	eff = &Effects{}
+	buf := new(effectsBuf)
+	eff = &buf.eff
+	eff.Execs, eff.Paths, eff.Tags = buf.execs[:0], buf.paths[:0], buf.tags[:0]
 	loadNames()
-	a := newAnalyzer(eff, opt)
+	a := analyzerPool.Get().(*analyzer)
+	a.start(eff, opt)
 	defer func() {
 		if r := recover(); r != nil {
-			// Fail closed: an analyser bug must never look like "no effects".
+			// Fail closed: an analyser bug must never look like "no
+			// effects". The analyzer's state is suspect: not recycled.
 			a.tagf(nil, TagOpaque, "internal error")
+			return
 		}
-		parserPool.Put(a.parser)
+		a.release()
+		analyzerPool.Put(a)
 	}()
 	if len(cmd) > a.opt.MaxBytes {
 		a.tagf(nil, TagLimitExceeded, "bytes")
@@ -57,7 +74,8 @@ func Analyze(cmd string, opt Options) (eff *Effects) {
 	return eff
 }
 
-func newAnalyzer(eff *Effects, opt Options) *analyzer {
+// start prepares a recycled analyzer for one analysis.
+func (a *analyzer) start(eff *Effects, opt Options) {
 	if opt.MaxDepth <= 0 {
 		opt.MaxDepth = DefaultMaxDepth
 	}
@@ -74,11 +92,22 @@ func newAnalyzer(eff *Effects, opt Options) *analyzer {
 	if cwd == "" || cwd[0] != '/' {
 		cwd = "" // unknown: relative paths become opaque
 	}
-	return &analyzer{
-		opt:    opt,
-		eff:    eff,
-		cwd:    cwd,
-		parser: parserPool.Get().(*syntax.Parser),
+	a.opt, a.eff, a.cwd = opt, eff, cwd
+}
+
+// release clears what one analysis left, keeping the capacity of the
+// scratch slices.
+func (a *analyzer) release() {
+	clear(a.vars)
+	clear(a.procs)
+	clear(a.wsrc)
+	clear(a.calls[:a.ncall])
+	clear(a.wslab[:a.nword])
+	*a = analyzer{
+		parser: a.parser,
+		vars:   a.vars[:0], dirs: a.dirs[:0], funcs: a.funcs[:0], fds: a.fds[:0],
+		procs: a.procs[:0], wsrc: a.wsrc[:0], downloaded: a.downloaded[:0],
+		calls: a.calls, maps: a.maps, bufs: a.bufs, wslab: a.wslab,
 	}
 }
 
@@ -90,7 +119,8 @@ func (a *analyzer) shellCode(code string, in *stream, why string) stream {
 		a.tagf(nil, TagLimitExceeded, "bytes")
 		return stream{}
 	}
-	f, err := a.parser.Parse(strings.NewReader(code), "")
+	a.rd.Reset(code)
+	f, err := a.parser.Parse(&a.rd, "")
 	if err != nil {
 		detail := "parse error"
 		if why != "" {

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/base64"
 	"encoding/hex"
+	"path"
 	"strings"
 	"testing"
 
@@ -294,6 +295,32 @@ func TestBounds(t *testing.T) {
 				t.Errorf("got tags %v, want %v", e.Tags, TagLimitExceeded)
 			}
 		})
+	}
+}
+
+// TestIsClean checks the fast path of absPath against path.Clean.
+func TestIsClean(t *testing.T) {
+	for _, p := range []string{"/", "/a", "/a/b", "/a/", "//a", "/a//b", "/.", "/a/.", "/a/..", "/a/./b",
+		"/a/../b", "/.a", "/a/.b", "/a/..b", "/a/b..", "/...", "/a/...", "/a/b/c.txt", "/a/**/*.go"} {
+		if got, want := isClean(p), path.Clean(p) == p; got != want {
+			t.Errorf("isClean(%q) got %v, want %v", p, got, want)
+		}
+	}
+}
+
+// TestRecycledAnalyzers checks that a pooled analyzer carries nothing
+// from one analysis into the next.
+func TestRecycledAnalyzers(t *testing.T) {
+	first := Analyze("a=/etc; cd /tmp; f() { :; }; ls | xargs rm", tOpt).String()
+	for _, cmd := range []string{"cat $a/shadow", "cat x", "f", "find . -name '*.go' -exec cat {} +"} {
+		fresh := Analyze(cmd, tOpt).String()
+		Analyze("a=/etc; cd /tmp; f() { :; }; ls | xargs rm", tOpt)
+		if again := Analyze(cmd, tOpt).String(); again != fresh {
+			t.Errorf("%q after another analysis: got %q, want %q", cmd, again, fresh)
+		}
+	}
+	if again := Analyze("a=/etc; cd /tmp; f() { :; }; ls | xargs rm", tOpt).String(); again != first {
+		t.Errorf("got %q, want %q", again, first)
 	}
 }
 

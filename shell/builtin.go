@@ -179,7 +179,7 @@ func (a *analyzer) read(c *Call, in *stream) {
 	if in != nil {
 		srcs = in.srcs
 	}
-	if c.Name == "read" && in != nil && len(in.items) == 1 {
+	if c.Name == "read" && in != nil && len(streamItems(in)) == 1 {
 		// read NAME from a list of paths (find ... | while read f):
 		// NAME is one of them.
 		var name string

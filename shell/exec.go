@@ -195,7 +195,8 @@ func isBinDir(dir string) bool {
 
 // newCall prepares a Call.
 func (a *analyzer) newCall(name string, argv []Word, in *stream, smark int) *Call {
-	return &Call{
+	c := a.newCallSlot()
+	*c = Call{
 		Name:  name,
 		Args:  argv[1:],
 		Cwd:   a.cwd,
@@ -207,11 +208,12 @@ func (a *analyzer) newCall(name string, argv []Word, in *stream, smark int) *Cal
 		nmark: len(a.eff.Network),
 		smark: smark,
 	}
+	return c
 }
 
 // recordExec records the program run.
 func (a *analyzer) recordExec(c *Call, p string) {
-	args := make([]string, len(c.Args))
+	args := a.argStrings(len(c.Args))
 	for i, w := range c.Args {
 		if w.Known {
 			args[i] = w.Value

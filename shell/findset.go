@@ -71,7 +71,7 @@ func (a *analyzer) prep(c *Call) {
 
 // findRoots returns where find's expression starts and the patterns of
 // its roots ("." when none); ok is false when a root is not a sound set.
-func findRoots(args []Word) (start int, pats []string, ok bool) {
+func findRoots(args []Word, pats []string) (start int, _ []string, ok bool) {
 	i := 0
 	for i < len(args) && args[i].Known && (args[i].Value == "-H" || args[i].Value == "-L" ||
 		args[i].Value == "-P" || strings.HasPrefix(args[i].Value, "-O")) {
@@ -170,7 +170,8 @@ func foldPattern(p string) string {
 // selects, and notes what -delete removes.
 func (a *analyzer) prepFind(c *Call) {
 	args := c.Args
-	start, pats, ok := findRoots(args)
+	var pb [4]string
+	start, pats, ok := findRoots(args, pb[:0])
 	if !ok {
 		return
 	}
@@ -251,7 +252,8 @@ func (a *analyzer) findSet(c *Call, pats []string, name string) (Word, bool) {
 // output is -print or -print0 (or the implicit -print).
 func findItems(c *Call) []Word {
 	args := c.Args
-	start, pats, ok := findRoots(args)
+	var pb [4]string
+	start, pats, ok := findRoots(args, pb[:0])
 	if !ok || len(pats) > maxItemSets {
 		return nil
 	}
@@ -299,7 +301,7 @@ func (a *analyzer) prepXargs(c *Call) {
 	}
 	c.replace = mark != ""
 	in := c.stdin
-	if in == nil || !in.piped || len(in.items) == 0 {
+	if in == nil || !in.piped || len(streamItems(in)) == 0 {
 		return
 	}
 	if _, ok := c.Flag("-a", "--arg-file"); ok {
@@ -461,9 +463,19 @@ func grepItems(c *Call, in *stream) ([]Word, bool) {
 	return passItems(in)
 }
 
+// streamItems returns the item sets of a stream, describing find's
+// output when first asked (most find output is never split into items).
+func streamItems(s *stream) []Word {
+	if s.items == nil && s.findCall != nil {
+		s.items = findItems(s.findCall)
+		s.findCall = nil
+	}
+	return s.items
+}
+
 // passItems passes the items of the input on, unchanged.
 func passItems(in *stream) ([]Word, bool) {
-	if in == nil || !in.piped || len(in.items) == 0 {
+	if in == nil || !in.piped || len(streamItems(in)) == 0 {
 		return nil, false
 	}
 	return in.items, in.single

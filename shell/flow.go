@@ -10,22 +10,9 @@ import (
 
 // pipeline walks A | B | C, feeding each stage the previous output.
 func (a *analyzer) pipeline(b *syntax.BinaryCmd, in *stream) stream {
-	var stages []*syntax.Stmt
-	var flat func(s *syntax.Stmt)
-	flat = func(s *syntax.Stmt) {
-		if s == nil {
-			return
-		}
-		if bc, ok := s.Cmd.(*syntax.BinaryCmd); ok && len(s.Redirs) == 0 && !s.Background && !s.Negated &&
-			(bc.Op == syntax.Pipe || bc.Op == syntax.PipeAll) {
-			flat(bc.X)
-			flat(bc.Y)
-			return
-		}
-		stages = append(stages, s)
-	}
-	flat(b.X)
-	flat(b.Y)
+	var sbuf [8]*syntax.Stmt
+	stages := flatPipe(sbuf[:0], b.X)
+	stages = flatPipe(stages, b.Y)
 	cur := stream{}
 	shellAt, netAt, listen := -1, -1, false
 	for i, s := range stages {
@@ -55,6 +42,18 @@ func (a *analyzer) pipeline(b *syntax.BinaryCmd, in *stream) stream {
 	a.shellWiring(shellAt, netAt, listen)
 	cur.piped = true
 	return cur
+}
+
+// flatPipe appends the stages of a pipeline statement to dst.
+func flatPipe(dst []*syntax.Stmt, s *syntax.Stmt) []*syntax.Stmt {
+	if s == nil {
+		return dst
+	}
+	if bc, ok := s.Cmd.(*syntax.BinaryCmd); ok && len(s.Redirs) == 0 && !s.Background && !s.Negated &&
+		(bc.Op == syntax.Pipe || bc.Op == syntax.PipeAll) {
+		return flatPipe(flatPipe(dst, bc.X), bc.Y)
+	}
+	return append(dst, s)
 }
 
 // shellWiring tags a shell whose output goes to a network program, or
@@ -138,10 +137,28 @@ func (a *analyzer) flows(c *Call, in *stream) {
 // output is the default output of a call: what it read, passed on.
 func (a *analyzer) output(c *Call, in *stream) stream {
 	out := stream{piped: true, from: c.Name}
+	var inSrcs []source
 	if in != nil && in.piped {
-		out.srcs = append(out.srcs, in.srcs...)
+		inSrcs = in.srcs
 		out.net, out.decoded, out.layer = in.net, in.decoded, in.layer
 	}
+	n := 0
+	for _, u := range a.eff.Paths[c.pmark:] {
+		if u.Access&action.AccessRead != 0 && u.Program == c.Name {
+			n++
+		}
+	}
+	var ws []source
+	if c.smark <= len(a.wsrc) {
+		ws = a.wsrc[c.smark:]
+	}
+	if n == 0 && len(ws) == 0 {
+		// Share the input's sources; clipped, so appends copy.
+		out.srcs = inSrcs[:len(inSrcs):len(inSrcs)]
+		return out
+	}
+	out.srcs = make([]source, 0, len(inSrcs)+n+len(ws))
+	out.srcs = append(out.srcs, inSrcs...)
 	for _, u := range a.eff.Paths[c.pmark:] {
 		if u.Access&action.AccessRead != 0 && u.Program == c.Name {
 			out.srcs = append(out.srcs, source{SourceFile, u.Path})
@@ -150,9 +167,7 @@ func (a *analyzer) output(c *Call, in *stream) stream {
 			}
 		}
 	}
-	if c.smark <= len(a.wsrc) {
-		out.srcs = append(out.srcs, a.wsrc[c.smark:]...)
-	}
+	out.srcs = append(out.srcs, ws...)
 	return out
 }
 

@@ -12,6 +12,7 @@ import (
 // apply interprets prog for the call and returns the call's output.
 func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 	c.prog = p
+	c.Positional = a.wordSlice(len(c.Args))
 	args := c.Args
 	endFlags, npos := false, 0
 	for i := 0; i < len(args) && !a.stop; i++ {
@@ -58,7 +59,10 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 		a.prep(c)
 		p.Check(c)
 	}
-	return a.finish(c, in)
+	out := a.finish(c, in)
+	a.putMap(c.Flags)
+	c.Flags = nil
+	return out
 }
 
 // isFlagWord reports whether an argument is an option.
@@ -134,7 +138,7 @@ func (a *analyzer) shortFlags(c *Call, args []Word, i int) int {
 	s := w.Value
 	c.setRaw(s, Word{Known: true})
 	for j := 1; j < len(s); j++ {
-		name := "-" + s[j:j+1]
+		name := shortName(s[j])
 		f, ok := c.prog.Flags[name]
 		if !ok || !f.Value {
 			a.setFlag(c, name, Word{Known: true}, f)
@@ -176,7 +180,7 @@ func (a *analyzer) setFlag(c *Call, name string, v Word, f Flag) {
 
 func (c *Call) setRaw(name string, v Word) {
 	if c.Flags == nil {
-		c.Flags = make(map[string]Word, 4)
+		c.Flags = c.an.getMap()
 	}
 	c.Flags[name] = v
 }

@@ -45,7 +45,36 @@ func (a *analyzer) absPath(cwd, p string) (string, bool) {
 		}
 		p = cwd + "/" + p
 	}
+	if isClean(p) {
+		return p, true
+	}
 	return path.Clean(p), true
+}
+
+// isClean reports whether an absolute path is already as path.Clean
+// would make it (no "//", "." or ".." segments, no trailing slash).
+func isClean(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if p == "" || p[len(p)-1] == '/' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		// p[i+1:] starts a segment: it must not be empty, "." or "..".
+		j := i + 1
+		if j == len(p) || p[j] == '/' {
+			return false
+		}
+		if p[j] == '.' && (j+1 == len(p) || p[j+1] == '/' ||
+			p[j+1] == '.' && (j+2 == len(p) || p[j+2] == '/')) {
+			return false
+		}
+	}
+	return true
 }
 
 // tilde expands a leading ~ or ~user.

@@ -10,6 +10,8 @@ func TestScratch(t *testing.T) {
 		t.Skip()
 	}
 	for _, cmd := range []string{
+		`find .git -type f -print0 | xargs -0 sed -i s/a/b/g`,
+		`chgrp -R git .git`,
 		`find . -name '*.tmp' -delete`,
 		`find /var/log -iname '*.LOG' -exec gzip {} \;`,
 		`find . -type f -name '*.java' -exec sh -c 'iconv -f cp1252 -t utf-8 "$1" > converted && mv converted "$1"' -- {} \;`,

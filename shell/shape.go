@@ -44,6 +44,10 @@ func (a *analyzer) shape(c *Call, in *stream, out *stream) {
 		out.tok = tok
 		return
 	}
+	if c.Name == "find" || c.Name == "gfind" {
+		out.findCall = c // described on demand (streamItems)
+		return
+	}
 	out.items, out.single = a.items(c, in)
 }
 

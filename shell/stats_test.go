@@ -3,9 +3,69 @@ package shell
 import (
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
+
+// TestCorpusLatency prints the analyser's latency percentiles over the
+// corpus (PX_STATS=1).
+func TestCorpusLatency(t *testing.T) {
+	if os.Getenv("PX_STATS") == "" {
+		t.Skip("set PX_STATS=1")
+	}
+	lines := loadCorpus(t)
+	for _, l := range lines {
+		Analyze(l, corpusOpt) // warm up pools
+	}
+	ds := make([]time.Duration, len(lines))
+	for i, l := range lines {
+		start := time.Now()
+		Analyze(l, corpusOpt)
+		ds[i] = time.Since(start)
+	}
+	idx := make([]int, len(ds))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(i, j int) bool { return ds[idx[i]] < ds[idx[j]] })
+	n := len(idx)
+	t.Logf("p50 %v p90 %v p99 %v max %v", ds[idx[n/2]], ds[idx[n*9/10]], ds[idx[n*99/100]], ds[idx[n-1]])
+	for _, i := range idx[n-5:] {
+		t.Logf("%v %s", ds[i], lines[i])
+	}
+}
+
+// TestSlowInputs times the fuzzer's cached inputs (PX_FUZZDIR=dir).
+func TestSlowInputs(t *testing.T) {
+	dir := os.Getenv("PX_FUZZDIR")
+	if dir == "" {
+		t.Skip("set PX_FUZZDIR")
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(dir + "/" + e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		_, q, _ := strings.Cut(s, "string(")
+		q = strings.TrimSuffix(strings.TrimSpace(q), ")")
+		cmd, err := strconv.Unquote(q)
+		if err != nil {
+			continue
+		}
+		start := time.Now()
+		Analyze(cmd, tOpt)
+		if d := time.Since(start); d > 20*time.Millisecond {
+			t.Logf("%v %s %q", d, e.Name(), cmd)
+		}
+	}
+}
 
 // TestCorpusStats prints which tags make corpus commands undecidable
 // (PX_STATS=1 go test ./shell -run CorpusStats -v). It asserts nothing.

@@ -27,6 +27,16 @@ type analyzer struct {
 	stop  bool // a bound was hit: stop walking
 
 	globRec bool // shopt globstar/dotglob or GLOBIGNORE: globs have find semantics
+
+	// Scratch kept across analyses (alloc.go).
+	rd    strings.Reader
+	calls []Call            // Call slab; calls[:ncall] are in use
+	ncall int               //
+	maps  []map[string]Word // free flag maps
+	bufs  [][]byte          // free word-building buffers
+	strs  []string          // arena for Exec.Args (owned by the Effects: not recycled)
+	wslab []Word            // slab for Positional words
+	nword int               //
 	fnDef string
 	last  lastCmd // the last simple command run (for redirect judgements)
 }
@@ -73,9 +83,10 @@ type stream struct {
 
 	// Shape of unknown text (shape.go): a list of paths, one per line,
 	// each in one of the item sets (find, ls, grep -l); or a token.
-	items  []Word
-	single bool    // at most one line (head -n 1)
-	tok    tokKind // the text is a token (uname -r, wc -l, date +%F)
+	items    []Word
+	single   bool    // at most one line (head -n 1)
+	findCall *Call   // find's output, described on demand (streamItems)
+	tok      tokKind // the text is a token (uname -r, wc -l, date +%F)
 }
 
 // tick counts work; it reports false once the node bound is hit.

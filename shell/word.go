@@ -242,17 +242,33 @@ func (a *analyzer) words(dst []Word, w *syntax.Word) []Word {
 	if v, ok := plainWord(w); ok {
 		return append(dst, Word{Value: v, Known: true})
 	}
-	b := wbuild{a: a, split: true, out: dst}
-	if syntax.SplitBraces(w) {
+	b := wbuild{a: a, split: true, out: dst, val: a.getBuf(), pat: a.getBuf()}
+	if mayBrace(w) && syntax.SplitBraces(w) {
 		for _, parts := range a.braces(w.Parts) {
 			b.parts(parts, false, true)
 			b.emit()
 		}
-		return b.out
+	} else {
+		b.parts(w.Parts, false, true)
+		b.emit()
 	}
-	b.parts(w.Parts, false, true)
-	b.emit()
+	a.putBuf(b.val)
+	a.putBuf(b.pat)
 	return b.out
+}
+
+// mayBrace reports whether a word may hold a brace expansion: a literal
+// "{" and a "," or ".." (syntax.SplitBraces allocates even when there is
+// none).
+func mayBrace(w *syntax.Word) bool {
+	open, sep := false, false
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			open = open || strings.IndexByte(l.Value, '{') >= 0
+			sep = sep || strings.IndexByte(l.Value, ',') >= 0 || strings.Contains(l.Value, "..")
+		}
+	}
+	return open && sep
 }
 
 // word1 resolves w as a single word (assignments, redirections, patterns).
@@ -264,10 +280,12 @@ func (a *analyzer) word1(w *syntax.Word) Word {
 		return Word{Value: v, Known: true}
 	}
 	var buf [1]Word
-	b := wbuild{a: a, out: buf[:0]}
+	b := wbuild{a: a, out: buf[:0], val: a.getBuf(), pat: a.getBuf()}
 	b.parts(w.Parts, false, true)
 	b.started = true
 	b.emit()
+	a.putBuf(b.val)
+	a.putBuf(b.pat)
 	return b.out[0]
 }
 
@@ -393,7 +411,7 @@ func (b *wbuild) subst(cs *syntax.CmdSubst, quoted bool) {
 	}
 	if !out.known {
 		switch {
-		case len(out.items) > 0 && (!quoted || out.single) && (b.split || len(out.items) == 1):
+		case len(streamItems(&out)) > 0 && (!quoted || out.single) && (b.split || len(out.items) == 1):
 			// A list of paths (find, ls, grep -l): one field per item
 			// set, or the one item a quoted single line holds.
 			for i, it := range out.items {
