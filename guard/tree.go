@@ -110,8 +110,29 @@ func (g *Guard) treeBelow(root string, acc action.Access) (Finding, bool) {
 		}
 		return g.treeFinding(root, acc, e, "a recursive read of "+g.show(root)+" would include "+e.what), true
 	}
-	return g.treeFinding(root, acc, e, "a recursive change under "+g.show(root)+" would include "+e.what), true
+	// A recursive change touches the protected entries that exist below
+	// the root. A broad tree (/, ~) holds too many to look up: it needs
+	// review whatever exists.
+	var below []*entry
+	for _, ge := range g.globs {
+		if p := ge.e.path; p != res && within(p, res) && ge.e.level != None {
+			below = append(below, ge.e)
+		}
+	}
+	if len(below) > maxTreeLookups {
+		return g.treeFinding(root, acc, e, "a recursive change under "+g.show(root)+" would include "+e.what), true
+	}
+	var w worst
+	for _, be := range below {
+		if _, err := g.fs.Lstat(be.path); err == nil {
+			w.add(g.treeFinding(root, acc, be, "a recursive change under "+g.show(root)+" would include "+be.what), true)
+		}
+	}
+	return w.f, w.ok
 }
+
+// maxTreeLookups bounds the existence checks of one recursive change.
+const maxTreeLookups = 16
 
 func (g *Guard) treeFinding(root string, acc action.Access, e *entry, why string) Finding {
 	return Finding{Rule: RuleTree, Level: e.level, Path: g.show(root), Decision: verdict.Escalate,

@@ -92,6 +92,11 @@ func matchCredRead(in *Input) (string, bool) {
 		}
 		if u.glob {
 			if dir, name, ok := findScope(in, u.path); ok {
+				if name == "" && strings.Contains(u.path, "/**") {
+					// An unfiltered recursive read is not a read of each
+					// file below: the guard judges what the tree holds.
+					return false
+				}
 				return credentialPaths.matchScope(dir, name, in.Home)
 			}
 		}
