@@ -137,8 +137,8 @@ func (s *pathSet) matchScope(dir, name, home string) bool {
 				return true
 			}
 			base := baseName(x)
-			if base == "**" {
-				continue
+			if base == "**" || base == "*" {
+				continue // a whole directory: the guard judges trees that reach it
 			}
 			if ext, ok := strings.CutPrefix(name, "*"); ok && strings.HasPrefix(ext, ".") && !strings.ContainsAny(ext, "*?[") {
 				if strings.HasSuffix(base, ext) {
