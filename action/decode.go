@@ -124,3 +124,21 @@ func dupWalk(dec *json.Decoder, path string) error {
 	}
 	return nil
 }
+
+// URLOf returns the URL a URL-bearing action talks to (http_request,
+// browser_navigate, git_clone, and extended types with a "url" field).
+func URLOf(a *Action) (string, bool) {
+	switch p := a.Payload.(type) {
+	case *HTTPRequestPayload:
+		return p.URL, true
+	case *BrowserNavigatePayload:
+		return p.URL, true
+	case *GitClonePayload:
+		return p.URL, true
+	case *GenericPayload:
+		if u := p.Get("url"); u != "" {
+			return u, true
+		}
+	}
+	return "", false
+}

@@ -34,15 +34,8 @@ func issuerOf(kind, host string) bool {
 
 // requestHost returns the host an outbound typed action talks to.
 func requestHost(a *action.Action) string {
-	var u string
-	switch p := a.Payload.(type) {
-	case *action.HTTPRequestPayload:
-		u = p.URL
-	case *action.GitClonePayload:
-		u = p.URL
-	case *action.BrowserNavigatePayload:
-		u = p.URL
-	default:
+	u, ok := action.URLOf(a)
+	if !ok {
 		return ""
 	}
 	h, _ := urlHost(u)

@@ -39,21 +39,7 @@ func NewInput(a *action.Action, eff *shell.Effects) *Input {
 }
 
 // urlOf returns the URL an action talks to, if its type has one.
-func urlOf(a *action.Action) (string, bool) {
-	switch p := a.Payload.(type) {
-	case *action.HTTPRequestPayload:
-		return p.URL, true
-	case *action.BrowserNavigatePayload:
-		return p.URL, true
-	case *action.GitClonePayload:
-		return p.URL, true
-	case *action.GenericPayload:
-		if u := p.Get("url"); u != "" {
-			return u, true
-		}
-	}
-	return "", false
-}
+func urlOf(a *action.Action) (string, bool) { return action.URLOf(a) }
 
 // HostOf extracts the lowercase host from a URL or an scp-style git
 // address ("git@github.com:org/repo"). It returns "" when no host can be

@@ -67,15 +67,8 @@ func (g *Gate) verify(st *state) (verdict.Verdict, bool) {
 
 // fileURLPath returns the path of a file:// URL in a URL-bearing payload.
 func fileURLPath(a *action.Action) (string, bool) {
-	var raw string
-	switch p := a.Payload.(type) {
-	case *action.HTTPRequestPayload:
-		raw = p.URL
-	case *action.BrowserNavigatePayload:
-		raw = p.URL
-	case *action.GitClonePayload:
-		raw = p.URL
-	default:
+	raw, ok := action.URLOf(a)
+	if !ok {
 		return "", false
 	}
 	raw = strings.TrimSpace(raw)
@@ -301,38 +294,13 @@ func (st *state) escalate(s verdict.Stage, tier int, rule, reason string) {
 	st.pending = &verdict.Verdict{Decision: verdict.Escalate, Stage: s, Tier: tier, Rule: rule, Reason: reason}
 }
 
-// payloadHosts lists the hosts a typed action reaches.
+// payloadHosts lists the hosts a typed action reaches. An unknown host
+// stays in as "" (any host).
 func payloadHosts(a *action.Action) []string {
-	var raw string
-	switch p := a.Payload.(type) {
-	case *action.HTTPRequestPayload:
-		raw = p.URL
-	case *action.BrowserNavigatePayload:
-		raw = p.URL
-	case *action.GitClonePayload:
-		raw = p.URL
-	default:
-		return nil
-	}
-	if h := hostOf(raw); h != "" {
-		return []string{h}
+	if u, ok := action.URLOf(a); ok {
+		return []string{policy.HostOf(u)}
 	}
 	return nil
-}
-
-func hostOf(raw string) string {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.Host == "" {
-		// scp-like git URLs: user@host:path
-		if at := strings.IndexByte(raw, '@'); at >= 0 {
-			rest := raw[at+1:]
-			if c := strings.IndexByte(rest, ':'); c > 0 {
-				return strings.ToLower(rest[:c])
-			}
-		}
-		return ""
-	}
-	return strings.ToLower(u.Hostname())
 }
 
 type guardFinding = guard.Finding
