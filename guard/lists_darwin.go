@@ -25,7 +25,7 @@ var homeEntriesOS = []entry{
 }
 
 // systemEntries are the absolute paths protected on macOS.
-var systemEntries = []entry{
+var systemEntries = append([]entry{
 	{path: "/etc/master.passwd", level: Restricted, what: catShadow},
 	{path: "/var/db/dslocal", level: Restricted, what: catShadow},
 	{path: "/etc/sudoers", level: Restricted, what: catSudo},
@@ -63,12 +63,4 @@ var systemEntries = []entry{
 	{path: "/etc/rc.common", level: Protected, what: catAutostart},
 
 	{path: "/dev", level: Protected, what: catDevices},
-	{path: "/dev/null", level: None},
-	{path: "/dev/zero", level: None},
-	{path: "/dev/random", level: None},
-	{path: "/dev/urandom", level: None},
-	{path: "/dev/tty", level: None},
-	{path: "/dev/stdin", level: None},
-	{path: "/dev/stdout", level: None},
-	{path: "/dev/stderr", level: None},
-}
+}, harmlessDevices...)

@@ -14,7 +14,7 @@ var homeEntriesOS []entry
 // systemEntries are the absolute paths protected on Linux. An entry of
 // level None is an exception that ends the lookup (e.g. /dev/null under
 // the protected /dev).
-var systemEntries = []entry{
+var systemEntries = append([]entry{
 	{path: "/etc/shadow", level: Restricted, what: catShadow},
 	{path: "/etc/shadow-", level: Restricted, what: catShadow},
 	{path: "/var/run/secrets", level: Restricted, what: catCreds}, // Kubernetes service-account tokens
@@ -85,14 +85,5 @@ var systemEntries = []entry{
 	{path: "/sys", level: Protected, what: catKernel},
 
 	{path: "/dev", level: Protected, what: catDevices},
-	{path: "/dev/null", level: None},
-	{path: "/dev/zero", level: None},
-	{path: "/dev/full", level: None},
-	{path: "/dev/random", level: None},
-	{path: "/dev/urandom", level: None},
-	{path: "/dev/tty", level: None},
-	{path: "/dev/stdin", level: None},
-	{path: "/dev/stdout", level: None},
-	{path: "/dev/stderr", level: None},
 	{path: "/dev/shm", level: None},
-}
+}, harmlessDevices...)

@@ -12,7 +12,7 @@ var privateRoots []string
 var homeEntriesOS []entry
 
 // systemEntries is a conservative Unix fallback.
-var systemEntries = []entry{
+var systemEntries = append([]entry{
 	{path: "/etc/shadow", level: Restricted, what: catShadow},
 	{path: "/etc/master.passwd", level: Restricted, what: catShadow},
 	{path: "/etc/spwd.db", level: Restricted, what: catShadow},
@@ -45,12 +45,4 @@ var systemEntries = []entry{
 	{path: "/boot", level: Protected, what: catBoot},
 
 	{path: "/dev", level: Protected, what: catDevices},
-	{path: "/dev/null", level: None},
-	{path: "/dev/zero", level: None},
-	{path: "/dev/random", level: None},
-	{path: "/dev/urandom", level: None},
-	{path: "/dev/tty", level: None},
-	{path: "/dev/stdin", level: None},
-	{path: "/dev/stdout", level: None},
-	{path: "/dev/stderr", level: None},
-}
+}, harmlessDevices...)
