@@ -436,3 +436,20 @@ func evalIdiom(cmd string) bool {
 	f := strings.Fields(s)
 	return len(f) > 0 && envSetup[baseName(f[0])]
 }
+
+// matchTimestomp fires when touch copies or forges the times of a file
+// outside the workspace. Inside it, old times are how tests of build tools
+// and caches are set up.
+func matchTimestomp(in *Input) (string, bool) {
+	t, ok := findTag(in, shell.TagTimestomp)
+	if !ok {
+		return "", false
+	}
+	if u, ok := findPath(in, func(u use) bool {
+		return u.prog == "touch" && u.access&action.AccessWrite != 0 &&
+			(in.Workspace == "" || !inside(u.path, in.Workspace))
+	}); ok {
+		return tagDetail(t) + " on " + tilde(u.path, in.Home), true
+	}
+	return "", false
+}

@@ -647,6 +647,19 @@ var Rules = []Rule{
 		},
 	},
 	{
+		ID: "timestomp", Category: "defense_evasion", Severity: Medium, Decision: escalate,
+		Description: "sets the times of files outside the workspace to a chosen date or another file's",
+		Types:       shellTypes, Match: matchTimestomp,
+		Positive: []Example{
+			sh(`touch -r /bin/ls /tmp/.cache-x`),
+			sh(`touch -t 202001010000 /usr/local/bin/helper`),
+		},
+		Negative: []Example{
+			sh(`touch -d '2 hours ago' testdata/old.txt`),
+			sh(`touch /tmp/marker`),
+		},
+	},
+	{
 		ID: "code_escape", Category: "code_escape", Severity: Medium, Decision: escalate,
 		Description: "an option makes a program run code (GTFOBins-style escapes)",
 		Types:       shellTypes, Match: matchCodeEscape,

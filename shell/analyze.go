@@ -71,6 +71,9 @@ func Analyze(cmd string, opt Options) (eff *Effects) {
 		return eff
 	}
 	a.shellCode(cmd, nil, "")
+	if len(a.downloaded) > 0 {
+		eff.Downloads = append([]string(nil), a.downloaded...)
+	}
 	return eff
 }
 

@@ -154,22 +154,32 @@ func (a *analyzer) declArgs(args []Word) {
 	}
 }
 
-// declClause handles export/declare/local/readonly as parsed.
-func (a *analyzer) declClause(d *syntax.DeclClause) {
+// declClause handles export/declare/local/readonly as parsed. With no
+// name to declare (export -p, declare -p, a bare export) it prints the
+// variables: its output is the environment.
+func (a *analyzer) declClause(d *syntax.DeclClause) stream {
 	name := ""
 	if d.Variant != nil {
 		name = d.Variant.Value
 	}
 	a.eff.Execs = append(a.eff.Execs, Exec{Name: name, Depth: a.depth})
+	named := false
 	for _, as := range d.Args {
 		if as.Naked {
 			if as.Name == nil && as.Value != nil {
 				a.word1(as.Value) // an option such as -x
+				continue
 			}
+			named = true
 			continue // export NAME: no new value
 		}
+		named = true
 		a.assign(as, true)
 	}
+	if named {
+		return stream{}
+	}
+	return stream{piped: true, from: name}
 }
 
 // read assigns variables from standard input: unknown values that carry

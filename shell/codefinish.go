@@ -17,13 +17,18 @@ func (s *codeScan) finish() {
 		switch {
 		case strings.Contains(v, "://") && !strings.ContainsAny(v, " \n"):
 			s.a.url(s.c, s.word(v), false)
-		case strings.HasPrefix(v, "/dev/tcp/") || strings.HasPrefix(v, "/inet/tcp/"):
+		case strings.HasPrefix(v, "/dev/tcp/") || strings.HasPrefix(v, "/dev/udp/"):
 			s.socket = true
+		case s.lang == "awk" && isInetPath(v):
+			s.inet(v)
 		case literalPath(v):
 			s.a.use(s.c, s.word(v), action.AccessRead)
 		}
 	}
 	c := s.c
+	if s.forkLoop() {
+		s.a.tagf(c, TagForkBomb, s.lang+" fork in a loop")
+	}
 	switch {
 	case s.socket && (s.spawn || s.dup) && s.listen:
 		s.a.tagf(c, TagBindShell, s.lang)
@@ -42,6 +47,26 @@ func (s *codeScan) finish() {
 	default:
 		s.a.tagf(c, TagEval, s.lang+" dynamic code")
 	}
+}
+
+// forkLoop reports whether the code forks inside a loop with no exit in
+// sight: "fork while fork", "while True: os.fork()", "loop { fork }".
+func (s *codeScan) forkLoop() bool {
+	fork, loop := 0, false
+	for _, t := range s.toks {
+		if t.kind != 'i' {
+			continue
+		}
+		switch {
+		case t.s == "fork" || strings.HasSuffix(t.s, ".fork") || t.s == "pcntl_fork":
+			fork++
+		case t.s == "while" || t.s == "loop" || t.s == "until":
+			loop = true
+		case t.s == "exit" || t.s == "break" || t.s == "wait" || t.s == "waitpid" || strings.HasSuffix(t.s, ".wait"):
+			return false
+		}
+	}
+	return fork > 0 && loop
 }
 
 // literalPath reports whether a string literal in code looks like an
@@ -100,5 +125,36 @@ func (s *codeScan) awk() {
 		if ts[i].s == "system" && ts[i+1].s == "(" && (i+2 >= len(ts) || ts[i+2].kind != 's') {
 			s.dynShell = true
 		}
+		if ts[i].kind == 'p' && ts[i].s == "|" && ts[i+1].kind == 'p' && ts[i+1].s == "&" {
+			s.dup = true // gawk's |& coprocess: two-way I/O with a command or socket
+		}
 	}
+}
+
+// isInetPath reports whether v is one of gawk's special socket files:
+// /inet/tcp/LPORT/HOST/RPORT (also /inet4, /inet6, udp).
+func isInetPath(v string) bool {
+	for _, p := range [...]string{"/inet/", "/inet4/", "/inet6/"} {
+		if rest, ok := strings.CutPrefix(v, p); ok {
+			return strings.HasPrefix(rest, "tcp/") || strings.HasPrefix(rest, "udp/")
+		}
+	}
+	return false
+}
+
+// inet records the socket a gawk special file opens: a connection to
+// HOST:RPORT, or a listening socket on LPORT when HOST and RPORT are 0.
+func (s *codeScan) inet(v string) {
+	s.socket = true
+	parts := strings.Split(v, "/")
+	if len(parts) < 6 {
+		return
+	}
+	lport, host, rport := parts[3], parts[4], parts[5]
+	if (host == "0" || host == "") && (rport == "0" || rport == "") {
+		s.listen = true
+		s.a.addNet(s.c, NetDest{Program: progName(s.c), Port: lport, Listen: true})
+		return
+	}
+	s.a.host(s.c, s.word(host), rport, false, false)
 }

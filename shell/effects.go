@@ -92,6 +92,7 @@ const (
 	TagSystemChange                    // shutdown, mount, sysctl, iptables rule, user add, kill all
 	TagNetworkScan                     // port scans, network sweeps
 	TagLimitExceeded                   // size or depth bound hit: result incomplete
+	TagTimestomp                       // file times set from a date or another file (touch -r, -d, -t)
 	tagCount
 )
 
@@ -101,7 +102,7 @@ var tagNames = [tagCount]string{
 	"fork_bomb", "history_wipe", "log_tamper", "security_off", "obfuscation",
 	"dynamic_command", "eval", "force_push", "infra_teardown", "container_escape",
 	"package_source", "package_install", "unknown_program", "opaque", "remote_exec",
-	"credential_search", "system_change", "network_scan", "limit_exceeded",
+	"credential_search", "system_change", "network_scan", "limit_exceeded", "timestomp",
 }
 
 // String names the tag kind (stable; used in reasons and golden files).
@@ -127,6 +128,10 @@ type Effects struct {
 	Network []NetDest
 	Flows   []Flow
 	Tags    []Tag
+	// Downloads are the paths written with data fetched from the network
+	// (curl -o, wget -O, a redirect of a download). A later action that
+	// runs one of them runs downloaded code.
+	Downloads []string
 }
 
 // Has reports whether a tag of kind k was found.

@@ -61,6 +61,7 @@ func (a *analyzer) assign(as *syntax.Assign, keep bool) {
 		w = Word{Value: old.Value + w.Value, Known: found && old.Known && w.Known}
 	}
 	a.histVar(name, w)
+	a.envCode(name, w)
 	if name == "GLOBIGNORE" {
 		a.globRec = true // GLOBIGNORE also makes globs match dot names
 	}

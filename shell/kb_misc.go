@@ -1,6 +1,9 @@
 package shell
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Editors, pagers, documentation, media and desktop tools.
 
@@ -46,7 +49,8 @@ var kbMisc = map[string]*Program{
 	"xclip":       {Flags: flags("-i -in -o -out -f -filter -verbose -quiet -r -rmlastnl", fBool, "-selection -sel -t -target -d -display -l -loops", fVal), Rest: RoleRead},
 	"xsel":        {Flags: flags(shorts("abciopsxklnv")+" --clipboard --input --output --primary --secondary --append --clear --delete --keep", fBool, "-d --display -t --selectionTimeout", fVal)},
 	"notify-send": kDocOnly, "say": kDocOnly, "zenity": kDocOnly, "kdialog": kDocOnly, "osd_cat": kDocOnly,
-	"xterm":          {Flags: flags("-hold -ls", fBool, "-e", Flag{Value: true, Role: RoleCommand}, "-T -title -geometry -fa -fs", fVal)},
+	"xterm": {Flags: flags("-hold -ls", fBool, "-e", Flag{Value: true, Role: RoleCommand},
+		"-T -title -geometry -fa -fs -display -d", fVal), Check: checkXterm},
 	"gnome-terminal": {Flags: flags("-e --command", fShell, "-x", Flag{Value: true, Role: RoleCommand}, "--title --working-directory", fVal)},
 	"xhost":          {Check: checkXhost},
 	"xdotool":        {Tags: []TagKind{TagCodeEscape}},
@@ -167,4 +171,29 @@ func checkXhost(c *Call) {
 	if w, ok := pos(c, 0); ok && strings.HasPrefix(w.Value, "+") {
 		c.Tag(TagSecurityOff, "xhost "+w.Value)
 	}
+}
+
+// checkXterm flags a terminal opened on a remote X display: whoever owns
+// that display gets a shell on this machine.
+func checkXterm(c *Call) {
+	h := c.an.display
+	port := "6000"
+	if w, ok := c.Flag("-display", "-d"); ok {
+		if !w.Known {
+			c.Tag(TagOpaque, "xterm display")
+			return
+		}
+		h = displayHost(w.Value)
+		if _, n, ok := strings.Cut(w.Value, ":"); ok {
+			if d, _, _ := strings.Cut(n, "."); isDigits(d) && len(d) < 4 {
+				k, _ := strconv.Atoi(d)
+				port = strconv.Itoa(6000 + k)
+			}
+		}
+	}
+	if h == "" {
+		return
+	}
+	c.Host(Word{Value: h, Known: true}, port, false, false)
+	c.Tag(TagReverseShell, "xterm on remote display "+h)
 }

@@ -41,9 +41,9 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 		}
 		npos++
 		c.Positional = append(c.Positional, w)
-		if role == RoleScript && c.code {
-			// Code came with a flag (sh -c, python -c): the operands
-			// are its arguments, not a script.
+		if role == RoleScript && (c.code || stdinScript(c)) {
+			// Code came with a flag (sh -c, python -c), or sh -s reads
+			// it from stdin: the operands are its arguments, not a script.
 			c.Positional = append(c.Positional, args[i+1:]...)
 			break
 		}
@@ -275,4 +275,14 @@ func lastElem(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// stdinScript reports whether a shell was told by -s to read its code from
+// stdin, so that its operands are positional parameters.
+func stdinScript(c *Call) bool {
+	if c.prog == nil || c.prog.Lang != "sh" {
+		return false
+	}
+	_, ok := c.Flag("-s")
+	return ok
 }

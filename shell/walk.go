@@ -26,7 +26,8 @@ type analyzer struct {
 	nodes int  // work done
 	stop  bool // a bound was hit: stop walking
 
-	globRec bool // shopt globstar/dotglob or GLOBIGNORE: globs have find semantics
+	globRec bool   // shopt globstar/dotglob or GLOBIGNORE: globs have find semantics
+	display string // remote X display host set through DISPLAY ("" when local or unset)
 
 	// Scratch kept across analyses (alloc.go).
 	rd    strings.Reader
@@ -196,7 +197,7 @@ func (a *analyzer) command(cmd syntax.Command, in *stream) stream {
 	case *syntax.TestClause:
 		a.test(c.X)
 	case *syntax.DeclClause:
-		a.declClause(c)
+		return a.declClause(c)
 	case *syntax.TimeClause:
 		if c.Stmt != nil {
 			return a.stmt(c.Stmt, in)

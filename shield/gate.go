@@ -49,6 +49,7 @@ type Gate struct {
 	guard    *guard.Guard
 	now      func() time.Time
 	stages   []stage
+	prov     *provenance
 }
 
 // New builds a gate. It fails when the workspace or home is not absolute
@@ -69,7 +70,7 @@ func New(cfg Config) (*Gate, error) {
 	if now == nil {
 		now = time.Now
 	}
-	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home), now: now}
+	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home), now: now, prov: newProvenance()}
 	g.stages = pipeline
 	return g, nil
 }
@@ -137,6 +138,10 @@ func (g *Gate) Evaluate(ctx context.Context, r Request) (v verdict.Verdict) {
 		}
 		if out, done := s.run(g, st); done {
 			out.Hash = st.hash
+			if out.Decision != verdict.Block && st.act != nil {
+				// It may run: what it downloads is remembered for the session.
+				g.prov.record(r.Session, downloads(st.act, st.effects))
+			}
 			return out
 		}
 	}

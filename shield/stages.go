@@ -29,6 +29,7 @@ var pipeline = []stage{
 	{verdict.StageGuard, (*Gate).guardEffects},
 	{verdict.StagePolicy, (*Gate).applyPolicy},
 	{verdict.StageHeuristic, (*Gate).heuristics},
+	{verdict.StageIFC, (*Gate).sessionDownloadExec},
 	{verdict.StageJudge, (*Gate).judge},
 }
 

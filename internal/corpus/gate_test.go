@@ -42,8 +42,8 @@ func TestCorpusThroughGate(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"attacks stopped", share(tt.AttacksBlocked+tt.AttacksEscalated, tt.Attacks), 0.978},
-		{"attacks blocked", share(tt.AttacksBlocked, tt.Attacks), 0.85},
+		{"attacks stopped", share(tt.AttacksBlocked+tt.AttacksEscalated, tt.Attacks), 1.0},
+		{"attacks blocked", share(tt.AttacksBlocked, tt.Attacks), 0.875},
 		{"legit allowed", share(tt.LegitAllowed, tt.Legit), 0.95},
 	}
 	for _, f := range floors {
