@@ -90,8 +90,9 @@ func (g *Guard) checkGlob(pattern string, acc action.Access, dot bool) (Finding,
 // globStatic matches the pattern segments against every table entry,
 // the component rules, the name rules and /proc.
 func (g *Guard) globStatic(w *worst, shown string, segs []string, acc action.Access, dot bool, depth int) {
+	uf := unfoldSegs(segs)
 	for _, ge := range g.globs {
-		rel := reach(segs, ge.segs, dot)
+		rel := reach(segs, ge.segs, dot, uf)
 		if rel&(relEqual|relUnder) != 0 {
 			lvl := ge.e.level
 			if ge.e.pub && rel&relEqual == 0 && onlyPub(segs) {
@@ -108,7 +109,11 @@ func (g *Guard) globStatic(w *worst, shown string, segs []string, acc action.Acc
 	// still checks the components that exist.
 	for _, r := range componentRules {
 		for j := range segs {
-			rel := reach(segs[j:], r.seq, false)
+			var ufj []string
+			if uf != nil {
+				ufj = uf[j:]
+			}
+			rel := reach(segs[j:], r.seq, false, ufj)
 			if rel&(relEqual|relUnder) == 0 {
 				continue
 			}
@@ -215,8 +220,8 @@ const (
 
 // reach reports how paths matching pat (segments, "**" for any number
 // of directories) can relate to the concrete path ent.
-func reach(pat, ent []string, dot bool) int {
-	r := reacher{pat: pat, ent: ent, dot: dot}
+func reach(pat, ent []string, dot bool, uf []string) int {
+	r := reacher{pat: pat, ent: ent, dot: dot, uf: uf}
 	for _, s := range pat {
 		if s == "**" {
 			r.memo = make([]int8, (len(pat)+1)*(len(ent)+1))
@@ -228,6 +233,7 @@ func reach(pat, ent []string, dot bool) int {
 
 type reacher struct {
 	pat, ent []string
+	uf       []string // uf[i]: pat[i] unfolded when it is all case pairs, else "" (nil: none)
 	dot      bool
 	memo     []int8 // rel+1, only when the pattern has "**"
 }
@@ -263,7 +269,7 @@ func (r *reacher) calc(i, j int) int {
 			rel |= r.at(i, j+1)
 		}
 		return rel
-	case segMatch(r.pat[i], r.ent[j], r.dot):
+	case r.segMatch(i, j):
 		return r.at(i+1, j+1)
 	}
 	return 0
@@ -290,8 +296,105 @@ func segMatch(q, name string, dot bool) bool {
 	if !dot && strings.HasPrefix(name, ".") && !strings.HasPrefix(q, ".") && !strings.HasPrefix(q, `\.`) {
 		return false
 	}
+	if ok, done := simpleMatch(q, name); done {
+		return ok
+	}
 	ok, err := path.Match(q, name)
 	return ok || err != nil // a malformed segment matches everything (fail closed)
+}
+
+// simpleMatch decides the common segment shapes without path.Match:
+// a literal, "*", "*lit", "lit*" and "*lit*", also when every letter is
+// a case pair ("*.[tT][xX][tT]", how find -iname reaches us). done is
+// false for the rest.
+func simpleMatch(q, name string) (ok, done bool) {
+	if strings.ContainsAny(q, "?[\\") {
+		u, ok := unfoldPattern(q)
+		if !ok {
+			return false, false
+		}
+		return shapeMatch(u, name, true)
+	}
+	return shapeMatch(q, name, false)
+}
+
+// shapeMatch is simpleMatch for a pattern without brackets; fold compares
+// letters case-insensitively (q is then lower-case).
+func shapeMatch(q, name string, fold bool) (ok, done bool) {
+	eq := func(a, b string) bool { return a == b || fold && strings.EqualFold(a, b) }
+	switch n := strings.Count(q, "*"); {
+	case n == 0:
+		return eq(q, name), true
+	case q == "*":
+		return true, true
+	case n == 1 && q[0] == '*':
+		return len(name) >= len(q)-1 && eq(name[len(name)-len(q)+1:], q[1:]), true
+	case n == 1 && q[len(q)-1] == '*':
+		return len(name) >= len(q)-1 && eq(name[:len(q)-1], q[:len(q)-1]), true
+	case n == 2 && len(q) >= 2 && q[0] == '*' && q[len(q)-1] == '*' && !fold:
+		return strings.Contains(name, q[1:len(q)-1]), true
+	}
+	return false, false
+}
+
+// unfoldPattern mirrors shell.UnfoldPattern (the guard does not depend
+// on the analyser). It turns a pattern whose only brackets are case pairs
+// ("[tT]") into its lower-case letters; ok is false for any other
+// bracket, a bare letter, "?" or an escape.
+func unfoldPattern(q string) (string, bool) {
+	if strings.ContainsAny(q, "?\\") {
+		return "", false
+	}
+	b := make([]byte, 0, len(q))
+	for i := 0; i < len(q); i++ {
+		if q[i] != '[' {
+			if l := q[i] | 0x20; l >= 'a' && l <= 'z' {
+				return "", false // a bare letter: the pattern is not folded throughout
+			}
+			b = append(b, q[i])
+			continue
+		}
+		if i+3 >= len(q) || q[i+3] != ']' || q[i+1]|0x20 != q[i+2]|0x20 || q[i+1] == q[i+2] ||
+			q[i+1]|0x20 < 'a' || q[i+1]|0x20 > 'z' {
+			return "", false
+		}
+		b = append(b, q[i+1]|0x20)
+		i += 3
+	}
+	return string(b), true
+}
+
+// segMatch matches pattern segment i against entry segment j, through
+// the unfolded form when there is one.
+func (r *reacher) segMatch(i, j int) bool {
+	if i < len(r.uf) && r.uf[i] != "" {
+		q, name := r.uf[i], r.ent[j]
+		if !r.dot && strings.HasPrefix(name, ".") && !strings.HasPrefix(q, ".") {
+			return false
+		}
+		if ok, done := shapeMatch(q, name, true); done {
+			return ok
+		}
+	}
+	return segMatch(r.pat[i], r.ent[j], r.dot)
+}
+
+// unfoldSegs returns the unfolded form of each case-pair segment ("" for
+// the others), or nil when there is none.
+func unfoldSegs(segs []string) []string {
+	var uf []string
+	for i, q := range segs {
+		if !strings.Contains(q, "[") {
+			continue
+		}
+		if u, ok := unfoldPattern(q); ok {
+			if uf == nil {
+				uf = make([]string, len(segs))
+			}
+			uf[i] = u
+		}
+	}
+	return uf
 }
 
 // hasMeta reports whether s holds glob wildcards.

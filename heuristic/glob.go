@@ -189,7 +189,38 @@ func globIntersect(shellGlob, rule string) bool {
 		}
 		return true
 	}
+	if leadDisjoint(shellGlob, rule) {
+		return false
+	}
 	return intersect(compileGlob(shellGlob, true), compileGlob(rule, false))
+}
+
+// leadDisjoint compares a shell glob and a rule with "**" segment by
+// segment, up to the rule's first "**": a pair of segments whose literal
+// ends disagree proves the patterns disjoint (a shell glob's wildcards do
+// not cross "/"). It says false when unsure.
+func leadDisjoint(shellGlob, rule string) bool {
+	a, b := shellGlob, rule
+	for a != "" && b != "" {
+		sa, sb := a, b
+		if i := strings.IndexByte(a, '/'); i >= 0 {
+			sa, a = a[:i], a[i+1:]
+		} else {
+			a = ""
+		}
+		if i := strings.IndexByte(b, '/'); i >= 0 {
+			sb, b = b[:i], b[i+1:]
+		} else {
+			b = ""
+		}
+		if strings.Contains(sb, "**") {
+			return false
+		}
+		if sa != sb && literalsDisjoint(sa, sb) {
+			return true
+		}
+	}
+	return false
 }
 
 // ruleIntersect is globIntersect for two rule-syntax patterns.

@@ -1,6 +1,11 @@
 package heuristic
 
-import "strings"
+import (
+	"strings"
+	"sync"
+
+	"github.com/parallax/parallax/shell"
+)
 
 // pathSet is a set of path patterns, indexed so that a lookup costs a few
 // map probes instead of a scan. Patterns come in three shapes:
@@ -16,6 +21,73 @@ type pathSet struct {
 	base  map[string]bool     // exact base names
 	baseG []string            // base-name patterns with wildcards
 	all   []string            // every pattern, as written (for glob intersection)
+
+	// views caches, per home directory, the patterns with "~" expanded
+	// and their literal ends computed: glob lookups compare those first.
+	views sync.Map // home → *setView
+}
+
+// setView is a pathSet's patterns made absolute for one home.
+type setView struct {
+	rules []viewRule
+}
+
+// viewRule is one absolute rule pattern with its literal ends.
+type viewRule struct {
+	pat, prefix, suffix string
+	lower               *viewRule // the rule lower-cased, for case-insensitive globs
+	base                string // the base-name rule ("id_rsa") of a "**/NAME" pattern, else ""
+	last                string // the last segment of pat
+}
+
+// homesOf are the homes a "~/" pattern stands for.
+func homesOf(home string) []string {
+	hs := []string{"/root", "/home/*", "/Users/*"}
+	if home != "" {
+		hs = append([]string{home}, hs...)
+	}
+	return hs
+}
+
+// view returns the set's patterns for home, built once per home.
+func (s *pathSet) view(home string) *setView {
+	if v, ok := s.views.Load(home); ok {
+		return v.(*setView)
+	}
+	v := &setView{}
+	mk := func(p, base string) viewRule {
+		return viewRule{pat: p, prefix: literalPrefix(p), suffix: literalSuffix(p), base: base, last: baseName(p)}
+	}
+	add := func(p, base string) {
+		r := mk(p, base)
+		l := mk(strings.ToLower(p), strings.ToLower(base))
+		r.lower = &l
+		v.rules = append(v.rules, r)
+	}
+	for _, p := range s.all {
+		switch {
+		case strings.HasPrefix(p, "~/"):
+			for _, h := range homesOf(home) {
+				add(h+p[1:], "")
+			}
+		case strings.HasPrefix(p, "**/"):
+			add("/"+p, p[3:])
+		default:
+			add(p, "")
+		}
+	}
+	actual, _ := s.views.LoadOrStore(home, v)
+	return actual.(*setView)
+}
+
+// endsDisjoint is literalsDisjoint with one side's ends precomputed.
+func endsDisjoint(pa, sa, pb, sb string) bool {
+	n := min(len(pa), len(pb))
+	if pa[:n] != pb[:n] {
+		return true
+	}
+	n = min(len(sa), len(sb))
+	return sa[len(sa)-n:] != sb[len(sb)-n:]
 }
 
 func newPathSet(patterns ...string) *pathSet {
@@ -88,22 +160,27 @@ func matchList(patterns []string, name string) bool {
 // matchGlob reports whether the shell glob g could match a path in the
 // set. Home patterns are tried under every home a glob could reach.
 func (s *pathSet) matchGlob(g, home string) bool {
-	for _, p := range s.all {
-		switch {
-		case strings.HasPrefix(p, "~/"):
-			for _, h := range [...]string{home, "/root", "/home/*", "/Users/*"} {
-				if h != "" && globIntersect(g, h+p[1:]) {
-					return true
-				}
-			}
-		case strings.HasPrefix(p, "**/"):
-			if baseRuleMeetsGlob(p[3:], baseName(g)) && globIntersect(g, "/"+p) {
-				return true
-			}
-		default:
-			if globIntersect(g, p) {
-				return true
-			}
+	fold := false
+	if i := strings.LastIndexByte(g, '/'); i >= 0 {
+		if u, ok := shell.UnfoldPattern(g[i+1:]); ok {
+			// find -iname: match the whole path case-insensitively (a
+			// superset of what the folded pattern matches).
+			g, fold = strings.ToLower(g[:i+1])+u, true
+		}
+	}
+	gp, gs, gb := literalPrefix(g), literalSuffix(g), baseName(g)
+	for _, r := range s.view(home).rules {
+		if fold {
+			r = *r.lower
+		}
+		if endsDisjoint(gp, gs, r.prefix, r.suffix) {
+			continue
+		}
+		if r.base != "" && !baseRuleMeetsGlob(r.base, gb) {
+			continue
+		}
+		if globIntersect(g, r.pat) {
+			return true
 		}
 	}
 	return false
@@ -115,40 +192,34 @@ func (s *pathSet) matchGlob(g, home string) bool {
 // "id_rsa" meets id_rsa, "*.txt" meets nothing; directory-tree rules
 // ("~/.gnupg/**") count only for unfiltered finds.
 func (s *pathSet) matchScope(dir, name, home string) bool {
-	for _, p := range s.all {
-		var cands []string
-		switch {
-		case strings.HasPrefix(p, "~/"):
-			for _, h := range [...]string{home, "/root", "/home/*", "/Users/*"} {
-				if h != "" {
-					cands = append(cands, h+p[1:])
-				}
-			}
-		case strings.HasPrefix(p, "**/"):
-			cands = []string{"/" + p}
-		default:
-			cands = []string{p}
+	fold := false
+	if u, ok := shell.UnfoldPattern(name); ok {
+		name, fold = u, true // find -iname: compare lower-cased
+	}
+	np, ns := literalPrefix(name), literalSuffix(name)
+	ext, isExt := strings.CutPrefix(name, "*")
+	isExt = isExt && strings.HasPrefix(ext, ".") && !strings.ContainsAny(ext, "*?[")
+	for _, r := range s.view(home).rules {
+		if r.pat != dir && !reaches(dir, r.pat) {
+			continue
 		}
-		for _, x := range cands {
-			if x != dir && !reaches(dir, x) {
-				continue
-			}
-			if name == "" {
+		if name == "" {
+			return true
+		}
+		base := r.last
+		if fold {
+			base = strings.ToLower(base)
+		}
+		switch {
+		case base == "**" || base == "*":
+			continue // a whole directory: the guard judges trees that reach it
+		case isExt:
+			if strings.HasSuffix(base, ext) {
 				return true
 			}
-			base := baseName(x)
-			if base == "**" || base == "*" {
-				continue // a whole directory: the guard judges trees that reach it
-			}
-			if ext, ok := strings.CutPrefix(name, "*"); ok && strings.HasPrefix(ext, ".") && !strings.ContainsAny(ext, "*?[") {
-				if strings.HasSuffix(base, ext) {
-					return true
-				}
-				continue
-			}
-			if ruleIntersect(name, base) {
-				return true
-			}
+		case endsDisjoint(np, ns, literalPrefix(base), literalSuffix(base)):
+		case ruleIntersect(name, base):
+			return true
 		}
 	}
 	return false

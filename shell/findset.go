@@ -166,6 +166,33 @@ func foldPattern(p string) string {
 	return sb.String()
 }
 
+// UnfoldPattern reverses foldPattern: a pattern whose letters are all
+// case pairs ("*.[tT][xX][tT]") becomes its lower-case form ("*.txt"), to
+// be matched case-insensitively. ok is false for any other bracket, a
+// bare letter, "?" or an escape.
+func UnfoldPattern(q string) (string, bool) {
+	if strings.ContainsAny(q, "?\\") || !strings.Contains(q, "[") {
+		return "", false
+	}
+	b := make([]byte, 0, len(q))
+	for i := 0; i < len(q); i++ {
+		if q[i] != '[' {
+			if l := q[i] | 0x20; l >= 'a' && l <= 'z' {
+				return "", false
+			}
+			b = append(b, q[i])
+			continue
+		}
+		if i+3 >= len(q) || q[i+3] != ']' || q[i+1]|0x20 != q[i+2]|0x20 || q[i+1] == q[i+2] ||
+			q[i+1]|0x20 < 'a' || q[i+1]|0x20 > 'z' {
+			return "", false
+		}
+		b = append(b, q[i+1]|0x20)
+		i += 3
+	}
+	return string(b), true
+}
+
 // prepFind replaces {} in -exec commands by the set of files find
 // selects, and notes what -delete removes.
 func (a *analyzer) prepFind(c *Call) {
