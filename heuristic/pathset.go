@@ -36,8 +36,8 @@ type setView struct {
 type viewRule struct {
 	pat, prefix, suffix string
 	lower               *viewRule // the rule lower-cased, for case-insensitive globs
-	base                string // the base-name rule ("id_rsa") of a "**/NAME" pattern, else ""
-	last                string // the last segment of pat
+	base                string    // the base-name rule ("id_rsa") of a "**/NAME" pattern, else ""
+	last                string    // the last segment of pat
 }
 
 // homesOf are the homes a "~/" pattern stands for.
