@@ -158,41 +158,60 @@ func step(toks []gtok, s gstate, c byte, out []gstate) []gstate {
 // globIntersect reports whether some path matches both shellGlob (shell
 // syntax) and rule (rule syntax). It explores the product automaton.
 func globIntersect(shellGlob, rule string) bool {
+	var gt []gtok
+	return globIntersectC(shellGlob, &gt, rule, nil)
+}
+
+// globIntersectC is globIntersect with compiled forms: *gt is the shell
+// glob's, compiled here when still nil and kept for the next rule; rt is
+// the rule's, or nil to compile it.
+func globIntersectC(shellGlob string, gt *[]gtok, rule string, rt []gtok) bool {
 	if literalsDisjoint(shellGlob, rule) {
 		return false
 	}
 	if !strings.Contains(rule, "**") {
-		// Neither side crosses "/": the paths have the same segments, and
-		// each pair of segments must share a name.
-		if strings.Count(shellGlob, "/") != strings.Count(rule, "/") {
-			return false
-		}
-		a, b := shellGlob, rule
-		for a != "" || b != "" {
-			sa, sb := a, b
-			if i := strings.IndexByte(a, '/'); i >= 0 {
-				sa, a = a[:i], a[i+1:]
-			} else {
-				a = ""
-			}
-			if i := strings.IndexByte(b, '/'); i >= 0 {
-				sb, b = b[:i], b[i+1:]
-			} else {
-				b = ""
-			}
-			if sa == sb {
-				continue
-			}
-			if literalsDisjoint(sa, sb) || !intersect(compileGlob(sa, true), compileGlob(sb, false)) {
-				return false
-			}
-		}
-		return true
+		return segmentsIntersect(shellGlob, rule)
 	}
-	if leadDisjoint(shellGlob, rule) {
+	if leadDisjoint(shellGlob, rule) || tailDisjoint(shellGlob, rule) {
 		return false
 	}
-	return intersect(compileGlob(shellGlob, true), compileGlob(rule, false))
+	if *gt == nil {
+		*gt = compileGlob(shellGlob, true)
+	}
+	if rt == nil {
+		rt = compileGlob(rule, false)
+	}
+	return intersect(*gt, rt)
+}
+
+// segmentsIntersect decides a rule without "**": neither side crosses
+// "/", so the paths have the same segments, and each pair of segments
+// must share a name.
+func segmentsIntersect(shellGlob, rule string) bool {
+	if strings.Count(shellGlob, "/") != strings.Count(rule, "/") {
+		return false
+	}
+	a, b := shellGlob, rule
+	for a != "" || b != "" {
+		sa, sb := a, b
+		if i := strings.IndexByte(a, '/'); i >= 0 {
+			sa, a = a[:i], a[i+1:]
+		} else {
+			a = ""
+		}
+		if i := strings.IndexByte(b, '/'); i >= 0 {
+			sb, b = b[:i], b[i+1:]
+		} else {
+			b = ""
+		}
+		if sa == sb {
+			continue
+		}
+		if literalsDisjoint(sa, sb) || !intersect(compileGlob(sa, true), compileGlob(sb, false)) {
+			return false
+		}
+	}
+	return true
 }
 
 // leadDisjoint compares a shell glob and a rule with "**" segment by
@@ -210,6 +229,32 @@ func leadDisjoint(shellGlob, rule string) bool {
 		}
 		if i := strings.IndexByte(b, '/'); i >= 0 {
 			sb, b = b[:i], b[i+1:]
+		} else {
+			b = ""
+		}
+		if strings.Contains(sb, "**") {
+			return false
+		}
+		if sa != sb && literalsDisjoint(sa, sb) {
+			return true
+		}
+	}
+	return false
+}
+
+// tailDisjoint is leadDisjoint from the last segments backwards, up to
+// the rule's last "**".
+func tailDisjoint(shellGlob, rule string) bool {
+	a, b := shellGlob, rule
+	for a != "" && b != "" {
+		sa, sb := a, b
+		if i := strings.LastIndexByte(a, '/'); i >= 0 {
+			sa, a = a[i+1:], a[:i]
+		} else {
+			a = ""
+		}
+		if i := strings.LastIndexByte(b, '/'); i >= 0 {
+			sb, b = b[i+1:], b[:i]
 		} else {
 			b = ""
 		}

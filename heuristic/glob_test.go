@@ -88,3 +88,22 @@ func TestPathSets(t *testing.T) {
 		}
 	}
 }
+
+// TestSegmentPrefiltersAreSound checks the cheap disjointness tests
+// against the product automaton: they may only say "disjoint" when the
+// automaton finds no common path.
+func TestSegmentPrefiltersAreSound(t *testing.T) {
+	globs := []string{"/home/dev/project/*/*.css", "/home/dev/.git/hooks/*", "/home/*/.ssh/*", "/*/*/.bashrc",
+		"/etc/cron.d/*", "/home/dev/project/.github/workflows/*.yml", "/tmp/*", "/*", "/home/dev/*/hooks/pre-*",
+		"/home/dev/.config/*/autostart/*.desktop", "/var/spool/cron/*", "/home/dev/x/**/y"}
+	rules := []string{"/**/.git/hooks/*", "/home/*/.ssh/**", "/**/.bashrc", "/etc/cron.*/**", "/**/.github/workflows/*",
+		"/home/*/.config/autostart/*", "/var/spool/cron/**", "/**/id_*", "/etc/**", "/**/hooks/**", "/home/dev/**/.env"}
+	for _, g := range globs {
+		for _, r := range rules {
+			full := intersect(compileGlob(g, true), compileGlob(r, false))
+			if full && (leadDisjoint(g, r) || tailDisjoint(g, r)) {
+				t.Errorf("prefilter says %q and %q are disjoint; the automaton finds a common path", g, r)
+			}
+		}
+	}
+}

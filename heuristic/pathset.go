@@ -36,6 +36,7 @@ type setView struct {
 type viewRule struct {
 	pat, prefix, suffix string
 	lower               *viewRule // the rule lower-cased, for case-insensitive globs
+	toks                []gtok    // pat compiled in rule syntax
 	base                string    // the base-name rule ("id_rsa") of a "**/NAME" pattern, else ""
 	last                string    // the last segment of pat
 }
@@ -56,7 +57,8 @@ func (s *pathSet) view(home string) *setView {
 	}
 	v := &setView{}
 	mk := func(p, base string) viewRule {
-		return viewRule{pat: p, prefix: literalPrefix(p), suffix: literalSuffix(p), base: base, last: baseName(p)}
+		return viewRule{pat: p, prefix: literalPrefix(p), suffix: literalSuffix(p), base: base, last: baseName(p),
+			toks: compileGlob(p, false)}
 	}
 	add := func(p, base string) {
 		r := mk(p, base)
@@ -169,6 +171,7 @@ func (s *pathSet) matchGlob(g, home string) bool {
 		}
 	}
 	gp, gs, gb := literalPrefix(g), literalSuffix(g), baseName(g)
+	var gt []gtok
 	for _, r := range s.view(home).rules {
 		if fold {
 			r = *r.lower
@@ -179,7 +182,7 @@ func (s *pathSet) matchGlob(g, home string) bool {
 		if r.base != "" && !baseRuleMeetsGlob(r.base, gb) {
 			continue
 		}
-		if globIntersect(g, r.pat) {
+		if globIntersectC(g, &gt, r.pat, r.toks) {
 			return true
 		}
 	}

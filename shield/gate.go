@@ -167,6 +167,7 @@ type state struct {
 	act     *action.Action
 	hash    string
 	effects *shell.Effects
+	guard   *guard.Guard // the gate's guard with a filesystem memo for this decision
 	paths   []policy.PathRef
 	hosts   []string
 	fast    bool

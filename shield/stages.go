@@ -89,13 +89,16 @@ func (g *Gate) guardPayload(st *state) (verdict.Verdict, bool) {
 }
 
 func (g *Gate) guardPaths(st *state, refs []policy.PathRef) (verdict.Verdict, bool) {
+	if st.guard == nil {
+		st.guard = g.guard.Memo() // one view of the filesystem per decision
+	}
 	for _, p := range refs {
 		var f guardFinding
 		var hit bool
 		if p.Glob {
-			f, hit = g.guard.CheckGlob(p.Path, p.Access)
+			f, hit = st.guard.CheckGlob(p.Path, p.Access)
 		} else {
-			f, hit = g.guard.Check(p.Path, p.Access)
+			f, hit = st.guard.Check(p.Path, p.Access)
 		}
 		if !hit {
 			continue

@@ -1,0 +1,91 @@
+package guard
+
+import "io/fs"
+
+// Memo returns a guard that remembers what it reads of the filesystem,
+// for the checks of one decision: an action whose paths share
+// directories (most do) then costs one lookup per directory instead of
+// one per path. The tables are shared with g; the memory is not. A memo
+// guard must not outlive the decision it serves (files change), and it
+// is not safe for concurrent use.
+func (g *Guard) Memo() *Guard {
+	m := *g
+	m.fs = newMemoFS(g.fs)
+	return &m
+}
+
+// maxMemo bounds the entries a memo keeps; beyond it lookups go through.
+const maxMemo = 256
+
+type lstatResult struct {
+	fi  fs.FileInfo
+	err error
+}
+
+type linkResult struct {
+	target string
+	err    error
+}
+
+// memoFS caches Lstat and Readlink of an FS. ReadDir (expansion) goes
+// through when the FS has it.
+type memoFS struct {
+	base  FS
+	stats map[string]lstatResult
+	links map[string]linkResult
+}
+
+// memoDirFS is a memoFS over an FS that can list directories.
+type memoDirFS struct {
+	*memoFS
+	dr dirReader
+}
+
+func (m memoDirFS) ReadDir(name string) ([]fs.DirEntry, error) { return m.dr.ReadDir(name) }
+
+var (
+	_ FS        = (*memoFS)(nil)
+	_ dirReader = memoDirFS{}
+)
+
+func newMemoFS(base FS) FS {
+	if inner, ok := base.(memoDirFS); ok {
+		base = inner.base // a memo of a memo starts afresh
+	}
+	if inner, ok := base.(*memoFS); ok {
+		base = inner.base
+	}
+	m := &memoFS{base: base}
+	if dr, ok := base.(dirReader); ok {
+		return memoDirFS{m, dr}
+	}
+	return m
+}
+
+func (m *memoFS) Lstat(name string) (fs.FileInfo, error) {
+	if r, ok := m.stats[name]; ok {
+		return r.fi, r.err
+	}
+	fi, err := m.base.Lstat(name)
+	if m.stats == nil {
+		m.stats = make(map[string]lstatResult, 8)
+	}
+	if len(m.stats) < maxMemo {
+		m.stats[name] = lstatResult{fi, err}
+	}
+	return fi, err
+}
+
+func (m *memoFS) Readlink(name string) (string, error) {
+	if r, ok := m.links[name]; ok {
+		return r.target, r.err
+	}
+	t, err := m.base.Readlink(name)
+	if m.links == nil {
+		m.links = make(map[string]linkResult, 2)
+	}
+	if len(m.links) < maxMemo {
+		m.links[name] = linkResult{t, err}
+	}
+	return t, err
+}
