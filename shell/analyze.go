@@ -102,6 +102,7 @@ func (a *analyzer) start(eff *Effects, opt Options) {
 // scratch slices.
 func (a *analyzer) release() {
 	clear(a.vars)
+	clear(a.funcs)
 	clear(a.procs)
 	clear(a.wsrc)
 	clear(a.calls[:a.ncall])

@@ -179,12 +179,17 @@ var setCases = []aCase{
 	{name: "empty segment", cmd: `cat /srv/$(id -u bob)/key`, tags: []TagKind{TagOpaque}},
 	{name: "ifs changed", cmd: `IFS=.; cat /srv/$(uname -r)`, tags: []TagKind{TagOpaque}},
 	{name: "path changed", cmd: `PATH=/tmp/bin:$PATH; cat /srv/$(whoami)/key`, tags: []TagKind{TagOpaque}},
-	{name: "function shadows", cmd: `whoami() { echo ../../etc; }; cat /srv/$(whoami)/shadow`, tags: []TagKind{TagOpaque}},
+	{name: "function shadows", cmd: `whoami() { echo ../../etc; }; cat /srv/$(whoami)/shadow`, paths: []string{"r:/etc/shadow"}},
+	{name: "function args", cmd: `f() { cat "$1"; }; f /etc/shadow`, paths: []string{"r:/etc/shadow"}},
+	{name: "function args twice", cmd: `f() { rm -rf "$1"; }; f build; f ~/.ssh`, paths: []string{"d:/home/dev/project/build", "d:/home/dev/.ssh"}},
+	{name: "recursive function", cmd: `f() { f; cat /etc/shadow; }; f`, paths: []string{"r:/etc/shadow"}, not: []TagKind{TagLimitExceeded}},
+	{name: "top-level params are empty", cmd: `cat notes.txt $1 $@`, paths: []string{"r:/home/dev/project/notes.txt"}, not: []TagKind{TagOpaque}},
+	{name: "set -- binds params", cmd: `set -- /etc/shadow; cat "$1"`, paths: []string{"r:/etc/shadow"}},
 	{name: "many tokens glued", cmd: `touch f$(seq 1 3)`, tags: []TagKind{TagOpaque}},
 	// unknown variables stay unknown
 	{name: "unset var", cmd: `cat $dir/x`, tags: []TagKind{TagOpaque}},
-	{name: "positional", cmd: `rm -rf "$1"`, tags: []TagKind{TagOpaque}},
-	{name: "all positional", cmd: `cat "$@"`, tags: []TagKind{TagOpaque}},
+	{name: "positional", cmd: `f() { rm -rf "$1"; }`, tags: []TagKind{TagOpaque}},
+	{name: "all positional", cmd: `sh -c 'cat "$@"' sh "$X" "$Y"`, tags: []TagKind{TagOpaque}},
 	{name: "relative glob", cmd: `chmod +x *.sh`, paths: []string{"w*:" + P2 + "/*.sh"}, not: []TagKind{TagOpaque}},
 }
 

@@ -245,6 +245,12 @@ func (a *analyzer) histBuiltin(c *Call) {
 			if w.Value == "+o" && i+1 < len(args) && args[i+1].Value == "history" {
 				a.tagf(c, TagHistoryWipe, "set +o history")
 			}
+			if w.Known && w.Value == "--" {
+				// set -- ARGS: new positional parameters ($0 unchanged).
+				zero, _, _ := a.getVar("0")
+				a.setParams(append([]Word{zero}, args[i+1:]...))
+				break
+			}
 		}
 	case "unset":
 		for _, w := range args {

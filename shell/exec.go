@@ -158,7 +158,7 @@ func (a *analyzer) runNamed(name string, argv []Word, in *stream, smark int) str
 	}
 	if p == "" {
 		if a.isFunc(name) {
-			return stream{piped: true, from: name}
+			return a.callFunc(name, argv, in)
 		}
 		if out, ok := a.builtin(name, argv, in, smark); ok {
 			return out

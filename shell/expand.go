@@ -40,6 +40,16 @@ func (a *analyzer) getVar(name string) (w Word, srcs []source, found bool) {
 	if v, ok := a.opt.Env[name]; ok {
 		return Word{Value: v, Known: true}, nil, true
 	}
+	if a.depth == 0 && a.fnDef == "" {
+		// The command string runs as "bash -c CMD" with no arguments:
+		// at its top level $1.. are empty and $# is 0 ($0 stays unknown).
+		switch name {
+		case "1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "*":
+			return Word{Known: true}, nil, true
+		case "#":
+			return Word{Value: "0", Known: true}, nil, true
+		}
+	}
 	return Word{}, nil, false
 }
 

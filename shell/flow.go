@@ -271,7 +271,12 @@ func (a *analyzer) bindParams(c *Call, code Word) {
 	if k < 0 {
 		return
 	}
-	params := c.Args[k+1:]
+	a.setParams(c.Args[k+1:])
+}
+
+// setParams binds $0, $1, ... $9, $#, $@ and $* to params (params[0] is
+// $0). More than ten parameters are left unknown.
+func (a *analyzer) setParams(params []Word) {
 	if len(params) > 10 {
 		return
 	}

@@ -15,7 +15,7 @@ type analyzer struct {
 	cwd   string     // current directory; "" when unknown
 	dirs  []string   // pushd stack
 	vars  []variable // assignments, newest last (scopes truncate)
-	funcs []string   // defined function names
+	funcs []funcDef  // defined functions
 	fds   []netFD    // file descriptors opened on network sockets (exec 5<>/dev/tcp/...)
 	procs []stream   // process substitution contents, by Word.proc-1
 	wsrc  []source   // data sources met while resolving the words of the current command
@@ -30,16 +30,17 @@ type analyzer struct {
 	display string // remote X display host set through DISPLAY ("" when local or unset)
 
 	// Scratch kept across analyses (alloc.go).
-	rd    strings.Reader
-	calls []Call            // Call slab; calls[:ncall] are in use
-	ncall int               //
-	maps  []map[string]Word // free flag maps
-	bufs  [][]byte          // free word-building buffers
-	strs  []string          // arena for Exec.Args (owned by the Effects: not recycled)
-	wslab []Word            // slab for Positional words
-	nword int               //
-	fnDef string
-	last  lastCmd // the last simple command run (for redirect judgements)
+	rd      strings.Reader
+	calls   []Call            // Call slab; calls[:ncall] are in use
+	ncall   int               //
+	maps    []map[string]Word // free flag maps
+	bufs    [][]byte          // free word-building buffers
+	strs    []string          // arena for Exec.Args (owned by the Effects: not recycled)
+	wslab   []Word            // slab for Positional words
+	nword   int               //
+	fnDef   string            // the function whose body is being walked ("" at top level)
+	fnStack []string          // functions being walked for a call, innermost last
+	last    lastCmd           // the last simple command run (for redirect judgements)
 }
 
 // variable is one shell variable assignment.
@@ -321,7 +322,7 @@ func (a *analyzer) funcDecl(f *syntax.FuncDecl) {
 		return
 	}
 	name := f.Name.Value
-	a.funcs = append(a.funcs, name)
+	a.funcs = append(a.funcs, funcDef{name, f.Body})
 	if selfSpawn(f.Body, name) {
 		a.tagf(nil, TagForkBomb, name)
 	}
@@ -333,14 +334,54 @@ func (a *analyzer) funcDecl(f *syntax.FuncDecl) {
 	a.fnDef = prev
 }
 
+// funcDef is a function defined in the command.
+type funcDef struct {
+	name string
+	body *syntax.Stmt
+}
+
 // isFunc reports whether name is a function defined earlier.
 func (a *analyzer) isFunc(name string) bool {
-	for _, f := range a.funcs {
-		if f == name {
-			return true
+	_, ok := a.funcBody(name)
+	return ok
+}
+
+// funcBody returns the body of the latest definition of name.
+func (a *analyzer) funcBody(name string) (*syntax.Stmt, bool) {
+	for i := len(a.funcs) - 1; i >= 0; i-- {
+		if a.funcs[i].name == name {
+			return a.funcs[i].body, true
 		}
 	}
-	return false
+	return nil, false
+}
+
+// callFunc walks a function's body again for one call, with the call's
+// arguments as $1, $2, ...: what "f /etc/shadow" does depends on them.
+// The body was walked once at its definition with unknown arguments; a
+// function already being walked (recursion) is not walked again.
+func (a *analyzer) callFunc(name string, argv []Word, in *stream) stream {
+	body, _ := a.funcBody(name)
+	for _, c := range a.fnStack {
+		if c == name {
+			return stream{piped: true, from: name}
+		}
+	}
+	if body == nil || !a.enter() {
+		return stream{piped: true, from: name}
+	}
+	cwd, nv, prev := a.cwd, len(a.vars), a.fnDef
+	a.fnStack = append(a.fnStack, name)
+	a.fnDef = name
+	a.setParams(argv)
+	out := a.stmt(body, in)
+	a.cwd, a.vars, a.fnDef = cwd, a.vars[:nv], prev
+	a.fnStack = a.fnStack[:len(a.fnStack)-1]
+	a.depth--
+	if !out.piped {
+		out = stream{piped: true, from: name}
+	}
+	return out
 }
 
 // selfSpawn reports whether body calls name inside a pipeline or in the
