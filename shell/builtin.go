@@ -3,6 +3,7 @@ package shell
 import (
 	"strings"
 
+	"github.com/parallax/parallax/action"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -18,7 +19,7 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 		"compopt", "dirs", "local", "declare", "typeset", "readonly", "export", "unset",
 		"set", "alias", "unalias", "trap", "history", "read", "mapfile", "readarray",
 		"cd", "pushd", "popd", "echo", "printf", "eval", "exec", "command", "builtin",
-		"source", ".", "enable", "fc":
+		"source", ".", "enable", "fc", "bind":
 	default:
 		return stream{}, false
 	}
@@ -59,6 +60,8 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 		a.histBuiltin(c)
 	case "enable", "fc":
 		a.tagf(c, TagOpaque, name)
+	case "bind":
+		a.bind(c)
 	}
 	return stream{}, true
 }
@@ -228,6 +231,49 @@ func (a *analyzer) deferredCode(c *Call) {
 		}
 		return
 	}
+}
+
+// bind handles bind -x 'KEYSEQ: COMMAND' (a key that runs a command)
+// and bind -f FILE (key bindings read from a file).
+func (a *analyzer) bind(c *Call) {
+	for i := 0; i < len(c.Args); i++ {
+		w := c.Args[i]
+		switch {
+		case w.Value == "-x" && i+1 < len(c.Args):
+			i++
+			spec := c.Args[i]
+			if !spec.Known {
+				a.tagf(c, TagEval, "bind -x")
+				continue
+			}
+			if _, cmd, ok := cutKeySeq(spec.Value); ok {
+				a.tagf(c, TagCodeEscape, "bind -x: a key runs a command")
+				a.runShell(c, Word{Value: cmd, Known: true, flags: spec.flags})
+			}
+		case w.Value == "-f" && i+1 < len(c.Args):
+			i++
+			a.use(c, c.Args[i], action.AccessRead)
+		}
+	}
+}
+
+// cutKeySeq splits '"\C-x": command' at the colon after the key sequence.
+func cutKeySeq(s string) (key, cmd string, ok bool) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, `"`) {
+		for i := 1; i < len(s); i++ {
+			switch s[i] {
+			case '\\':
+				i++
+			case '"':
+				_, rest, found := strings.Cut(s[i+1:], ":")
+				return s[:i+1], strings.TrimSpace(rest), found
+			}
+		}
+		return "", "", false
+	}
+	k, rest, found := strings.Cut(s, ":")
+	return k, strings.TrimSpace(rest), found
 }
 
 // histBuiltin tags builtins that clear or disable history.

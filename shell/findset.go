@@ -3,6 +3,8 @@ package shell
 import (
 	"path"
 	"strings"
+
+	"github.com/parallax/parallax/action"
 )
 
 // This file turns the files find selects into path sets. A set is a
@@ -57,6 +59,20 @@ func treePat(root, name string) string {
 		p += "/" + name
 	}
 	return p
+}
+
+// useTree records a recursive selection of the files below the directory
+// a known word names, narrowed by a name pattern. Unknown and glob words
+// are left to the plain use the caller recorded.
+func (a *analyzer) useTree(c *Call, w Word, name string, acc action.Access) {
+	if !w.Known || w.Glob {
+		return
+	}
+	p, ok := a.abs(c, w)
+	if !ok {
+		return
+	}
+	a.usePathSet(c, treePat(escapeGlob(p), name), acc, true, true)
 }
 
 // prep adjusts a call before its knowledge base Check runs.

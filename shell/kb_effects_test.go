@@ -12,10 +12,11 @@ import (
 // must exist. hosts must appear among the network destinations; execs
 // among the programs run.
 type kbCase struct {
-	cmd   string
-	tags  []TagKind
-	not   []TagKind
-	paths []string
+	cmd     string
+	tags    []TagKind
+	not     []TagKind
+	paths   []string
+	noPaths []string // path uses that must not be there
 	hosts []string
 	execs []string
 }
@@ -375,6 +376,19 @@ var kbCases = []kbCase{
 	{cmd: "xterm -display :0 -e htop", not: []TagKind{TagReverseShell}},
 	{cmd: "touch -r /bin/ls /tmp/.x", tags: []TagKind{TagTimestomp}, paths: []string{"r:/bin/ls", "w:/tmp/.x"}},
 	{cmd: "touch stamp", not: []TagKind{TagTimestomp}},
+	// option parsing, recursive searches, nested sessions, key bindings
+	{cmd: "date -Iseconds", not: []TagKind{TagSystemChange}},
+	{cmd: "date -s '2020-01-01'", tags: []TagKind{TagSystemChange}},
+	{cmd: "ls | xargs grep -a needle", noPaths: []string{"r:" + P + "/needle"}},
+	{cmd: "ls | xargs -a list.txt rm", paths: []string{"r:" + P + "/list.txt"}},
+	{cmd: "grep -r password ~", paths: []string{"r:/home/dev/**"}},
+	{cmd: "grep -rn --include=*.go TODO src", paths: []string{"r:" + P + "/src/**/*.go"}},
+	{cmd: "rg TODO", paths: []string{"r:" + P + "/**"}},
+	{cmd: "grep TODO main.go", noPaths: []string{"r:" + P + "/main.go/**"}},
+	{cmd: "bind -x '\"\\C-x\": cat /etc/shadow'", tags: []TagKind{TagCodeEscape}, paths: []string{"r:/etc/shadow"}},
+	{cmd: "screen -dmS s bash -c 'cat /etc/shadow'", paths: []string{"r:/etc/shadow"}},
+	{cmd: "screen -S s -X stuff 'cat /etc/shadow\\n'", tags: []TagKind{TagCodeEscape}, paths: []string{"r:/etc/shadow"}},
+	{cmd: "vim -c ':py3 import os; os.system(\"cat /etc/shadow\")'", paths: []string{"r:/etc/shadow"}},
 }
 
 func TestKBEffects(t *testing.T) {
@@ -394,6 +408,11 @@ func TestKBEffects(t *testing.T) {
 			for _, p := range tc.paths {
 				if !hasPathUse(e, p) {
 					t.Errorf("path %s missing; paths %v", p, e.Paths)
+				}
+			}
+			for _, p := range tc.noPaths {
+				if hasPathUse(e, p) {
+					t.Errorf("path %s recorded; it must not be", p)
 				}
 			}
 			for _, h := range tc.hosts {

@@ -71,6 +71,25 @@ var kbMisc = map[string]*Program{
 	"setfont":     kDocOnly,
 }
 
+// vimScript splits an ex command that runs inline code of another
+// language (":py3 CODE", ":perl CODE", ":lua CODE") into language and code.
+func vimScript(cmd string) (lang, code string, ok bool) {
+	word, rest, _ := strings.Cut(cmd, " ")
+	switch word {
+	case "py", "py3", "python", "python3", "pyx", "pythonx":
+		lang = "python"
+	case "perl", "pe":
+		lang = "perl"
+	case "ruby", "rub":
+		lang = "ruby"
+	case "lua":
+		lang = "lua"
+	default:
+		return "", "", false
+	}
+	return lang, strings.TrimSpace(rest), true
+}
+
 // checkVim: -c/--cmd and +cmd run ex commands ("!sh", ":py ...",
 // ":terminal"); operands not starting with + are edited files.
 func checkVim(c *Call) {
@@ -86,6 +105,11 @@ func checkVim(c *Call) {
 			continue
 		}
 		cmd = strings.TrimLeft(cmd, ": ")
+		if lang, code, ok := vimScript(cmd); ok {
+			c.Tag(TagCodeEscape, c.Name+" -c :"+lang)
+			c.RunCode(lang, Word{Value: code, Known: w.Known})
+			continue
+		}
 		if strings.HasPrefix(cmd, "!") {
 			c.Tag(TagCodeEscape, c.Name+" -c !")
 			c.RunShell(Word{Value: cmd[1:], Known: w.Known})

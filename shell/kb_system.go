@@ -47,7 +47,7 @@ var kbSystem = map[string]*Program{
 	"hostnamectl": {Check: checkCtlSet},
 	"timedatectl": {Check: checkCtlSet},
 	"localectl":   {Check: checkCtlSet},
-	"date":        {Flags: flags(shorts("uRI")+" --utc --rfc-2822 --rfc-3339 --iso-8601 --debug", fBool, "-d --date", fVal, "-f --file -r --reference", fRead, "-s --set", tagged(fVal, TagSystemChange))},
+	"date":        {Flags: flags(shorts("uR")+" --utc --rfc-2822 --rfc-3339 --iso-8601 --debug", fBool, "-d --date -I", fVal, "-f --file -r --reference", fRead, "-s --set", tagged(fVal, TagSystemChange))},
 	"dmesg":       {Flags: flags(shorts("HTkuwxrtLSe")+" --human --ctime --follow", fBool, "-l --level -f --facility -n -s -F", fVal, "-c -C --clear --read-clear", tagged(fBool, TagLogTamper))},
 	"ss":          plain(flags(shorts("atulnpsrexiwomZz46")+" -tulpn -tlnp -tunlp -antp", fBool, "-f -A -F -N", fVal)),
 	"netstat":     plain(flags(shorts("atulnpsrexiwcgvWeoM")+" -tulpn -tlnp -antp -nr", fBool, "-A", fVal)),
@@ -106,7 +106,8 @@ var kbSystem = map[string]*Program{
 	"mdadm": kSysChange2,
 	"ipcrm": kSysChange2,
 	"wall":  kReadOnly, "write": kReadOnly, "mesg": kReadOnly,
-	"screen": {Flags: flags(shorts("dmrRxlLqAaiO")+" -dm -dmS -ls -list -wipe", fBool, "-S -c -e -h -p -X -T", fVal), Check: checkScreen},
+	"screen": {Flags: flags(shorts("dmrRxlLqAaiO")+" -ls -list -wipe", fBool, "-S -c -e -h -p -X -T", fVal),
+		Args: []Role{RoleCommand}, Check: checkScreen},
 	"tmux":   {Flags: flags(shorts("2CDluNvV"), fBool, "-c -f -L -S -T", fVal), Check: checkTmux},
 	"clear":  kReadOnly, "reset": kReadOnly, "tput": kReadOnly, "stty": kReadOnly, "setterm": kReadOnly,
 	"chsh":    {Flags: flags("-s --shell -u", fVal), Tags: []TagKind{TagPersistence}},
@@ -419,11 +420,16 @@ func checkWipefs(c *Call) {
 
 // checkScreen: "screen CMD" and -X stuff run commands.
 func checkScreen(c *Call) {
-	if _, ok := c.Flag("-X"); ok {
-		c.Tag(TagCodeEscape, "screen -X")
+	x, ok := c.Flag("-X")
+	if !ok {
+		return
 	}
-	if len(c.Positional) > 0 {
-		c.Run(c.Positional)
+	c.Tag(TagCodeEscape, "screen -X")
+	if x.Value == "stuff" && len(c.Positional) > 0 {
+		// stuff types its text into the session's shell.
+		w := c.Positional[0]
+		w.Value = strings.NewReplacer(`\n`, "\n", `\r`, "\n", "^M", "\n").Replace(w.Value)
+		c.RunShell(w)
 	}
 }
 

@@ -1,5 +1,7 @@
 package shell
 
+import "strings"
+
 // Text tools: search, sorting and slicing, converters.
 
 var (
@@ -156,6 +158,36 @@ func checkGrep(c *Call) {
 	}
 	if looksLikeCredentialSearch(pat) {
 		c.Tag(TagCredentialSearch, c.Name+" -r")
+	}
+	grepTrees(c, e || f)
+}
+
+// grepTrees records what a recursive search reads: every file below each
+// operand ("." when there is none), narrowed by a single --include or
+// --glob name pattern.
+func grepTrees(c *Call, patternFlag bool) {
+	ops := c.Positional
+	if !patternFlag && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	if c.Name == "rg" {
+		if _, ok := c.Flag("--files"); ok {
+			ops = c.Positional // rg --files [PATH...]: no pattern operand
+		}
+	}
+	name := ""
+	if w, ok := c.Flag("--include", "-g", "--glob"); ok && w.Known && !strings.ContainsAny(w.Value, "/!{") {
+		name = w.Value
+	}
+	if len(ops) == 0 {
+		c.an.useTree(c, Word{Value: ".", Known: true}, name, accR)
+		return
+	}
+	for _, w := range ops {
+		if w.Known && w.Value == "-" {
+			continue
+		}
+		c.an.useTree(c, w, name, accR)
 	}
 }
 

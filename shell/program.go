@@ -17,6 +17,9 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 	endFlags, npos := false, 0
 	for i := 0; i < len(args) && !a.stop; i++ {
 		w := args[i]
+		if p.OptionsFirst && npos > 0 {
+			endFlags = true
+		}
 		if !endFlags && isFlagWord(w) {
 			if w.Value == "--" {
 				endFlags = true

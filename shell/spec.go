@@ -69,6 +69,10 @@ type Program struct {
 	// StdinCode is set when code arrives on stdin if no script or inline
 	// code is given (sh, bash, python, perl, node).
 	StdinCode bool
+	// OptionsFirst is set for programs whose options end at the first
+	// operand, because what follows is another command's argv (xargs,
+	// parallel): "xargs ls -la" must not read -la as xargs's own.
+	OptionsFirst bool
 	// Check runs after the table was applied, for what it cannot express.
 	Check func(c *Call)
 }
