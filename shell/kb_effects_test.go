@@ -17,8 +17,8 @@ type kbCase struct {
 	not     []TagKind
 	paths   []string
 	noPaths []string // path uses that must not be there
-	hosts []string
-	execs []string
+	hosts   []string
+	execs   []string
 }
 
 var kbOpt = Options{Cwd: "/home/dev/project", Home: "/home/dev"}
