@@ -193,17 +193,9 @@ func segmentsIntersect(shellGlob, rule string) bool {
 	}
 	a, b := shellGlob, rule
 	for a != "" || b != "" {
-		sa, sb := a, b
-		if i := strings.IndexByte(a, '/'); i >= 0 {
-			sa, a = a[:i], a[i+1:]
-		} else {
-			a = ""
-		}
-		if i := strings.IndexByte(b, '/'); i >= 0 {
-			sb, b = b[:i], b[i+1:]
-		} else {
-			b = ""
-		}
+		var sa, sb string
+		sa, a = cutSegment(a, false)
+		sb, b = cutSegment(b, false)
 		if sa == sb {
 			continue
 		}
@@ -218,20 +210,17 @@ func segmentsIntersect(shellGlob, rule string) bool {
 // segment, up to the rule's first "**": a pair of segments whose literal
 // ends disagree proves the patterns disjoint (a shell glob's wildcards do
 // not cross "/"). It says false when unsure.
-func leadDisjoint(shellGlob, rule string) bool {
-	a, b := shellGlob, rule
+func leadDisjoint(shellGlob, rule string) bool { return segsDisjoint(shellGlob, rule, false) }
+
+// tailDisjoint is leadDisjoint from the last segments backwards, up to
+// the rule's last "**".
+func tailDisjoint(shellGlob, rule string) bool { return segsDisjoint(shellGlob, rule, true) }
+
+func segsDisjoint(a, b string, fromEnd bool) bool {
 	for a != "" && b != "" {
-		sa, sb := a, b
-		if i := strings.IndexByte(a, '/'); i >= 0 {
-			sa, a = a[:i], a[i+1:]
-		} else {
-			a = ""
-		}
-		if i := strings.IndexByte(b, '/'); i >= 0 {
-			sb, b = b[:i], b[i+1:]
-		} else {
-			b = ""
-		}
+		var sa, sb string
+		sa, a = cutSegment(a, fromEnd)
+		sb, b = cutSegment(b, fromEnd)
 		if strings.Contains(sb, "**") {
 			return false
 		}
@@ -242,30 +231,18 @@ func leadDisjoint(shellGlob, rule string) bool {
 	return false
 }
 
-// tailDisjoint is leadDisjoint from the last segments backwards, up to
-// the rule's last "**".
-func tailDisjoint(shellGlob, rule string) bool {
-	a, b := shellGlob, rule
-	for a != "" && b != "" {
-		sa, sb := a, b
-		if i := strings.LastIndexByte(a, '/'); i >= 0 {
-			sa, a = a[i+1:], a[:i]
-		} else {
-			a = ""
+// cutSegment splits the first (or, fromEnd, the last) segment off p.
+func cutSegment(p string, fromEnd bool) (seg, rest string) {
+	if fromEnd {
+		if i := strings.LastIndexByte(p, '/'); i >= 0 {
+			return p[i+1:], p[:i]
 		}
-		if i := strings.LastIndexByte(b, '/'); i >= 0 {
-			sb, b = b[i+1:], b[:i]
-		} else {
-			b = ""
-		}
-		if strings.Contains(sb, "**") {
-			return false
-		}
-		if sa != sb && literalsDisjoint(sa, sb) {
-			return true
-		}
+		return p, ""
 	}
-	return false
+	if i := strings.IndexByte(p, '/'); i >= 0 {
+		return p[:i], p[i+1:]
+	}
+	return p, ""
 }
 
 // ruleIntersect is globIntersect for two rule-syntax patterns.
