@@ -1,0 +1,247 @@
+package ifc
+
+import (
+	"path"
+	"strings"
+)
+
+// Shell globs (cat ~/.ssh/*, find's ROOT/**/*.txt) name sets of paths.
+// A glob is classified at the highest level any path it may match could
+// have: an over-approximation, so that a pattern cannot hide a secret.
+
+// tok is one element of a single-segment pattern.
+type tok struct {
+	kind byte // 'c' literal, '?' any one character, '*' any run
+	c    rune
+}
+
+// maxGlobWork bounds the intersection table; larger problems answer
+// "may intersect" (fail closed).
+const maxGlobWork = 4096
+
+// toks splits a single-segment pattern into characters (runes, as
+// path.Match and the shell count them). A character class counts as any
+// one character (over-approximation); a backslash escapes the next one.
+func toks(p string) []tok {
+	rs := []rune(p)
+	out := make([]tok, 0, len(rs))
+	for i := 0; i < len(rs); i++ {
+		switch c := rs[i]; c {
+		case '*':
+			if n := len(out); n == 0 || out[n-1].kind != '*' {
+				out = append(out, tok{kind: '*'})
+			}
+		case '?':
+			out = append(out, tok{kind: '?'})
+		case '[':
+			j := i + 1
+			for j < len(rs) && rs[j] != ']' {
+				j++
+			}
+			if j < len(rs) {
+				out = append(out, tok{kind: '?'})
+				i = j
+				continue
+			}
+			out = append(out, tok{kind: 'c', c: c})
+		case '\\':
+			if i+1 < len(rs) {
+				i++
+			}
+			out = append(out, tok{kind: 'c', c: rs[i]})
+		default:
+			out = append(out, tok{kind: 'c', c: c})
+		}
+	}
+	return out
+}
+
+// segIntersect reports whether some segment matches both the shell glob
+// g and the rule pattern r. Unless dots is set, the glob follows the
+// shell: a leading wildcard does not match a leading ".".
+func segIntersect(g, r string, dots bool) bool {
+	a, b := toks(g), toks(r)
+	if !dots && len(a) > 0 && a[0].kind != 'c' && len(b) > 0 && b[0].kind == 'c' && b[0].c == '.' {
+		return false
+	}
+	if (len(a)+1)*(len(b)+1) > maxGlobWork {
+		return true
+	}
+	memo := make([]int8, (len(a)+1)*(len(b)+1))
+	var f func(i, j int) bool
+	f = func(i, j int) bool {
+		k := i*(len(b)+1) + j
+		if memo[k] != 0 {
+			return memo[k] > 0
+		}
+		ok := false
+		switch {
+		case i == len(a) && j == len(b):
+			ok = true
+		case i < len(a) && a[i].kind == '*':
+			ok = f(i+1, j) || j < len(b) && f(i, j+1)
+		case j < len(b) && b[j].kind == '*':
+			ok = f(i, j+1) || i < len(a) && f(i+1, j)
+		case i < len(a) && j < len(b):
+			ok = (a[i].kind == '?' || b[j].kind == '?' || a[i].c == b[j].c) && f(i+1, j+1)
+		}
+		memo[k] = -1
+		if ok {
+			memo[k] = 1
+		}
+		return ok
+	}
+	return f(0, 0)
+}
+
+// hasMeta reports whether s holds glob metacharacters.
+func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// hasLiteral reports whether a segment pattern has any literal character.
+func hasLiteral(s string) bool {
+	for _, t := range toks(s) {
+		if t.kind == 'c' {
+			return true
+		}
+	}
+	return false
+}
+
+// reach reports whether a path matching the glob segments may be the
+// rule path (exact) or lie at or below it (tree). A "**" segment of a
+// recursive glob matches any run of segments: it reaches the rule path
+// only when deep is set.
+func reach(segs, rule []string, exact, recursive, deep bool) bool {
+	for i, rs := range rule {
+		if i >= len(segs) {
+			return false
+		}
+		if recursive && segs[i] == "**" {
+			return deep
+		}
+		if !segIntersect(segs[i], rs, recursive) {
+			return false
+		}
+	}
+	if len(segs) == len(rule) || !exact {
+		return true
+	}
+	for _, s := range segs[len(rule):] {
+		if recursive && s == "**" {
+			return deep
+		}
+	}
+	return false
+}
+
+// ClassifyGlob returns the highest level a path matching the shell glob
+// pat may have. recursive marks a find-style set (shell.PathUse.Recursive):
+// "**" matches any run of segments and wildcards match dot names.
+//
+// broad says what the level is for. Flows (broad) assume the worst: a
+// "**" reaches every sensitive tree below, a bare "*" may be any secret
+// name. For the session taint (not broad) a "**" does not reach trees
+// below the glob's literal directory, name rules need a literal byte in
+// the last segment ("cat *" is judged by the content it showed), and a
+// dot name needs a literal leading dot (find -name '*.txt' is not taken
+// to show .env.txt).
+// Public rules count only when every match is public: a tree rule whose
+// root holds the glob's literal directory. Trees inside the workspace
+// (its sealed .parallax) are reached only by name, never by "**".
+func (c *Paths) ClassifyGlob(pat string, recursive, broad bool) PathLabel {
+	if !hasMeta(pat) {
+		return c.Classify(pat)
+	}
+	m := c.newMatch()
+	var segs []string
+	if strings.HasPrefix(pat, "/") {
+		segs = strings.Split(pat[1:], "/")
+	} else {
+		segs = []string{path.Base(pat)}
+	}
+	last := strings.ToLower(segs[len(segs)-1])
+	if strings.HasPrefix(pat, "/") {
+		dir := literalDir(pat)
+		for _, t := range c.treeList {
+			if c.rules[t.rule].Level == Public {
+				if under(dir, t.root) {
+					m.hit(t.rule)
+				}
+				continue
+			}
+			deep := broad && !under(t.root, c.ws)
+			if reach(segs, t.segs, false, recursive, deep) && !c.globExcepted(t.rule, segs, len(t.segs), last) {
+				m.hit(t.rule)
+			}
+		}
+		for _, g := range c.globs {
+			if reach(segs, g.segs, true, recursive, broad) {
+				m.hit(g.rule)
+			}
+		}
+	}
+	if broad || hasLiteral(last) && last != "**" {
+		c.globNames(&m, last, recursive && broad)
+	}
+	c.globWords(&m, pat, last)
+	return m.label()
+}
+
+// globExcepted reports whether every path the glob matches below a tree
+// root is left out by the rule (cat ~/.ssh/*.pub).
+func (c *Paths) globExcepted(rule int, segs []string, depth int, last string) bool {
+	if len(segs) != depth+1 {
+		return false
+	}
+	for _, e := range c.rules[rule].Except {
+		if e == last {
+			return true
+		}
+	}
+	return !hasMeta(last) && c.excepted(rule, last)
+}
+
+// globNames applies the base-name rules to a glob's last segment.
+func (c *Paths) globNames(m *match, last string, dots bool) {
+	if last == "**" {
+		last = "*"
+		dots = true
+	}
+	for _, n := range c.nameList {
+		if c.rules[n.rule].Level > Public && segIntersect(last, n.s, dots) {
+			m.hit(n.rule)
+		}
+	}
+	for _, a := range c.suffixes {
+		if c.rules[a.rule].Level > Public && segIntersect(last, "?*"+a.s, dots) {
+			m.hit(a.rule)
+		}
+	}
+	for _, a := range c.prefixes {
+		if c.rules[a.rule].Level > Public && segIntersect(last, a.s+"*", dots) &&
+			(hasMeta(last) || !c.excepted(a.rule, last)) {
+			m.hit(a.rule)
+		}
+	}
+	for _, a := range c.nameGlobs {
+		if c.rules[a.rule].Level > Public && segIntersect(last, a.s, dots) {
+			m.hit(a.rule)
+		}
+	}
+}
+
+// globWords applies the document-word rules to the literal words of a
+// glob, unless its extension is literal and not a document's.
+func (c *Paths) globWords(m *match, pat, last string) {
+	if i := strings.LastIndexByte(last, '.'); i > 0 {
+		if ext := last[i+1:]; !hasMeta(ext) && !docExts[ext] {
+			return
+		}
+	}
+	rel, _ := c.relative(pat)
+	eachWord(rel, func(w []byte) {
+		for _, r := range c.words[string(w)] {
+			m.hit(r)
+		}
+	})
+}

@@ -1,0 +1,331 @@
+package ifc
+
+import (
+	"context"
+	"path"
+	"strings"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/shell"
+)
+
+// originKind says what carried a level.
+type originKind uint8
+
+const (
+	originNone     originKind = iota
+	originPath                // a path's own classification
+	originContains            // a sensitive tree below a directory that is read
+	originActivity            // the activity table's label of a path
+	originContent             // classified text
+	originCommand             // the output of an environment-dumping command
+	originTaint               // the session taint
+	originLabel               // a label the executor attached to a result
+)
+
+// origin is a level with what carried it; described only when needed.
+type origin struct {
+	level  Level
+	kind   originKind
+	what   string   // path, program, text field or taint source
+	rule   string   // path rule id, or the activity entry's source
+	labels []string // content labels
+}
+
+// describe names the source: a path and its rule, labels, never data.
+func (o origin) describe() string {
+	switch o.kind {
+	case originPath:
+		return o.what + " (" + o.rule + ")"
+	case originContains:
+		return o.what + " (holds " + o.rule + ")"
+	case originActivity:
+		return o.what + " (written with data from " + o.rule + ")"
+	case originContent:
+		return o.what + " labelled " + strings.Join(o.labels, ", ")
+	case originCommand:
+		return "output of " + o.what
+	case originTaint:
+		if o.what == "" {
+			return "session taint"
+		}
+		return "session taint from " + o.what
+	case originLabel:
+		s := "result of " + o.what
+		if len(o.labels) > 0 {
+			s += " labelled " + strings.Join(o.labels, ", ")
+		}
+		return s
+	case originNone:
+	}
+	return ""
+}
+
+// raise keeps the higher of two origins (the first on a tie).
+func (o *origin) raise(n origin) {
+	if n.level > o.level || o.kind == originNone && n.kind != originNone && n.level == o.level {
+		*o = n
+	}
+}
+
+// noDataTypes reach their type's sink without carrying data to it.
+var noDataTypes = map[action.Type]bool{
+	action.DeleteSchedule: true, "memory_delete": true, "stop_agent": true, "delete_event": true,
+}
+
+// typeSinks maps the catalog's sink categories to ifc sinks.
+var typeSinks = map[action.Sink]Sink{
+	action.SinkShell: SinkExecute, action.SinkHTTP: SinkHTTP, action.SinkEmail: SinkEmail,
+	action.SinkMessage: SinkMessage, action.SinkBrowser: SinkBrowser, action.SinkGitRemote: SinkGitRemote,
+	action.SinkMemory: SinkMemory, action.SinkAgent: SinkAgent, action.SinkSchedule: SinkSchedule,
+	action.SinkMCP: SinkMCP,
+}
+
+// harmlessWrites are device paths a write to which carries data nowhere.
+var harmlessWrites = map[string]bool{
+	"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true,
+	"/dev/fd/1": true, "/dev/fd/2": true, "/proc/self/fd/1": true, "/proc/self/fd/2": true,
+}
+
+// sinksOf lists the sinks an action reaches: its type's sink, the
+// places it writes, and what its shell code does.
+func (t *Tracker) sinksOf(a *action.Action, eff *shell.Effects) sinkSet {
+	var set sinkSet
+	if s, ok := typeSinks[action.SinkOf(a.Type)]; ok && !noDataTypes[a.Type] {
+		set.add(s)
+	}
+	for _, pf := range a.Payload.PathFields() {
+		if pf.Access&action.AccessWrite != 0 && !harmlessWrites[*pf.Path] {
+			set.add(t.writeSink(*pf.Path, false))
+		}
+	}
+	if eff == nil {
+		return set
+	}
+	if a.Type == action.ExecuteCommand {
+		set.add(SinkExecute)
+	}
+	for _, u := range eff.Paths {
+		if u.Access&action.AccessWrite != 0 && !harmlessWrites[u.Path] {
+			set.add(t.writeSink(u.Path, u.Glob))
+		}
+	}
+	if networkEffects(eff) {
+		set.add(SinkNetwork)
+	}
+	if opaqueEffects(eff) {
+		set.add(SinkOpaqueCommand)
+	}
+	return set
+}
+
+// writeSink says whether a write lands in the workspace.
+func (t *Tracker) writeSink(p string, glob bool) Sink {
+	if glob {
+		p = literalDir(p)
+	}
+	if path.IsAbs(p) && under(path.Clean(p), t.ws) {
+		return SinkWriteWorkspace
+	}
+	return SinkWriteOutside
+}
+
+// networkEffects reports whether shell code may send data off the
+// machine: destinations, flows into network programs, remote execution,
+// or a program (or subcommand) the knowledge base marks as networked.
+func networkEffects(eff *shell.Effects) bool {
+	if len(eff.Network) > 0 || len(eff.Flows) > 0 || eff.Has(shell.TagRemoteExec) {
+		return true
+	}
+	for _, x := range eff.Execs {
+		p := shell.Lookup(x.Name)
+		if p == nil {
+			continue
+		}
+		if p.Network {
+			return true
+		}
+		for _, arg := range x.Args {
+			if sp := p.Sub[arg]; sp != nil && sp.Network {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// opaqueEffects reports whether the analysis may have missed effects.
+func opaqueEffects(eff *shell.Effects) bool {
+	for _, k := range []shell.TagKind{shell.TagOpaque, shell.TagDynamicCommand, shell.TagEval,
+		shell.TagLimitExceeded, shell.TagUnknownProgram} {
+		if eff.Has(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// envDumpers print the whole environment (or typed history): their
+// output holds every secret the process was given.
+var envDumpers = map[string]bool{"env": true, "printenv": true, "set": true, "export": true,
+	"declare": true, "typeset": true, "history": true, "fc": true, "compgen": true}
+
+// readMode says what a read's level is for.
+type readMode uint8
+
+const (
+	// forFlow: what an action carries to its sinks. Directories count
+	// with what lies below them, globs with every name they may match.
+	forFlow readMode = iota
+	// forTaint: what the agent saw. A directory counts as itself; a
+	// wildcard-only name counts as its directory (the content shown is
+	// classified on its own).
+	forTaint
+)
+
+// flowOrigin returns the highest level the action carries: its read
+// paths, file URLs, env-dumping commands piped to the network, and its
+// outbound text when a classifier is set.
+func (t *Tracker) flowOrigin(ctx context.Context, a *action.Action, eff *shell.Effects) (origin, error) {
+	var best origin
+	for _, pf := range a.Payload.PathFields() {
+		if pf.Access&action.AccessRead == 0 {
+			continue
+		}
+		o, err := t.readOrigin(ctx, *pf.Path, false, false, forFlow)
+		if err != nil {
+			return origin{}, err
+		}
+		best.raise(o)
+	}
+	if p, ok := fileURLPath(a); ok {
+		o, err := t.readOrigin(ctx, p, false, false, forFlow)
+		if err != nil {
+			return origin{}, err
+		}
+		best.raise(o)
+	}
+	if eff != nil {
+		o, err := t.effectsOrigin(ctx, eff, forFlow)
+		if err != nil {
+			return origin{}, err
+		}
+		best.raise(o)
+		for _, f := range eff.Flows {
+			if f.Kind == shell.SourceCommand && envDumpers[f.Source] {
+				best.raise(origin{level: Critical, kind: originCommand, what: f.Source})
+			}
+		}
+	}
+	best.raise(t.textOrigin(a))
+	return best, nil
+}
+
+// effectsOrigin is the highest level of the paths shell code reads.
+func (t *Tracker) effectsOrigin(ctx context.Context, eff *shell.Effects, mode readMode) (origin, error) {
+	var best origin
+	for _, u := range eff.Paths {
+		if u.Access&action.AccessRead == 0 {
+			continue
+		}
+		o, err := t.readOrigin(ctx, u.Path, u.Glob, u.Recursive, mode)
+		if err != nil {
+			return origin{}, err
+		}
+		best.raise(o)
+	}
+	return best, nil
+}
+
+// textOrigin classifies the action's outbound text. Header values are
+// credentials in use (judged by the heuristics against their issuer),
+// not data.
+func (t *Tracker) textOrigin(a *action.Action) origin {
+	var best origin
+	if t.classify == nil {
+		return best
+	}
+	for _, tf := range a.Payload.Texts() {
+		if tf.Value == "" || strings.HasPrefix(tf.Name, "headers.") {
+			continue
+		}
+		lvl, labels := t.classify.Classify(tf.Value)
+		if lvl.clamp() > Public {
+			best.raise(origin{level: lvl.clamp(), kind: originContent, what: "payload field " + tf.Name, labels: labels})
+		}
+	}
+	return best
+}
+
+// readOrigin is the level of one read path: its rules, the sensitive
+// trees below it (flows), and the activity table.
+func (t *Tracker) readOrigin(ctx context.Context, p string, glob, recursive bool, mode readMode) (origin, error) {
+	var o origin
+	if glob {
+		l := t.paths.ClassifyGlob(p, recursive, mode == forFlow)
+		o = origin{level: l.Level, kind: originPath, what: p, rule: l.Rule}
+	} else {
+		l := t.paths.Classify(p)
+		o = origin{level: l.Level, kind: originPath, what: p, rule: l.Rule}
+		if mode == forFlow {
+			if c := t.paths.Contains(p); c.Level > o.level {
+				o = origin{level: c.Level, kind: originContains, what: p, rule: c.Rule}
+			}
+		}
+	}
+	if !path.IsAbs(p) {
+		return o, nil
+	}
+	root := p
+	if glob {
+		root = literalDir(p)
+	}
+	entries, err := t.store.ActivityUnder(ctx, root)
+	if err != nil {
+		return origin{}, err
+	}
+	for _, e := range entries {
+		if e.Level.clamp() <= o.level || !t.activityApplies(e.Path, p, glob, recursive, mode) {
+			continue
+		}
+		o = origin{level: e.Level.clamp(), kind: originActivity, what: e.Path, rule: e.Source, labels: e.Labels}
+	}
+	return o, nil
+}
+
+// activityApplies reports whether a labelled file counts for a read of p.
+func (t *Tracker) activityApplies(file, p string, glob, recursive bool, mode readMode) bool {
+	switch {
+	case glob:
+		return globMatchPath(p, file, recursive)
+	case mode == forFlow:
+		return true // p itself or a file below the directory p
+	}
+	return file == p
+}
+
+// globMatchPath reports whether the absolute path file matches the glob
+// pat; in a recursive glob "**" matches any run of segments.
+func globMatchPath(pat, file string, recursive bool) bool {
+	return matchSegList(strings.Split(pat, "/"), strings.Split(file, "/"), recursive)
+}
+
+func matchSegList(pat, segs []string, recursive bool) bool {
+	for i, ps := range pat {
+		if recursive && ps == "**" {
+			for j := i; j <= len(segs); j++ {
+				if matchSegList(pat[i+1:], segs[j:], recursive) {
+					return true
+				}
+			}
+			return false
+		}
+		if i >= len(segs) {
+			return false
+		}
+		if ok, err := path.Match(ps, segs[i]); err != nil || !ok {
+			return err != nil // a malformed pattern may match anything
+		}
+	}
+	return len(pat) == len(segs)
+}

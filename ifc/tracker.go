@@ -1,0 +1,233 @@
+package ifc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/shell"
+	"github.com/parallax/parallax/verdict"
+)
+
+// ContentClassifier classifies text (a tool result, an outbound body):
+// the level of the most sensitive thing found and the labels of what was
+// found (kinds such as "aws_access_key", never the values). The dlp
+// package is adapted to it.
+type ContentClassifier interface {
+	Classify(text string) (Level, []string)
+}
+
+// Config sets up a Tracker.
+type Config struct {
+	Workspace string // absolute workspace root; shell commands run here
+	Home      string // what ~ means
+	// Policy maps level × sink to a decision; nil means the default preset.
+	Policy *Policy
+	// Store keeps the session taint and the activity table; nil means a
+	// fresh MemoryStore (nothing survives the process).
+	Store Store
+	// Classifier classifies content; nil means content is not classified
+	// (labels attached by executors still count).
+	Classifier ContentClassifier
+	// Now is the clock of activity entries (default time.Now).
+	Now func() time.Time
+}
+
+// Tracker is information-flow control for one workspace: it judges
+// actions against their sources and the session taint (Evaluate) and
+// learns from what actions returned and wrote (Observe). It is safe for
+// concurrent use.
+type Tracker struct {
+	ws, home string
+	paths    *Paths
+	policy   *Policy
+	store    Store
+	classify ContentClassifier
+	now      func() time.Time
+}
+
+// New builds a tracker.
+func New(cfg Config) (*Tracker, error) {
+	paths, err := NewPaths(Env{Workspace: cfg.Workspace, Home: cfg.Home})
+	if err != nil {
+		return nil, fmt.Errorf("new ifc tracker: %w", err)
+	}
+	t := &Tracker{ws: paths.ws, home: paths.home, paths: paths, policy: cfg.Policy,
+		store: cfg.Store, classify: cfg.Classifier, now: cfg.Now}
+	if t.policy == nil {
+		if t.policy, err = Preset("default"); err != nil {
+			return nil, fmt.Errorf("new ifc tracker: %w", err)
+		}
+	}
+	if t.store == nil {
+		t.store = NewMemoryStore()
+	}
+	if t.now == nil {
+		t.now = time.Now
+	}
+	return t, nil
+}
+
+// Policy returns the tracker's policy.
+func (t *Tracker) Policy() *Policy { return t.policy }
+
+// Paths returns the tracker's path classifier.
+func (t *Tracker) Paths() *Paths { return t.paths }
+
+// Input is one action as the gate sees it.
+type Input struct {
+	Session string
+	Action  *action.Action // decoded and normalised (absolute paths)
+	// Effects is the analysis of the action's shell code (execute_command,
+	// create_schedule's command); nil makes the tracker analyse it.
+	Effects *shell.Effects
+}
+
+// Result is the tracker's judgement of one action.
+type Result struct {
+	Decision verdict.Decision
+	Rule     string // the policy rule, or RuleNoSink, RuleDefault, RuleMemoryBlock, RuleError
+	Reason   string // names the sink, the level and the source (path or label), never data
+	Sink     string // the sink that decided; "" when none
+	Level    Level  // the level judged at that sink
+	Source   string // what carried the level
+	Tainted  bool   // the level came from the session taint, not from the action itself
+}
+
+// Evaluate judges the flows of one action: the level of what it carries
+// (paths it reads, directories holding secrets, files labelled by the
+// activity table, classified outbound text) and, at the policy's taint
+// sinks, the session taint, against every sink it reaches. The most
+// severe decision wins. On any error the Result is a BLOCK with rule
+// RuleError, and the error is returned too.
+func (t *Tracker) Evaluate(ctx context.Context, in Input) (res Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("ifc evaluate: internal error: %v", p)
+			res = failClosed(err)
+		}
+	}()
+	res, err = t.evaluate(ctx, in)
+	if err != nil {
+		return failClosed(err), err
+	}
+	return res, nil
+}
+
+func failClosed(err error) Result {
+	return Result{Decision: verdict.Block, Rule: RuleError,
+		Reason: "ifc: cannot judge the data flow (" + err.Error() + "); blocked to fail closed"}
+}
+
+func (t *Tracker) evaluate(ctx context.Context, in Input) (Result, error) {
+	if in.Action == nil || in.Action.Payload == nil {
+		return Result{}, errors.New("ifc evaluate: no action")
+	}
+	eff := t.effects(in)
+	sinks := t.sinksOf(in.Action, eff)
+	if sinks.empty() {
+		return Result{Decision: verdict.Allow, Rule: RuleNoSink, Reason: "ifc: the action reaches no sink"}, nil
+	}
+	src, err := t.flowOrigin(ctx, in.Action, eff)
+	if err != nil {
+		return Result{}, err
+	}
+	taint := origin{kind: originTaint}
+	if sinks&t.policy.taintSinks != 0 {
+		lvl, source, err := t.store.MaxTaint(ctx, in.Session)
+		if err != nil {
+			return Result{}, fmt.Errorf("read session taint: %w", err)
+		}
+		taint.level, taint.what = lvl.clamp(), source
+	}
+	return t.judge(sinks, src, taint), nil
+}
+
+// judge picks the most severe outcome over the sinks; ties go to the
+// higher level, then to the first sink.
+func (t *Tracker) judge(sinks sinkSet, src, taint origin) Result {
+	var best Result
+	var bestOut Outcome
+	found := false
+	for s := Sink(0); s < sinkCount; s++ {
+		if !sinks.has(s) {
+			continue
+		}
+		o := src
+		if t.policy.Tainted(s) && taint.level > o.level {
+			o = taint
+		}
+		out := t.policy.Decide(o.level, s)
+		sev, bestSev := out.Decision.Severity(), bestOut.Decision.Severity()
+		if found && (sev < bestSev || sev == bestSev && o.level <= best.Level) {
+			continue
+		}
+		found, bestOut = true, out
+		best = Result{Decision: out.Decision, Rule: out.Rule, Sink: s.String(), Level: o.level,
+			Source: o.describe(), Tainted: o.kind == originTaint}
+	}
+	best.Reason = reasonFor(best, bestOut)
+	return best
+}
+
+// reasonFor writes the sentence the agent reads.
+func reasonFor(r Result, out Outcome) string {
+	why := out.Reason
+	if why == "" {
+		why = "rule " + out.Rule
+	}
+	what := r.Level.String() + " data"
+	if r.Source != "" {
+		what += " (" + r.Source + ")"
+	}
+	switch r.Decision {
+	case verdict.Allow:
+		return "ifc: " + what + " may reach " + r.Sink + " (" + why + ")"
+	case verdict.Escalate:
+		return "ifc: " + what + " reaching " + r.Sink + " needs review: " + why
+	}
+	return "ifc: " + what + " may not reach " + r.Sink + ": " + why
+}
+
+// effects returns the analysis of the action's shell code, if any.
+func (t *Tracker) effects(in Input) *shell.Effects {
+	if in.Effects != nil {
+		return in.Effects
+	}
+	code := shellCode(in.Action)
+	if code == "" {
+		return nil
+	}
+	return shell.Analyze(code, shell.Options{Cwd: t.ws, Home: t.home})
+}
+
+// shellCode returns the shell code an action runs ("" if none).
+func shellCode(a *action.Action) string {
+	switch p := a.Payload.(type) {
+	case *action.ExecuteCommandPayload:
+		return p.Command
+	case *action.CreateSchedulePayload:
+		return p.Command
+	}
+	return ""
+}
+
+// fileURLPath returns the path of a file:// URL in a URL-bearing payload:
+// fetching it is a read of that file.
+func fileURLPath(a *action.Action) (string, bool) {
+	raw, ok := action.URLOf(a)
+	raw = strings.TrimSpace(raw)
+	if !ok || len(raw) < 7 || !strings.EqualFold(raw[:7], "file://") {
+		return "", false
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Path == "" || u.Host != "" && u.Host != "localhost" {
+		return "/", true // a file URL we cannot place is judged as the root
+	}
+	return path.Clean(u.Path), true
+}
