@@ -138,7 +138,7 @@ func (m *MemoryStore) UpsertActivity(ctx context.Context, a Activity) error {
 }
 
 // ActivityUnder implements ActivityStore.
-func (m *MemoryStore) ActivityUnder(ctx context.Context, p string) ([]Activity, error) {
+func (m *MemoryStore) ActivityUnder(ctx context.Context, p string, min Level) ([]Activity, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("look up activity under %s: %w", p, err)
 	}
@@ -148,11 +148,44 @@ func (m *MemoryStore) ActivityUnder(ctx context.Context, p string) ([]Activity, 
 	for i := sort.SearchStrings(m.paths, p); i < len(m.paths) && strings.HasPrefix(m.paths[i], p); i++ {
 		if under(m.paths[i], p) {
 			a := m.activity[m.paths[i]]
+			if a.Level < min {
+				continue
+			}
 			a.Labels = slices.Clone(a.Labels)
 			out = append(out, a)
 		}
 	}
 	return out, nil
+}
+
+// TopActivity implements ActivityStore.
+func (m *MemoryStore) TopActivity(ctx context.Context, p string, below bool, min Level) (Activity, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return Activity{}, false, fmt.Errorf("look up activity under %s: %w", p, err)
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var best Activity
+	found := false
+	if !below {
+		a, ok := m.activity[p]
+		if !ok || a.Level < min {
+			return Activity{}, false, nil
+		}
+		best, found = a, true
+	}
+	for i := sort.SearchStrings(m.paths, p); below && i < len(m.paths) && strings.HasPrefix(m.paths[i], p); i++ {
+		if !under(m.paths[i], p) {
+			continue
+		}
+		if a := m.activity[m.paths[i]]; a.Level >= min && (!found || a.Level > best.Level) {
+			best, found = a, true
+		}
+	}
+	if found {
+		best.Labels = slices.Clone(best.Labels)
+	}
+	return best, found, nil
 }
 
 // DeleteActivity implements ActivityStore.

@@ -111,7 +111,7 @@ func TestActivityUpsertKeepMax(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := m.ActivityUnder(ctx, "/tmp/x")
+	got, err := m.ActivityUnder(ctx, "/tmp/x", Public)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("got %v, %v, want one entry", got, err)
 	}
@@ -142,7 +142,7 @@ func TestActivityUnder(t *testing.T) {
 		{"/", "/a/b /a/b-x /a/b/c /a/b/d/e /a/bc /z"},
 	}
 	for _, tc := range cases {
-		got, err := m.ActivityUnder(ctx, tc.under)
+		got, err := m.ActivityUnder(ctx, tc.under, Public)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func TestActivityUnder(t *testing.T) {
 	if err := m.DeleteActivity(ctx, "/never"); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := m.ActivityUnder(ctx, "/a/b"); len(got) != 2 {
+	if got, _ := m.ActivityUnder(ctx, "/a/b", Public); len(got) != 2 {
 		t.Errorf("after delete: got %d entries, want 2", len(got))
 	}
 }
@@ -175,7 +175,7 @@ func TestMemoryStoreCancelled(t *testing.T) {
 	if l, _, err := m.MaxTaint(ctx, "s"); err == nil || l != Critical {
 		t.Errorf("MaxTaint: got %v, %v, want critical and an error", l, err)
 	}
-	if _, err := m.ActivityUnder(ctx, "/"); err == nil {
+	if _, err := m.ActivityUnder(ctx, "/", Public); err == nil {
 		t.Errorf("ActivityUnder: got nil error")
 	}
 }
@@ -191,7 +191,7 @@ func TestMemoryStoreConcurrent(t *testing.T) {
 			for j := range 200 {
 				_ = m.RaiseTaint(ctx, "s", Level(j%5), "x")
 				_ = m.UpsertActivity(ctx, Activity{Path: "/tmp/f" + string(rune('a'+i)), Level: Level(j % 5)})
-				_, _ = m.ActivityUnder(ctx, "/tmp")
+				_, _ = m.ActivityUnder(ctx, "/tmp", Public)
 			}
 		}()
 	}
@@ -237,5 +237,54 @@ func TestSweep(t *testing.T) {
 	}
 	if all, _ := List(ctx, m); len(all) != 2 {
 		t.Errorf("entries must be kept when existence is unknown: got %d, want 2", len(all))
+	}
+}
+
+func TestActivityUnderMinLevel(t *testing.T) {
+	ctx := context.Background()
+	m := NewMemoryStore()
+	for _, a := range []Activity{{Path: "/w/a", Level: Confidential}, {Path: "/w/b", Level: Critical}, {Path: "/w/c/d", Level: Restricted}} {
+		if err := m.UpsertActivity(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := m.ActivityUnder(ctx, "/w", Restricted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Path != "/w/b" || got[1].Path != "/w/c/d" {
+		t.Errorf("got %+v, want /w/b and /w/c/d", got)
+	}
+}
+
+func TestTopActivity(t *testing.T) {
+	ctx := context.Background()
+	m := NewMemoryStore()
+	for _, a := range []Activity{{Path: "/w/a", Level: Confidential}, {Path: "/w/b", Level: Critical}, {Path: "/w/c/d", Level: Restricted}, {Path: "/wx", Level: Critical}} {
+		if err := m.UpsertActivity(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		p     string
+		below bool
+		min   Level
+		want  string
+	}{
+		{"/w", true, Public, "/w/b"},
+		{"/w", false, Public, ""},
+		{"/w/a", false, Public, "/w/a"},
+		{"/w/a", false, Restricted, ""},
+		{"/w/c", true, Confidential, "/w/c/d"},
+		{"/w/c", true, Critical, ""},
+	}
+	for _, tc := range tests {
+		a, ok, err := m.TopActivity(ctx, tc.p, tc.below, tc.min)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := map[bool]string{true: a.Path, false: ""}[ok]; got != tc.want {
+			t.Errorf("TopActivity(%s, %v, %v): got %q, want %q", tc.p, tc.below, tc.min, got, tc.want)
+		}
 	}
 }

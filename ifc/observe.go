@@ -37,7 +37,7 @@ func (t *Tracker) Observe(ctx context.Context, in Input, out Output) error {
 	if err != nil {
 		return fmt.Errorf("ifc observe: %w", err)
 	}
-	if seen.level > Public {
+	if seen.level > Public && in.Session != "" {
 		if err := t.store.RaiseTaint(ctx, in.Session, seen.level, seen.describe()); err != nil {
 			return fmt.Errorf("ifc observe: raise taint: %w", err)
 		}
@@ -100,11 +100,13 @@ func (t *Tracker) labelWrites(ctx context.Context, in Input, eff *shell.Effects)
 		return err
 	}
 	taint := origin{kind: originTaint}
-	lvl, source, err := t.store.MaxTaint(ctx, in.Session)
-	if err != nil {
-		return fmt.Errorf("read session taint: %w", err)
+	if in.Session != "" {
+		lvl, source, err := t.store.MaxTaint(ctx, in.Session)
+		if err != nil {
+			return fmt.Errorf("read session taint: %w", err)
+		}
+		taint.level, taint.what = lvl.clamp(), source
 	}
-	taint.level, taint.what = lvl.clamp(), source
 	var errs []error
 	for _, p := range writes {
 		o := flow
@@ -171,6 +173,9 @@ func (t *Tracker) writtenPaths(a *action.Action, eff *shell.Effects) []string {
 // starts with the parent's taint, since its task may carry what the
 // parent saw.
 func (t *Tracker) Spawn(ctx context.Context, parent, child string) error {
+	if parent == "" || child == "" {
+		return fmt.Errorf("ifc spawn %q from %q: a sub-agent link needs two sessions", child, parent)
+	}
 	if err := t.store.SetParent(ctx, child, parent); err != nil {
 		return fmt.Errorf("ifc spawn %s from %s: %w", child, parent, err)
 	}

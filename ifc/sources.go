@@ -276,11 +276,18 @@ func (t *Tracker) readOrigin(ctx context.Context, p string, glob, recursive bool
 	if !path.IsAbs(p) {
 		return o, nil
 	}
-	root := p
-	if glob {
-		root = literalDir(p)
+	if o.level >= Critical {
+		return o, nil // nothing in the activity table can raise it
 	}
-	entries, err := t.store.ActivityUnder(ctx, root)
+	if !glob {
+		// A directory read for a flow carries what was written below it.
+		e, ok, err := t.store.TopActivity(ctx, p, mode == forFlow, o.level+1)
+		if err != nil || !ok {
+			return o, err
+		}
+		return origin{level: e.Level.clamp(), kind: originActivity, what: e.Path, rule: e.Source, labels: e.Labels}, nil
+	}
+	entries, err := t.store.ActivityUnder(ctx, literalDir(p), o.level+1)
 	if err != nil {
 		return origin{}, err
 	}

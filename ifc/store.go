@@ -33,9 +33,14 @@ type ActivityStore interface {
 	// lower level never replaces a higher one (its labels are merged),
 	// a higher one replaces level, source and session.
 	UpsertActivity(ctx context.Context, a Activity) error
-	// ActivityUnder returns the entries for p and every path below it,
-	// sorted by path. "/" lists the whole table.
-	ActivityUnder(ctx context.Context, p string) ([]Activity, error)
+	// ActivityUnder returns the entries at level min or above for p and
+	// every path below it, sorted by path. "/" with Public lists the whole
+	// table.
+	ActivityUnder(ctx context.Context, p string, min Level) ([]Activity, error)
+	// TopActivity returns the entry of the highest level at or above min
+	// for p, or for p and every path below it when below is set; ok is
+	// false when there is none. Ties go to the first path in order.
+	TopActivity(ctx context.Context, p string, below bool, min Level) (a Activity, ok bool, err error)
 	// DeleteActivity removes the entry for p (no error if there is none).
 	DeleteActivity(ctx context.Context, p string) error
 }

@@ -11,7 +11,7 @@ import (
 // List returns the whole activity table, sorted by path (`parallax ifc
 // list`).
 func List(ctx context.Context, s ActivityStore) ([]Activity, error) {
-	out, err := s.ActivityUnder(ctx, "/")
+	out, err := s.ActivityUnder(ctx, "/", Public)
 	if err != nil {
 		return nil, fmt.Errorf("list activity: %w", err)
 	}

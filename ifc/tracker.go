@@ -76,11 +76,16 @@ func New(cfg Config) (*Tracker, error) {
 // Policy returns the tracker's policy.
 func (t *Tracker) Policy() *Policy { return t.policy }
 
+// Store returns the tracker's store.
+func (t *Tracker) Store() Store { return t.store }
+
 // Paths returns the tracker's path classifier.
 func (t *Tracker) Paths() *Paths { return t.paths }
 
 // Input is one action as the gate sees it.
 type Input struct {
+	// Session names the agent session; "" is no session: the action is
+	// judged on its own, and what it shows the agent taints nothing.
 	Session string
 	Action  *action.Action // decoded and normalised (absolute paths)
 	// Effects is the analysis of the action's shell code (execute_command,
@@ -138,7 +143,7 @@ func (t *Tracker) evaluate(ctx context.Context, in Input) (Result, error) {
 		return Result{}, err
 	}
 	taint := origin{kind: originTaint}
-	if sinks&t.policy.taintSinks != 0 {
+	if sinks&t.policy.taintSinks != 0 && in.Session != "" {
 		lvl, source, err := t.store.MaxTaint(ctx, in.Session)
 		if err != nil {
 			return Result{}, fmt.Errorf("read session taint: %w", err)

@@ -261,7 +261,11 @@ func (*failingStore) MaxTaint(context.Context, string) (Level, string, error) {
 	return Public, "", errStoreDown
 }
 
-func (*failingStore) ActivityUnder(context.Context, string) ([]Activity, error) {
+func (*failingStore) TopActivity(context.Context, string, bool, Level) (Activity, bool, error) {
+	return Activity{}, false, errStoreDown
+}
+
+func (*failingStore) ActivityUnder(context.Context, string, Level) ([]Activity, error) {
 	return nil, errStoreDown
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/guard"
+	"github.com/parallax/parallax/ifc"
 	"github.com/parallax/parallax/policy"
 	"github.com/parallax/parallax/shell"
 	"github.com/parallax/parallax/verdict"
@@ -38,6 +39,15 @@ type Config struct {
 	// Workspace/.parallax/policy.yaml and Home/.parallax/policy.yaml are
 	// layered on top when present.
 	Policy string
+	// IFCPolicy is the information-flow preset or file; empty means the
+	// preset named by Policy when it is one, else "default".
+	IFCPolicy string
+	// Store keeps session taint and the activity table; nil keeps them in
+	// memory for the life of the gate.
+	Store ifc.Store
+	// Classifier classifies tool results and outbound text; nil leaves
+	// content unclassified (paths and labels still count).
+	Classifier ifc.ContentClassifier
 	// Now is the clock used for the ns field (default time.Now).
 	Now func() time.Time
 }
@@ -50,6 +60,7 @@ type Gate struct {
 	now      func() time.Time
 	stages   []stage
 	prov     *provenance
+	ifc      *ifc.Tracker
 }
 
 // New builds a gate. It fails when the workspace or home is not absolute
@@ -70,7 +81,11 @@ func New(cfg Config) (*Gate, error) {
 	if now == nil {
 		now = time.Now
 	}
-	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home), now: now, prov: newProvenance()}
+	tr, err := newTracker(cfg, ws, home)
+	if err != nil {
+		return nil, fmt.Errorf("load ifc policy: %w", err)
+	}
+	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home), now: now, prov: newProvenance(), ifc: tr}
 	g.stages = pipeline
 	return g, nil
 }
@@ -142,7 +157,7 @@ func (g *Gate) Evaluate(ctx context.Context, r Request) (v verdict.Verdict) {
 				// It may run: what it downloads is remembered for the session.
 				g.prov.record(r.Session, downloads(st.act, st.effects))
 			}
-			return out
+			return g.observe(st, out)
 		}
 	}
 	// No stage may fall through: the last stage always decides.

@@ -5,7 +5,11 @@ import "encoding/json"
 // Request is one proposed action as it reaches the gate (one line of
 // `parallax shield evaluate`).
 type Request struct {
-	Session string          `json:"session,omitempty"`
+	Session string `json:"session,omitempty"`
+	// Parent names the session that spawned this one (a sub-agent): the
+	// child starts with the parent's taint, and what it sees reaches the
+	// parent.
+	Parent  string          `json:"parent,omitempty"`
 	Type    string          `json:"type"`
 	Payload json.RawMessage `json:"payload"`
 	// Result is what the tool returned when the action ran; it is

@@ -30,6 +30,7 @@ var pipeline = []stage{
 	{verdict.StagePolicy, (*Gate).applyPolicy},
 	{verdict.StageHeuristic, (*Gate).heuristics},
 	{verdict.StageIFC, (*Gate).sessionDownloadExec},
+	{verdict.StageIFC, (*Gate).flows},
 	{verdict.StageJudge, (*Gate).judge},
 }
 
@@ -122,7 +123,7 @@ func (g *Gate) guardPaths(st *state, refs []policy.PathRef) (verdict.Verdict, bo
 // policy denies them or asks for more than tier 1.
 func (g *Gate) fastPath(st *state) (verdict.Verdict, bool) {
 	p, ok := st.act.Payload.(*action.ExecuteCommandPayload)
-	if !ok || !fastPathAllowed(p.Command) || st.minTier > 1 {
+	if !ok || !fastPathAllowed(p.Command) || st.minTier > 1 || g.tainted(st.ctx, st.req.Session) {
 		return verdict.Verdict{}, false
 	}
 	res := g.policy.Evaluate(&policy.Input{Action: st.act})

@@ -1,0 +1,91 @@
+package shield
+
+import (
+	"context"
+
+	"github.com/parallax/parallax/ifc"
+	"github.com/parallax/parallax/verdict"
+)
+
+// Information-flow control as a stage of the gate, and what the gate
+// learns from actions that ran (session taint, the activity table).
+
+// RuleIFCObserve is the reason code of a block when what an action reads
+// could not be recorded: later actions would be judged without it.
+const RuleIFCObserve = "ifc_observe_error"
+
+// newTracker builds the gate's IFC tracker from its configuration.
+func newTracker(cfg Config, ws, home string) (*ifc.Tracker, error) {
+	spec := cfg.IFCPolicy
+	if spec == "" {
+		spec = "default"
+		if isPreset(cfg.Policy) {
+			spec = cfg.Policy // --policy strict means strict flows too
+		}
+	}
+	pol, err := ifc.Resolve(spec)
+	if err != nil {
+		return nil, err
+	}
+	return ifc.New(ifc.Config{Workspace: ws, Home: home, Policy: pol, Store: cfg.Store,
+		Classifier: cfg.Classifier, Now: cfg.Now})
+}
+
+// flows is the IFC stage: the level of what the action carries, and the
+// session's taint, against the sinks it reaches.
+func (g *Gate) flows(st *state) (verdict.Verdict, bool) {
+	res, err := g.ifc.Evaluate(st.ctx, ifc.Input{Session: st.req.Session, Action: st.act, Effects: st.effects})
+	if err != nil && res.Decision != verdict.Block {
+		return block(verdict.StageIFC, 1, ifc.RuleError, "ifc: "+err.Error()+"; blocked to fail closed")
+	}
+	switch res.Decision {
+	case verdict.Allow:
+	case verdict.Escalate:
+		st.escalate(verdict.StageIFC, 2, res.Rule, res.Reason)
+	default:
+		return block(verdict.StageIFC, 1, res.Rule, res.Reason)
+	}
+	return verdict.Verdict{}, false
+}
+
+// tainted reports whether the session has seen data above Internal (the
+// fast path is then closed: it does not judge flows). An error counts as
+// tainted.
+func (g *Gate) tainted(ctx context.Context, session string) bool {
+	if session == "" {
+		return false
+	}
+	lvl, _, err := g.ifc.Store().MaxTaint(ctx, session)
+	return err != nil || lvl > ifc.Internal
+}
+
+// observe records what an action that may run showed the agent and wrote
+// (its reads, its result). A verdict that lets the action run is turned
+// into a BLOCK when this fails: the session would be judged without it.
+func (g *Gate) observe(st *state, v verdict.Verdict) verdict.Verdict {
+	if st.act == nil || v.Decision == verdict.Block && st.req.Result == "" {
+		return v
+	}
+	ctx := st.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if st.req.Parent != "" && st.req.Session != "" {
+		if err := g.ifc.Spawn(ctx, st.req.Parent, st.req.Session); err != nil {
+			return observeFailed(v, err)
+		}
+	}
+	in := ifc.Input{Session: st.req.Session, Action: st.act, Effects: st.effects}
+	if err := g.ifc.Observe(ctx, in, ifc.Output{Text: st.req.Result}); err != nil {
+		return observeFailed(v, err)
+	}
+	return v
+}
+
+func observeFailed(v verdict.Verdict, err error) verdict.Verdict {
+	if v.Decision == verdict.Block {
+		return v
+	}
+	return verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageIFC, Tier: 1, Rule: RuleIFCObserve,
+		Reason: "cannot record what the action reads (" + err.Error() + "); blocked to fail closed", Hash: v.Hash}
+}
