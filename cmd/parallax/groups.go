@@ -8,4 +8,5 @@ var commandGroups = []func() *cobra.Command{
 	newShieldCmd,
 	newEvalCmd,
 	newPolicyCmd,
+	newAuditCmd,
 }

@@ -1,0 +1,110 @@
+package audit
+
+import (
+	"errors"
+	"fmt"
+)
+
+// commit writes one batch under the exclusive file lock and answers every
+// request it took.
+func (l *Log) commit(batch []*request) {
+	if l.failed != nil {
+		l.answer(batch, l.failed)
+		return
+	}
+	err := l.withLock(func() error { return l.commitLocked(batch) })
+	if err != nil {
+		l.answer(batch, fmt.Errorf("append to audit log %s: %w", l.path, err))
+	}
+}
+
+// answer fails every request of the batch that was not answered yet.
+func (l *Log) answer(batch []*request, err error) {
+	for _, r := range batch {
+		if r.state.CompareAndSwap(statePending, stateTaken) || r.state.Load() == stateTaken {
+			select {
+			case r.done <- result{err: err}:
+			default: // already answered
+			}
+		}
+	}
+}
+
+// commitLocked takes the requests that were not cancelled, re-reads the
+// tail if another process appended, writes the batch with one write and
+// one fsync, then moves the head. It runs under the lock.
+func (l *Log) commitLocked(batch []*request) error {
+	live := make([]*request, 0, len(batch))
+	for _, r := range batch {
+		if r.state.CompareAndSwap(statePending, stateTaken) {
+			live = append(live, r)
+		}
+	}
+	if len(live) == 0 {
+		return nil
+	}
+	if err := l.refresh(); err != nil {
+		return err
+	}
+	buf, seq, hash := l.buf[:0], l.t.seq, l.t.hash
+	for _, r := range live {
+		seq++
+		r.entry.Seq, r.entry.Prev = seq, hash
+		r.entry.Time = l.clock().UTC().Round(0)
+		if err := checkTime(r.entry.Time); err != nil {
+			return fmt.Errorf("clock: %w", err) // nothing written
+		}
+		buf = encodeLine(buf, &r.entry)
+		hash = r.entry.Hash
+	}
+	l.buf = buf
+	if err := l.writeDurable(buf); err != nil {
+		l.failed = err
+		return err
+	}
+	l.t = tail{fileSize: l.t.fileSize + int64(len(buf)), size: l.t.size + int64(len(buf)), seq: seq, hash: hash}
+	if err := l.writeHead(Anchor{Seq: seq, Hash: hash}, false); err != nil {
+		l.failed = fmt.Errorf("entries up to seq %d are durable but the head was not moved: %w", seq, err)
+		return l.failed
+	}
+	l.batches.Add(1)
+	l.entries.Add(uint64(len(live)))
+	for _, r := range live {
+		r.done <- result{entry: r.entry}
+	}
+	return nil
+}
+
+// refresh re-reads the last entry and the head before every batch: another
+// process may have appended, and nothing else may have changed them.
+func (l *Log) refresh() error {
+	t, _, err := l.inspect()
+	if err != nil {
+		return err
+	}
+	if t.torn() > 0 {
+		return tornError(l.path, t)
+	}
+	l.t = t
+	return nil
+}
+
+// writeDurable appends buf and fsyncs. On a failed write it cuts the file
+// back to where it was; after a failed fsync the state of the page cache
+// is unknown, so the log refuses every later append.
+func (l *Log) writeDurable(buf []byte) error {
+	n, err := l.f.Write(buf)
+	if err != nil {
+		if terr := l.f.Truncate(l.t.fileSize); terr != nil {
+			err = errors.Join(err, fmt.Errorf("cut back %d partial bytes: %w", n, terr))
+		}
+		return fmt.Errorf("write audit log %s: %w", l.path, err)
+	}
+	if l.beforeSync != nil {
+		l.beforeSync()
+	}
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("sync audit log %s: %w", l.path, err)
+	}
+	return nil
+}
