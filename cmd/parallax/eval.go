@@ -45,11 +45,15 @@ corpus is written for.`,
 			if err != nil {
 				return err
 			}
-			gate, err := newGate(workspace, home, policy)
+			cfg, err := gateConfig(workspace, home, policy)
 			if err != nil {
 				return err
 			}
-			report := corpus.Run(cmd.Context(), gate, cases)
+			gates := corpus.ShieldGates(cfg)
+			if _, err := gates(""); err != nil {
+				return err // the run's own policy must load; cases naming another get their own gate
+			}
+			report := corpus.Run(cmd.Context(), gates, cases)
 			if err := writeEvalReport(cmd.OutOrStdout(), report, asJSON, failures); err != nil {
 				return err
 			}

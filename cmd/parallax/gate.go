@@ -12,17 +12,26 @@ import (
 // newGate builds the gate for a workspace. Empty workspace means the
 // current directory; empty home means $HOME.
 func newGate(workspace, home, policy string) (*shield.Gate, error) {
-	ws, err := resolveWorkspace(workspace)
+	cfg, err := gateConfig(workspace, home, policy)
 	if err != nil {
 		return nil, err
+	}
+	return shield.New(cfg)
+}
+
+// gateConfig resolves the workspace and home of a gate.
+func gateConfig(workspace, home, policy string) (shield.Config, error) {
+	ws, err := resolveWorkspace(workspace)
+	if err != nil {
+		return shield.Config{}, err
 	}
 	if home == "" {
 		home = os.Getenv("HOME")
 	}
 	if home == "" {
-		return nil, errors.New("HOME is not set: it decides what ~ means; set it or pass --home")
+		return shield.Config{}, errors.New("HOME is not set: it decides what ~ means; set it or pass --home")
 	}
-	return shield.New(shield.Config{Workspace: ws, Home: home, Policy: policy})
+	return shield.Config{Workspace: ws, Home: home, Policy: policy}, nil
 }
 
 func resolveWorkspace(dir string) (string, error) {

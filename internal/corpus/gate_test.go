@@ -18,11 +18,8 @@ func TestCorpusThroughGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := shield.New(shield.Config{Workspace: "/home/dev/project", Home: "/home/dev", Policy: "default"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := Run(context.Background(), g, cases)
+	r := Run(context.Background(), ShieldGates(shield.Config{Workspace: "/home/dev/project", Home: "/home/dev",
+		Policy: "default"}), cases)
 	tt := r.Total
 	share := func(a, b int) float64 { return float64(a) / float64(b) }
 	t.Logf("attacks %d: blocked %d, escalated %d, allowed %d; legit %d: allowed %d, escalated %d, blocked %d",

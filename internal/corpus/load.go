@@ -9,11 +9,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/parallax/parallax/policy"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -28,7 +30,11 @@ type Step struct {
 	Type    string
 	Payload json.RawMessage // the YAML payload mapping, as JSON
 	Result  string          // what the tool returned, if it ran; optional
-	Line    int
+	// Session names a sub-agent session the step runs in ("" is the
+	// case's own session); Parent names the session that spawned it
+	// ("main" is the case's own).
+	Session, Parent string
+	Line            int
 }
 
 // Case is one corpus entry.
@@ -38,18 +44,21 @@ type Case struct {
 	Intent      string
 	Description string
 	Must        bool
-	Expect      verdict.Decision
-	Steps       []Step
-	File        string
-	Line        int
+	// Policy is the preset the case is judged under (gate and flows);
+	// "" is the runner's default.
+	Policy string
+	Expect verdict.Decision
+	Steps  []Step
+	File   string
+	Line   int
 }
 
 // Where renders file:line.
 func (c *Case) Where() string { return fmt.Sprintf("%s:%d", c.File, c.Line) }
 
 var (
-	caseKeys = []string{"id", "category", "intent", "description", "must", "expect", "steps"}
-	stepKeys = []string{"type", "payload", "result"}
+	caseKeys = []string{"id", "category", "intent", "description", "must", "policy", "expect", "steps"}
+	stepKeys = []string{"type", "payload", "result", "session", "parent"}
 )
 
 // Load reads cases from files and directories; directories are walked for
@@ -210,6 +219,7 @@ type rawCase struct {
 	Intent      string      `yaml:"intent"`
 	Description string      `yaml:"description"`
 	Must        bool        `yaml:"must"`
+	Policy      string      `yaml:"policy"`
 	Expect      string      `yaml:"expect"`
 	Steps       []yaml.Node `yaml:"steps"`
 }
@@ -222,9 +232,14 @@ func decodeCase(n *yaml.Node) (Case, error) {
 	if err := n.Decode(&r); err != nil {
 		return Case{}, fmt.Errorf("decode case: %w", err)
 	}
-	c := Case{ID: r.ID, Category: r.Category, Intent: r.Intent, Description: r.Description, Must: r.Must}
+	c := Case{ID: r.ID, Category: r.Category, Intent: r.Intent, Description: r.Description, Must: r.Must,
+		Policy: r.Policy}
 	if err := c.checkHeader(r.Expect); err != nil {
 		return Case{}, err
+	}
+	if c.Policy != "" && !slices.Contains(policy.PresetNames(), c.Policy) {
+		return Case{}, fmt.Errorf("case %q: policy %q is not a preset (want one of %s)", c.ID, c.Policy,
+			strings.Join(policy.PresetNames(), ", "))
 	}
 	d, err := verdict.Parse(r.Expect)
 	if err != nil {
@@ -268,12 +283,20 @@ func decodeStep(n *yaml.Node) (Step, error) {
 		Type    string    `yaml:"type"`
 		Payload yaml.Node `yaml:"payload"`
 		Result  string    `yaml:"result"`
+		Session string    `yaml:"session"`
+		Parent  string    `yaml:"parent"`
 	}
 	if err := n.Decode(&r); err != nil {
 		return Step{}, fmt.Errorf("decode step: %w", err)
 	}
 	if r.Type == "" {
 		return Step{}, errors.New("step has no type")
+	}
+	if r.Parent != "" && r.Session == "" {
+		return Step{}, errors.New("step names a parent but no session of its own")
+	}
+	if r.Session == "main" {
+		return Step{}, errors.New(`step session "main" is the case's own session: leave it out`)
 	}
 	payload := json.RawMessage("{}")
 	if r.Payload.Kind != 0 {
@@ -290,7 +313,8 @@ func decodeStep(n *yaml.Node) (Step, error) {
 		}
 		payload = b
 	}
-	return Step{Type: r.Type, Payload: payload, Result: r.Result, Line: n.Line}, nil
+	return Step{Type: r.Type, Payload: payload, Result: r.Result, Session: r.Session, Parent: r.Parent,
+		Line: n.Line}, nil
 }
 
 // jsonable turns YAML maps with non-string keys into string-keyed maps.

@@ -86,6 +86,9 @@ func TestLoadRejects(t *testing.T) {
 		{"two documents", goodCase + "---\n" + goodCase, `want one YAML document`},
 		{"yaml syntax", "- id: [\n", `a.yaml`},
 		{"duplicate yaml key", strings.Replace(goodCase, "  must: true\n", "  must: true\n  must: false\n", 1), `already defined`},
+		{"unknown policy", strings.Replace(goodCase, "  must: true\n", "  must: true\n  policy: lax\n", 1), `policy "lax" is not a preset`},
+		{"parent without session", strings.Replace(goodCase, "    - type: read_file\n", "    - type: read_file\n      parent: main\n", 1), `names a parent but no session`},
+		{"session main", strings.Replace(goodCase, "    - type: read_file\n", "    - type: read_file\n      session: main\n", 1), `leave it out`},
 		{"duplicate id", goodCase + strings.Replace(goodCase, "read_file", "list_directory", 1), `duplicate case id "a-001" (first at`},
 	}
 	for _, tt := range tests {

@@ -2,7 +2,9 @@ package corpus
 
 import (
 	"context"
+	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/parallax/parallax/shield"
 	"github.com/parallax/parallax/verdict"
@@ -11,6 +13,45 @@ import (
 // Evaluator decides one proposed action. *shield.Gate implements it.
 type Evaluator interface {
 	Evaluate(ctx context.Context, r shield.Request) verdict.Verdict
+}
+
+// Gates returns the evaluator for a policy preset; "" is the run's
+// default.
+type Gates func(policy string) (Evaluator, error)
+
+// ShieldGates builds one gate per policy from cfg (cfg.Policy is the
+// default) as cases ask for them.
+func ShieldGates(cfg shield.Config) Gates {
+	var mu sync.Mutex
+	built := map[string]Evaluator{}
+	return func(p string) (Evaluator, error) {
+		if p == "" {
+			p = cfg.Policy
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if g, ok := built[p]; ok {
+			return g, nil
+		}
+		c := cfg
+		c.Policy = p
+		g, err := shield.New(c)
+		if err != nil {
+			return nil, fmt.Errorf("build gate for policy %q: %w", p, err)
+		}
+		built[p] = g
+		return g, nil
+	}
+}
+
+// Fixed judges every case with ev; a case that names a policy fails.
+func Fixed(ev Evaluator) Gates {
+	return func(p string) (Evaluator, error) {
+		if p != "" {
+			return nil, fmt.Errorf("this run has one gate; case policy %q is not available", p)
+		}
+		return ev, nil
+	}
 }
 
 // Tally counts outcomes by intent.
@@ -101,13 +142,25 @@ func (c *Case) Passes(got verdict.Decision) bool {
 	return c.Intent == IntentAttack && c.Expect == verdict.Escalate && got == verdict.Block
 }
 
-// RunCase evaluates the steps of one case in its own session (the case id).
-// The outcome is the most severe decision; the first step reaching it
-// decides. A BLOCKed step ends the case: a blocked action never runs.
+// RunCase evaluates the steps of one case in its own session (the case id;
+// a step's sub-agent session is "ID/NAME"). The outcome is the most severe
+// decision; the first step reaching it decides. A BLOCKed step ends the
+// case: a blocked action never runs.
 func RunCase(ctx context.Context, ev Evaluator, c *Case) Outcome {
 	out := Outcome{Decision: verdict.Allow}
 	for i, s := range c.Steps {
-		v := ev.Evaluate(ctx, shield.Request{Session: c.ID, Type: s.Type, Payload: s.Payload, Result: s.Result})
+		r := shield.Request{Session: c.ID, Type: s.Type, Payload: s.Payload, Result: s.Result}
+		if s.Session != "" {
+			r.Session = c.ID + "/" + s.Session
+		}
+		switch s.Parent {
+		case "":
+		case "main":
+			r.Parent = c.ID
+		default:
+			r.Parent = c.ID + "/" + s.Parent
+		}
+		v := ev.Evaluate(ctx, r)
 		if i == 0 || v.Decision.Severity() > out.Decision.Severity() {
 			out = Outcome{Decision: v.Decision, Step: i + 1, Verdict: v}
 		}
@@ -118,13 +171,21 @@ func RunCase(ctx context.Context, ev Evaluator, c *Case) Outcome {
 	return out
 }
 
-// Run evaluates every case and tallies the outcomes per category.
-func Run(ctx context.Context, ev Evaluator, cases []Case) *Report {
+// Run evaluates every case, each under its policy, and tallies the
+// outcomes per category. A case whose gate cannot be built is a failure
+// with a BLOCK outcome and the error as reason.
+func Run(ctx context.Context, gates Gates, cases []Case) *Report {
 	r := &Report{Categories: []CategoryReport{}, Failures: []Failure{}}
 	byCat := map[string]*CategoryReport{}
 	for i := range cases {
 		c := &cases[i]
-		o := RunCase(ctx, ev, c)
+		var o Outcome
+		if ev, err := gates(c.Policy); err != nil {
+			o = Outcome{Decision: verdict.Block, Step: 1, Verdict: verdict.Verdict{Decision: verdict.Block,
+				Rule: "corpus_gate_error", Reason: err.Error()}}
+		} else {
+			o = RunCase(ctx, ev, c)
+		}
 		pass := c.Passes(o.Decision)
 		cr := byCat[c.Category]
 		if cr == nil {

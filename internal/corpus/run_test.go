@@ -47,7 +47,7 @@ func TestRun(t *testing.T) {
 		mk("l2", "y", IntentLegit, false, verdict.Escalate, "block"),              // fail: BLOCK does not meet ESCALATE for legit
 		mk("l3", "y", IntentLegit, false, verdict.Escalate, "esc"),                // pass
 	}
-	r := Run(context.Background(), g, cases)
+	r := Run(context.Background(), Fixed(g), cases)
 
 	want := map[string]Tally{
 		"x": {Attacks: 3, AttacksBlocked: 2, AttacksEscalated: 1, Passed: 2, Failed: 1},
@@ -94,7 +94,7 @@ func TestRunSessionsAndEarlyStop(t *testing.T) {
 		mk("c1", "x", IntentAttack, false, verdict.Block, "allow", "block", "allow"),
 		mk("c2", "x", IntentLegit, false, verdict.Allow, "allow"),
 	}
-	Run(context.Background(), g, cases)
+	Run(context.Background(), Fixed(g), cases)
 	var got []string
 	for _, r := range g.seen {
 		got = append(got, r.Session+"/"+r.Type+"/"+r.Result)
@@ -107,7 +107,7 @@ func TestRunSessionsAndEarlyStop(t *testing.T) {
 
 func TestWriteTable(t *testing.T) {
 	g := &fakeGate{decide: map[string]verdict.Decision{"allow": verdict.Allow, "esc": verdict.Escalate}}
-	r := Run(context.Background(), g, []Case{
+	r := Run(context.Background(), Fixed(g), []Case{
 		mk("a1", "exfil", IntentAttack, false, verdict.Block, "block"),
 		mk("a2", "exfil", IntentAttack, false, verdict.Block, "esc"),
 		mk("l1", "dev", IntentLegit, true, verdict.Allow, "block"),
@@ -132,5 +132,33 @@ func TestWriteTable(t *testing.T) {
 	WriteFailures(&b, r.MustFailures())
 	if want := "f.yaml:7: l1 [must]: want ALLOW, got BLOCK (step 1: stage=heuristic rule=fake_block: fake says BLOCK)\n"; b.String() != want {
 		t.Errorf("failures: got %q, want %q", b.String(), want)
+	}
+}
+
+func TestRunSubSessionsAndPolicies(t *testing.T) {
+	g := &fakeGate{decide: map[string]verdict.Decision{"allow": verdict.Allow}}
+	c := mk("c1", "x", IntentLegit, false, verdict.Allow, "allow", "allow", "allow")
+	c.Steps[1].Session, c.Steps[1].Parent = "helper", "main"
+	c.Steps[2].Session, c.Steps[2].Parent = "sub", "helper"
+	var asked []string
+	gates := func(p string) (Evaluator, error) {
+		asked = append(asked, p)
+		return g, nil
+	}
+	c.Policy = "permissive"
+	Run(context.Background(), gates, []Case{c})
+	var got []string
+	for _, r := range g.seen {
+		got = append(got, r.Session+"<"+r.Parent)
+	}
+	if want := "c1< c1/helper<c1 c1/sub<c1/helper"; strings.Join(got, " ") != want {
+		t.Errorf("sessions: got %s, want %s", strings.Join(got, " "), want)
+	}
+	if strings.Join(asked, ",") != "permissive" {
+		t.Errorf("policies asked: got %v, want [permissive]", asked)
+	}
+	r := Run(context.Background(), Fixed(g), []Case{c})
+	if len(r.Failures) != 1 || r.Failures[0].Verdict.Rule != "corpus_gate_error" {
+		t.Errorf("a case naming a policy the run cannot build must fail: got %+v", r.Failures)
 	}
 }
