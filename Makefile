@@ -17,13 +17,17 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./guard/ ./policy/ ./heuristic/
+	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/
 
 fuzz:
 	$(GO) test ./shell/  -run='^$$' -fuzz=FuzzAnalyze -fuzztime=$(FUZZTIME)
 	$(GO) test ./policy/ -run='^$$' -fuzz=FuzzParse   -fuzztime=$(FUZZTIME)
 	$(GO) test ./action/ -run='^$$' -fuzz=FuzzDecode  -fuzztime=$(FUZZTIME)
 	$(GO) test ./shield/ -run='^$$' -fuzz=FuzzStream  -fuzztime=$(FUZZTIME)
+	$(GO) test ./ifc/    -run='^$$' -fuzz=FuzzParse   -fuzztime=$(FUZZTIME)
+	$(GO) test ./ifc/    -run='^$$' -fuzz=FuzzEvaluateCommand -fuzztime=$(FUZZTIME)
+	$(GO) test ./audit/  -run='^$$' -fuzz=FuzzVerify  -fuzztime=$(FUZZTIME)
+	$(GO) test ./audit/  -run='^$$' -fuzz=FuzzParseAgree -fuzztime=$(FUZZTIME)
 
 corpus:
 	$(GO) run ./cmd/parallax eval testdata/corpus
