@@ -60,6 +60,15 @@ func toks(p string) []tok {
 // g and the rule pattern r. Unless dots is set, the glob follows the
 // shell: a leading wildcard does not match a leading ".".
 func segIntersect(g, r string, dots bool) bool {
+	if ok, done := segIntersectSimple(g, r, dots); done {
+		return ok
+	}
+	return segIntersectTable(g, r, dots)
+}
+
+// segIntersectTable is segIntersect by dynamic programming over the two
+// patterns' characters.
+func segIntersectTable(g, r string, dots bool) bool {
 	a, b := toks(g), toks(r)
 	if !dots && len(a) > 0 && a[0].kind != 'c' && len(b) > 0 && b[0].kind == 'c' && b[0].c == '.' {
 		return false
@@ -92,6 +101,27 @@ func segIntersect(g, r string, dots bool) bool {
 		return ok
 	}
 	return f(0, 0)
+}
+
+// segIntersectSimple decides the common cases without the table: one
+// side literal, the other free of brackets (whose shell syntax, [!x],
+// path.Match does not share). done is false otherwise.
+func segIntersectSimple(g, r string, dots bool) (ok, done bool) {
+	gm, rm := strings.ContainsAny(g, "*?[\\"), strings.ContainsAny(r, "*?[\\")
+	switch {
+	case !gm && !rm:
+		return g == r, true
+	case !gm && !strings.ContainsAny(r, "[\\"):
+		m, err := path.Match(r, g)
+		return m || err != nil, true
+	case !rm && !strings.ContainsAny(g, "[\\"):
+		if !dots && strings.HasPrefix(r, ".") && (g[0] == '*' || g[0] == '?') {
+			return false, true
+		}
+		m, err := path.Match(g, r)
+		return m || err != nil, true
+	}
+	return false, false
 }
 
 // hasMeta reports whether s holds glob metacharacters.
