@@ -164,7 +164,7 @@ func TestEvaluateOrder(t *testing.T) {
 
 // TestDetailsHideSecrets checks that no detail echoes a secret value.
 func TestDetailsHideSecrets(t *testing.T) {
-	secrets := []string{"AKIAIOSFODNN7EXAMPLE", "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R", "xoxb-123456789012"}
+	secrets := []string{"AKIA4QZ7RT2MXW9KLP3D", "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R", "xoxb-123456789012"}
 	for i := range Rules {
 		for _, e := range Rules[i].Positive {
 			for _, f := range EvaluateAll(prepare(t, e)) {

@@ -122,11 +122,18 @@ func findPrefixed(s string, p *prefixed) bool {
 		if n < p.min || (p.max > 0 && n > p.max) {
 			continue
 		}
-		if p.prefix == "sk-" && !mixedAlnum(s[j:k]) {
+		if p.prefix == "sk-" && !mixedAlnum(s[j:k]) || documented(s[j:k]) {
 			continue
 		}
 		return true
 	}
+}
+
+// documented reports a vendor's documentation placeholder (AWS's
+// AKIAIOSFODNN7EXAMPLE and ...EXAMPLEKEY): published, not anyone's secret.
+// The dlp package draws the same line.
+func documented(tok string) bool {
+	return strings.HasSuffix(tok, "EXAMPLE") || strings.HasSuffix(tok, "EXAMPLEKEY")
 }
 
 // mixedAlnum reports whether t holds both letters and digits (a random
@@ -252,6 +259,9 @@ func findAssigned(s string) (string, bool) {
 			off = i + 1
 			v, ok := assignedValue(s, i+len(key))
 			if !ok {
+				continue
+			}
+			if documented(v) {
 				continue
 			}
 			if strings.HasSuffix(key, "access_key") || key == "secretaccesskey" {

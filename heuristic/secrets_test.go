@@ -6,11 +6,13 @@ func TestFindSecret(t *testing.T) {
 	tests := []struct {
 		name, in, want string // want "" for no secret
 	}{
-		{"aws key id", "id=AKIAIOSFODNN7EXAMPLE&x=1", "an AWS access key id"},
+		{"aws key id", "id=AKIA4QZ7RT2MXW9KLP3D&x=1", "an AWS access key id"},
+		{"aws documented example id", "id=AKIAIOSFODNN7EXAMPLE&x=1", ""},
+		{"aws documented example secret", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", ""},
 		{"aws sts key id", `"ASIAY34FZKBOKMUTVV7A"`, "an AWS access key id"},
 		{"aws key id too short", "AKIAIOSFODNN7EXAMP", ""},
-		{"aws key id inside word", "XAKIAIOSFODNN7EXAMPLE", ""},
-		{"aws secret", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "an AWS secret access key"},
+		{"aws key id inside word", "XAKIA4QZ7RT2MXW9KLP3D", ""},
+		{"aws secret", "aws_secret_access_key = q8Vt2LmN0xR5bY7wKp3ZcF9sHd1JgA6eUo4iTnQm", "an AWS secret access key"},
 		{"aws secret wrong length", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG", ""},
 		{"pem rsa", "-----BEGIN RSA PRIVATE KEY-----\nMIIE", "a private key block"},
 		{"pem openssh", "x -----BEGIN OPENSSH PRIVATE KEY----- y", "a private key block"},
@@ -60,7 +62,7 @@ func TestFindSecret(t *testing.T) {
 }
 
 func FuzzFindSecret(f *testing.F) {
-	for _, s := range []string{"AKIAIOSFODNN7EXAMPLE", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.x", "password=Xq7!vR2#pL9@wM4z",
+	for _, s := range []string{"AKIA4QZ7RT2MXW9KLP3D", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.x", "password=Xq7!vR2#pL9@wM4z",
 		"-----BEGIN RSA PRIVATE KEY-----", `"private_key": "`} {
 		f.Add(s)
 	}

@@ -76,6 +76,13 @@ func New(cfg Config) (*Tracker, error) {
 // Policy returns the tracker's policy.
 func (t *Tracker) Policy() *Policy { return t.policy }
 
+// WithStore returns a tracker that judges like t but keeps its state in s.
+func (t *Tracker) WithStore(s Store) *Tracker {
+	c := *t
+	c.store = s
+	return &c
+}
+
 // Store returns the tracker's store.
 func (t *Tracker) Store() Store { return t.store }
 

@@ -45,8 +45,8 @@ type Config struct {
 	// Store keeps session taint and the activity table; nil keeps them in
 	// memory for the life of the gate.
 	Store ifc.Store
-	// Classifier classifies tool results and outbound text; nil leaves
-	// content unclassified (paths and labels still count).
+	// Classifier classifies tool results and outbound text; nil means the
+	// DLP detector with its shipped scanners.
 	Classifier ifc.ContentClassifier
 	// Now is the clock used for the ns field (default time.Now).
 	Now func() time.Time
@@ -146,6 +146,14 @@ func (g *Gate) Evaluate(ctx context.Context, r Request) (v verdict.Verdict) {
 		v.NS = g.now().Sub(start).Nanoseconds()
 	}()
 	st := &state{req: &r, ctx: ctx}
+	if r.Parent != "" {
+		// A sub-agent is linked before its first action is judged: it
+		// starts with what its parent has seen.
+		if err := g.ifc.Spawn(ctx, r.Parent, r.Session); err != nil {
+			return verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageIFC, Rule: RuleIFCObserve,
+				Reason: "cannot link session " + r.Session + " to its parent: " + err.Error()}
+		}
+	}
 	for _, s := range g.stages {
 		if err := ctx.Err(); err != nil {
 			return verdict.Verdict{Decision: verdict.Block, Stage: s.name, Rule: RuleInternalError,
@@ -163,6 +171,17 @@ func (g *Gate) Evaluate(ctx context.Context, r Request) (v verdict.Verdict) {
 	// No stage may fall through: the last stage always decides.
 	return verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageJudge,
 		Rule: RuleInternalError, Reason: "no stage decided; blocked to fail closed", Hash: st.hash}
+}
+
+// Fresh returns a gate that judges like g (same tables, policies and
+// classifier) with no session memory: no taint, no activity table, no
+// downloads. Runs whose cases must not influence each other use one per
+// case.
+func (g *Gate) Fresh() *Gate {
+	c := *g
+	c.prov = newProvenance()
+	c.ifc = g.ifc.WithStore(ifc.NewMemoryStore())
+	return &c
 }
 
 // Policy returns the compiled policy the gate uses.

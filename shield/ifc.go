@@ -27,6 +27,11 @@ func newTracker(cfg Config, ws, home string) (*ifc.Tracker, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Classifier == nil {
+		if cfg.Classifier, err = defaultClassifier(); err != nil {
+			return nil, err
+		}
+	}
 	return ifc.New(ifc.Config{Workspace: ws, Home: home, Policy: pol, Store: cfg.Store,
 		Classifier: cfg.Classifier, Now: cfg.Now})
 }
@@ -69,11 +74,6 @@ func (g *Gate) observe(st *state, v verdict.Verdict) verdict.Verdict {
 	ctx := st.ctx
 	if ctx == nil {
 		ctx = context.Background()
-	}
-	if st.req.Parent != "" && st.req.Session != "" {
-		if err := g.ifc.Spawn(ctx, st.req.Parent, st.req.Session); err != nil {
-			return observeFailed(v, err)
-		}
 	}
 	in := ifc.Input{Session: st.req.Session, Action: st.act, Effects: st.effects}
 	if err := g.ifc.Observe(ctx, in, ifc.Output{Text: st.req.Result}); err != nil {

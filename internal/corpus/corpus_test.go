@@ -33,7 +33,9 @@ func TestCorpusLoads(t *testing.T) {
 	for i := range cases {
 		c := &cases[i]
 		count[c.Category]++
-		if prev, ok := intentOf[c.Category]; ok && prev != c.Intent {
+		// flows holds attack chains beside the legitimate flows they
+		// resemble; every other category is one intent.
+		if prev, ok := intentOf[c.Category]; ok && prev != c.Intent && c.Category != "flows" {
 			t.Errorf("%s: %s: category %s mixes intents", c.Where(), c.ID, c.Category)
 		}
 		intentOf[c.Category] = c.Intent

@@ -20,10 +20,11 @@ type Evaluator interface {
 type Gates func(policy string) (Evaluator, error)
 
 // ShieldGates builds one gate per policy from cfg (cfg.Policy is the
-// default) as cases ask for them.
+// default) as cases ask for them, and gives each case a fresh copy: no
+// case sees the taint or file labels another left behind.
 func ShieldGates(cfg shield.Config) Gates {
 	var mu sync.Mutex
-	built := map[string]Evaluator{}
+	built := map[string]*shield.Gate{}
 	return func(p string) (Evaluator, error) {
 		if p == "" {
 			p = cfg.Policy
@@ -31,7 +32,7 @@ func ShieldGates(cfg shield.Config) Gates {
 		mu.Lock()
 		defer mu.Unlock()
 		if g, ok := built[p]; ok {
-			return g, nil
+			return g.Fresh(), nil
 		}
 		c := cfg
 		c.Policy = p
@@ -40,7 +41,7 @@ func ShieldGates(cfg shield.Config) Gates {
 			return nil, fmt.Errorf("build gate for policy %q: %w", p, err)
 		}
 		built[p] = g
-		return g, nil
+		return g.Fresh(), nil
 	}
 }
 

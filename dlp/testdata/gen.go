@@ -1,0 +1,681 @@
+//go:build ignore
+
+// Command gen writes labelled.jsonl, the labelled set TestLabelled reads:
+//
+//	go run ./dlp/testdata/gen.go > dlp/testdata/labelled.jsonl
+//
+// Every secret and identifier it writes is fake: random values in the
+// vendors' formats (with valid checksums where a format has one), placed in
+// the places they turn up (env files, configs, code, logs, mail, notes).
+// The negatives are look-alikes written by hand: documented examples,
+// placeholders, hashes, UUIDs, versions, numbers that fail a checksum.
+// The seed is fixed, so the output is the same on every run.
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"strings"
+)
+
+type record struct {
+	Text string   `json:"text"`
+	Want []string `json:"want"`
+	Near string   `json:"near,omitempty"` // for negatives: the scanner it resembles
+}
+
+var r = rand.New(rand.NewPCG(20250312, 7))
+
+const (
+	upper  = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	lower  = "abcdefghijklmnopqrstuvwxyz"
+	digits = "0123456789"
+	alnum  = upper + lower + digits
+	b64url = alnum + "-_"
+	b64std = alnum + "+/"
+	hexlc  = "0123456789abcdef"
+)
+
+func rs(n int, set string) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = set[r.IntN(len(set))]
+	}
+	return string(b)
+}
+
+// mixed returns n bytes of set containing at least one upper, lower and digit.
+func mixed(n int, set string) string {
+	for {
+		v := rs(n, set)
+		if strings.ContainsAny(v, upper) && strings.ContainsAny(v, lower) && strings.ContainsAny(v, digits) {
+			return v
+		}
+	}
+}
+
+func pick[T any](xs ...T) T { return xs[r.IntN(len(xs))] }
+
+var out []record
+
+func pos(text string, ids ...string) { out = append(out, record{Text: text, Want: ids}) }
+func neg(near, text string)          { out = append(out, record{Text: text, Want: []string{}, Near: near}) }
+
+// each runs f n times: one labelled positive per call.
+func each(n int, f func()) {
+	for range n {
+		f()
+	}
+}
+
+func main() {
+	credentials()
+	credentials2()
+	personal()
+	payment()
+	markings()
+	hard()
+	negatives()
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetEscapeHTML(false)
+	for _, rec := range out {
+		if err := enc.Encode(rec); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+}
+
+func awsID() string {
+	for {
+		v := rs(16, upper+"234567")
+		if strings.ContainsAny(v, "234567") {
+			return pick("AKIA", "AKIA", "ASIA") + v
+		}
+	}
+}
+
+func credentials() {
+	each(6, func() {
+		body := ""
+		for range 4 + r.IntN(20) {
+			body += rs(64, b64std) + "\n"
+		}
+		body += rs(24, b64std) + "==\n"
+		kind := pick("RSA PRIVATE KEY", "PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY")
+		pos(pick("$ cat deploy/id_rsa\n", "key.pem:\n", "")+"-----BEGIN "+kind+"-----\n"+body+"-----END "+kind+"-----", "private_key")
+	})
+	each(2, func() {
+		pos("-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n"+rs(64, b64std)+"\n"+rs(64, b64std)+"\n"+rs(40, b64std)+"\n="+rs(4, b64std)+"\n-----END PGP PRIVATE KEY BLOCK-----", "private_key")
+	})
+	each(3, func() {
+		pos(fmt.Sprintf(`{"type": "service_account", "project_id": "acme-%s", "private_key_id": "%s", "private_key": "-----BEGIN PRIVATE KEY-----\n%s\n%s\n-----END PRIVATE KEY-----\n", "client_email": "ci@acme-%s.iam.gserviceaccount.com"}`,
+			rs(6, lower), rs(40, hexlc), rs(64, b64std), rs(64, b64std), rs(6, lower)), "private_key", "email")
+	})
+
+	each(10, func() {
+		id := awsID()
+		pos(pick(
+			"[default]\naws_access_key_id = "+id+"\nregion = eu-west-1",
+			"export AWS_ACCESS_KEY_ID="+id,
+			`{"AccessKeyId": "`+id+`", "Expiration": "2025-03-12T11:00:00Z"}`,
+			"2025-03-12 10:01:44 INFO boto3 using credentials "+id+" from environment",
+			"      - name: AWS_ACCESS_KEY_ID\n        value: "+id,
+		), "aws_access_key_id")
+	})
+	each(10, func() {
+		sec := mixed(40, b64std)
+		pos(pick(
+			"[prod]\naws_secret_access_key = "+sec,
+			"AWS_SECRET_ACCESS_KEY="+sec,
+			`{"SecretAccessKey": "`+sec+`"}`,
+			"secret_access_key: "+sec,
+			`aws_secret_key = "`+sec+`"`,
+		), "aws_secret_access_key")
+	})
+	each(2, func() {
+		pos("[default]\naws_access_key_id = "+awsID()+"\naws_secret_access_key = "+mixed(40, b64std), "aws_access_key_id", "aws_secret_access_key")
+	})
+
+	each(10, func() {
+		k := "AIza" + mixed(35, b64url)
+		pos(pick(
+			`const firebaseConfig = { apiKey: "`+k+`", authDomain: "acme-app.firebaseapp.com" };`,
+			"https://maps.googleapis.com/maps/api/geocode/json?address=Berlin&key="+k,
+			"GOOGLE_API_KEY="+k,
+			`<meta name="google-api-key" content="`+k+`">`,
+		), "gcp_api_key")
+	})
+	each(10, func() {
+		k := "GOCSPX-" + mixed(28, b64url)
+		pos(pick(
+			`{"web":{"client_id":"`+rs(12, digits)+`-`+rs(32, lower+digits)+`.apps.googleusercontent.com","client_secret":"`+k+`"}}`,
+			"GOOGLE_CLIENT_SECRET="+k,
+			"oauth:\n  google:\n    secret: "+k,
+		), "gcp_oauth_client_secret")
+	})
+
+	each(10, func() {
+		k := mixed(86, b64std) + "=="
+		pos(pick(
+			"DefaultEndpointsProtocol=https;AccountName=acme"+rs(5, lower)+";AccountKey="+k+";EndpointSuffix=core.windows.net",
+			"AZURE_STORAGE_KEY="+k,
+			`"storageAccountKey": "`+k+`"`,
+		), "azure_storage_key")
+	})
+	each(10, func() {
+		k := rs(3, alnum) + rs(1, digits) + "Q~" + mixed(30+r.IntN(4), alnum+"_~") + rs(1, alnum)
+		pos(pick(
+			"AZURE_CLIENT_SECRET="+k,
+			`{"appId": "`+uuid()+`", "password": "`+k+`", "tenant": "`+uuid()+`"}`,
+			"az login --service-principal -u "+uuid()+" -p "+k+" --tenant acme.onmicrosoft.com",
+		), "azure_client_secret")
+	})
+
+	each(12, func() {
+		t := pick("ghp_", "gho_", "ghs_", "ghu_", "ghr_") + mixed(36, alnum)
+		if r.IntN(4) == 0 {
+			t = "github_pat_" + mixed(22, alnum) + "_" + mixed(59, alnum)
+		}
+		pos(pick(
+			"GITHUB_TOKEN="+t,
+			"git clone https://"+t+"@github.com/acme/infra.git",
+			"//npm.pkg.github.com/:_authToken="+t,
+			"  env:\n    GH_TOKEN: "+t,
+			"curl -H 'Authorization: token "+t+"' https://api.github.com/user",
+		), "github_token")
+	})
+	each(10, func() {
+		t := pick("glpat-", "glpat-", "gldt-", "glrt-") + mixed(20, b64url)
+		pos(pick(
+			"GITLAB_TOKEN="+t,
+			"git remote set-url origin https://oauth2:"+t+"@gitlab.com/acme/api.git",
+			`curl --header "PRIVATE-TOKEN: `+t+`" "https://gitlab.acme.io/api/v4/projects"`,
+		), "gitlab_token")
+	})
+	each(10, func() {
+		t := pick(
+			"xoxb-"+rs(12, digits)+"-"+rs(13, digits)+"-"+mixed(24, alnum),
+			"xoxp-"+rs(12, digits)+"-"+rs(12, digits)+"-"+rs(13, digits)+"-"+rs(32, hexlc),
+			"xapp-1-A"+rs(10, upper+digits)+"-"+rs(13, digits)+"-"+rs(64, hexlc),
+		)
+		pos(pick("SLACK_BOT_TOKEN="+t, `slack_token: "`+t+`"`, "client = WebClient(token='"+t+"')"), "slack_token")
+	})
+	each(10, func() {
+		u := "https://hooks.slack.com/services/T" + rs(8+r.IntN(3), upper+digits) + "/B" + rs(8+r.IntN(3), upper+digits) + "/" + mixed(24, alnum)
+		pos(pick(
+			"curl -X POST -H 'Content-type: application/json' --data '{\"text\":\"deploy done\"}' "+u,
+			"SLACK_WEBHOOK_URL="+u,
+			"alertmanager:\n  slack_api_url: "+u,
+		), "slack_webhook")
+	})
+}
+
+func uuid() string {
+	return rs(8, hexlc) + "-" + rs(4, hexlc) + "-4" + rs(3, hexlc) + "-" + pick("8", "9", "a", "b") + rs(3, hexlc) + "-" + rs(12, hexlc)
+}
+
+func b64u(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+
+func jwt() string {
+	alg := pick("HS256", "RS256", "ES256")
+	h := b64u(fmt.Sprintf(`{"alg":"%s","typ":"JWT"}`, alg))
+	if r.IntN(3) == 0 {
+		h = b64u(fmt.Sprintf(`{"typ":"JWT","alg":"%s","kid":"%s"}`, alg, rs(8, hexlc)))
+	}
+	p := b64u(fmt.Sprintf(`{"sub":"%s","iat":%d,"exp":%d,"scope":"read write"}`, uuid(), 1700000000+r.IntN(9e7), 1800000000+r.IntN(9e7)))
+	sig := rs(43, b64url)
+	if alg == "RS256" {
+		sig = rs(342, b64url)
+	}
+	return h + "." + p + "." + sig
+}
+
+// strongPassword starts with a letter or digit; the rest may hold symbols.
+func strongPassword() string {
+	return rs(1, alnum) + mixed(9+r.IntN(10), alnum+"!#%^*-_+=")
+}
+
+// urlPassword is a password as it appears unescaped in a URL.
+func urlPassword() string {
+	return rs(1, alnum) + mixed(9+r.IntN(10), alnum+"-_.~!")
+}
+
+func credentials2() {
+	each(10, func() {
+		k := pick("sk_live_", "sk_live_", "rk_live_") + mixed(24+r.IntN(76), alnum)
+		if r.IntN(5) == 0 {
+			k = "whsec_" + mixed(32, alnum)
+		}
+		pos(pick("STRIPE_SECRET_KEY="+k, "stripe.api_key = \""+k+"\"", "Stripe::Stripe.api_key='"+k+"'"), "stripe_key")
+	})
+	each(10, func() {
+		k := pick("sk-proj-", "sk-svcacct-", "sk-admin-") + rs(74, b64url) + "T3BlbkFJ" + rs(74, b64url)
+		if r.IntN(4) == 0 {
+			k = "sk-" + mixed(20, alnum) + "T3BlbkFJ" + mixed(20, alnum)
+		}
+		pos(pick("OPENAI_API_KEY="+k, "client = OpenAI(api_key=\""+k+"\")", `{"openai": {"key": "`+k+`"}}`), "openai_key")
+	})
+	each(10, func() {
+		k := "sk-ant-" + pick("api03-", "api03-", "admin01-") + mixed(93, b64url) + "AA"
+		pos(pick("ANTHROPIC_API_KEY="+k, "curl https://api.anthropic.com/v1/messages -H \"x-api-key: "+k+"\"", "anthropic = Anthropic(api_key='"+k+"')"), "anthropic_key")
+	})
+	each(10, func() {
+		k := "npm_" + mixed(36, alnum)
+		pos(pick("//registry.npmjs.org/:_authToken="+k, "NPM_TOKEN="+k, "npm config set //registry.npmjs.org/:_authToken "+k), "npm_token")
+	})
+	each(10, func() {
+		k := "pypi-AgEIcHlwaS5vcmc" + mixed(70+r.IntN(80), b64url)
+		pos(pick("[pypi]\n  username = __token__\n  password = "+k, "TWINE_PASSWORD="+k, "uv publish --token "+k), "pypi_token")
+	})
+	each(10, func() {
+		k := "SG." + mixed(22, b64url) + "." + mixed(43, b64url)
+		pos(pick("SENDGRID_API_KEY="+k, "sg = sendgrid.SendGridAPIClient('"+k+"')", "mail:\n  sendgrid_key: "+k), "sendgrid_key")
+	})
+	each(12, func() {
+		t := jwt()
+		pos(pick(
+			"Authorization: Bearer "+t,
+			`{"access_token":"`+t+`","token_type":"Bearer","expires_in":3600}`,
+			"Set-Cookie: session="+t+"; Path=/; HttpOnly; Secure",
+			"2025-03-12T10:22:01Z DEBUG auth: verified token "+t,
+			"https://app.acme.io/callback#id_token="+t,
+		), "jwt")
+	})
+	each(10, func() {
+		cred := base64.StdEncoding.EncodeToString([]byte(pick("deploy", "ci", "admin", "svc-backup", "jenkins") + ":" + strongPassword()))
+		pos(pick(
+			"Authorization: Basic "+cred,
+			"curl -H \"Authorization: Basic "+cred+"\" https://registry.acme.io/v2/_catalog",
+			`{"auths":{"registry.acme.io":{"auth":"`+cred+`"}}}`+"\nAuthorization: basic "+cred,
+		), "basic_auth")
+	})
+	each(10, func() {
+		t := mixed(32+r.IntN(32), alnum+"._-")
+		pos(pick(
+			"curl -H 'Authorization: Bearer "+t+"' https://api.vendor.io/v1/accounts",
+			"> GET /v2/me HTTP/1.1\n> Host: api.vendor.io\n> Authorization: Bearer "+t,
+			`headers = {"Authorization": "Bearer `+t+`"}`,
+		), "bearer_token")
+	})
+	each(12, func() {
+		pw := urlPassword()
+		host := pick("db.internal", "10.0.3.17", "pg-prod.acme.io", "cluster0.x7k2p.mongodb.net", "cache.acme.local")
+		pos(pick(
+			"DATABASE_URL=postgres://app:"+pw+"@"+host+":5432/app?sslmode=require",
+			"mongodb+srv://svc_reader:"+pw+"@"+host+"/orders?retryWrites=true",
+			"REDIS_URL=redis://:"+pw+"@"+host+":6379/0",
+			"amqp://guest_ops:"+pw+"@"+host+":5672/vhost",
+			"Server=tcp:acme-sql.database.windows.net,1433;Initial Catalog=crm;User ID=svc;Password="+strongPassword()+";Encrypt=True;",
+			"spring.datasource.url=jdbc:mysql://"+host+":3306/shop?user=shop&password=x\nmysql://shop:"+pw+"@"+host+"/shop",
+		), "connection_string_password")
+	})
+	each(24, func() {
+		v := pick(mixed(32, hexlc+"ABCDEF"), strongPassword(), mixed(40, alnum), rs(64, hexlc)+"9f")
+		pos(pick(
+			"DB_PASSWORD="+v,
+			"JWT_SECRET="+v,
+			"  password: "+v,
+			`"client_secret": "`+v+`"`,
+			"SECRET_KEY = '"+v+"'",
+			"api_key: "+v,
+			"https://api.weather.io/v1/forecast?city=Oslo&apikey="+v,
+			"[database]\nhost = db.internal\nuser = app\npassword = "+v,
+			"ApiToken="+v,
+			`config.set("encryption_key", "x"); encryption_key = "`+v+`"`,
+			"Your new password is: "+v,
+		), "generic_secret")
+	})
+}
+
+// Personal data.
+
+var firstNames = []string{"maria", "john", "li", "fatima", "oliver", "sofia", "ahmed", "emma", "lucas", "yuki", "priya", "noah"}
+var lastNames = []string{"garcia", "smith", "wang", "khan", "brown", "rossi", "nguyen", "muller", "silva", "tanaka", "patel", "dubois"}
+var mailDomains = []string{"gmail.com", "outlook.com", "acme-corp.com", "fastmail.fm", "posteo.de", "uni-heidelberg.de", "company.co.uk", "proton.me", "yahoo.co.jp", "mail.ru"}
+
+func email() string {
+	f, l := pick(firstNames...), pick(lastNames...)
+	local := pick(f+"."+l, f+l[:1], f+"_"+l+fmt.Sprint(r.IntN(99)), f[:1]+l, f+"+shop")
+	return local + "@" + pick(mailDomains...)
+}
+
+func nanp() (string, string, string) {
+	for {
+		a := 201 + r.IntN(789)
+		e := 201 + r.IntN(789)
+		if a%100 == 11 || e%100 == 11 || e == 555 {
+			continue
+		}
+		return fmt.Sprint(a), fmt.Sprint(e), fmt.Sprintf("%04d", r.IntN(10000))
+	}
+}
+
+func phone() string {
+	a, e, l := nanp()
+	return pick(
+		"("+a+") "+e+"-"+l,
+		a+"-"+e+"-"+l,
+		a+"."+e+"."+l,
+		"+1 "+a+" "+e+" "+l,
+		"+1-"+a+"-"+e+"-"+l,
+		"+44 20 7"+rs(3, digits)+" "+rs(4, digits),
+		"+44 7"+rs(3, digits)+" "+rs(6, digits),
+		"+49 30 "+rs(8, digits),
+		"+49 (0)89 "+rs(4, digits)+" "+rs(4, digits),
+		"+33 1 "+rs(2, digits)+" "+rs(2, digits)+" "+rs(2, digits)+" "+rs(2, digits),
+		"+91 9"+rs(4, digits)+" "+rs(5, digits),
+		"+61 2 "+rs(4, digits)+" "+rs(4, digits),
+		"+81 3-"+rs(4, digits)+"-"+rs(4, digits),
+		"+55 11 9"+rs(4, digits)+"-"+rs(4, digits),
+	)
+}
+
+func ssn() string {
+	for {
+		a := 1 + r.IntN(899)
+		if a == 666 {
+			continue
+		}
+		return fmt.Sprintf("%03d-%02d-%04d", a, 1+r.IntN(99), 1+r.IntN(9999))
+	}
+}
+
+const ninoFirst = "ABCEGHJKLMNOPRSTWXYZ"
+const ninoSecond = "ABCEGHJKLMNPRSTWXYZ"
+
+func nino() string {
+	for {
+		p := rs(1, ninoFirst) + rs(1, ninoSecond)
+		switch p {
+		case "BG", "GB", "KN", "NK", "NT", "TN", "ZZ":
+			continue
+		}
+		d := rs(6, digits)
+		s := rs(1, "ABCD")
+		if r.IntN(2) == 0 {
+			return p + " " + d[:2] + " " + d[2:4] + " " + d[4:] + " " + s
+		}
+		return p + d + s
+	}
+}
+
+const dniLetters = "TRWAGMYFPDXBNJZSQVHLCKE"
+
+func dni() string {
+	n := r.IntN(1e8)
+	if r.IntN(4) == 0 {
+		x := r.IntN(3)
+		m := r.IntN(1e7)
+		return fmt.Sprintf("%c%07d%c", "XYZ"[x], m, dniLetters[(x*1e7+m)%23])
+	}
+	return fmt.Sprintf("%08d%s%c", n, pick("", "", "-"), dniLetters[n%23])
+}
+
+func luhnDigit(d string) byte {
+	sum := 0
+	for k := 0; k < len(d); k++ {
+		v := int(d[len(d)-1-k] - '0')
+		if k%2 == 0 {
+			v *= 2
+			if v > 9 {
+				v -= 9
+			}
+		}
+		sum += v
+	}
+	return byte('0' + (10-sum%10)%10)
+}
+
+func sin() string {
+	d := fmt.Sprint(1+r.IntN(7)) + rs(7, digits)
+	d += string(luhnDigit(d))
+	return pick(d[:3]+" "+d[3:6]+" "+d[6:], d[:3]+"-"+d[3:6]+"-"+d[6:], d)
+}
+
+var months = []string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+
+func date() string {
+	y, m, d := 1940+r.IntN(66), 1+r.IntN(12), 1+r.IntN(28)
+	return pick(
+		fmt.Sprintf("%d-%02d-%02d", y, m, d),
+		fmt.Sprintf("%02d/%02d/%d", d, m, y),
+		fmt.Sprintf("%02d/%02d/%d", m, d, y),
+		fmt.Sprintf("%02d.%02d.%d", d, m, y),
+		fmt.Sprintf("%d %s %d", d, months[m-1], y),
+		fmt.Sprintf("%s %d, %d", months[m-1], d, y),
+		fmt.Sprintf("%02d-%s-%d", d, months[m-1][:3], y),
+	)
+}
+
+func personal() {
+	each(14, func() {
+		e := email()
+		pos(pick(
+			"From: "+capital(pick(firstNames...))+" <"+e+">\nTo: team@acme-corp.com\nSubject: invoice",
+			"Author: "+e+"\nDate:   Tue Mar 11 09:12:44 2025 +0100",
+			`{"user": {"id": 4411, "email": "`+e+`", "plan": "pro"}}`,
+			"2025-03-12 10:14:02 WARN login failed for "+e+" from 203.0.113.7",
+			"Please reach out to "+e+" for access.",
+			"name,email,signup\n"+pick(firstNames...)+","+e+",2024-11-02",
+		), "email")
+	})
+	each(14, func() {
+		p := phone()
+		pos(pick(
+			"Call me at "+p+" after 5pm.",
+			"Tel: "+p,
+			`{"name": "L. Rossi", "phone": "`+p+`"}`,
+			"Customer called from "+p+" about ticket #4412.",
+			"Mobile: "+p+"\nOffice hours 9-17",
+		), "phone_number")
+	})
+	each(12, func() {
+		s := ssn()
+		pos(pick("SSN: "+s, "Employee SSN "+s+" on file", `{"ssn": "`+s+`", "state": "OH"}`, "social security number "+s+" verified", "W-2 copy, SSN "+s), "us_ssn")
+	})
+	each(3, func() {
+		s := strings.ReplaceAll(ssn(), "-", "")
+		pos(pick("ssn="+s, "SSN: "+s, `"social_security_number": "`+s+`"`), "us_ssn")
+	})
+	each(12, func() {
+		n := nino()
+		pos(pick("National Insurance number: "+n, "NINO "+n, "ni_number: "+n, "P60 for employee, NI No. "+n), "uk_nino")
+	})
+	each(12, func() {
+		d := dni()
+		pos(pick("DNI: "+d, "NIF/NIE "+d, "titular con DNI "+d+" y domicilio en Madrid", `{"documento": "`+d+`"}`), "es_dni")
+	})
+	each(12, func() {
+		s := sin()
+		pos(pick("SIN: "+s, "Social Insurance Number: "+s, "sin_number="+s, "NAS: "+s), "ca_sin")
+	})
+	each(14, func() {
+		d := date()
+		pos(pick("DOB: "+d, "Date of Birth: "+d, `{"name": "A. Khan", "dob": "`+d+`"}`, "birthdate="+d, "Patient born on "+d+" presents with cough.", "Geburtsdatum: "+d), "date_of_birth")
+	})
+	each(12, func() {
+		m := pick(rs(8, digits), "MRN"+rs(7, digits), rs(2, digits)+"-"+rs(6, digits), "P-"+rs(8, digits))
+		pos(pick("MRN: "+m, "Medical Record Number: "+m, `{"patient_id": "`+m+`", "ward": "4B"}`, "patient_no="+m), "medical_record_number")
+	})
+	each(12, func() {
+		pos(pick(
+			"Chief Complaint: shortness of breath for two days.",
+			"DISCHARGE SUMMARY\nAdmitted for observation, discharged in stable condition.",
+			"History of Present Illness: 58-year-old with intermittent chest pain.",
+			"Patient Name: R. Alvarez  Ward 3",
+			"Attending Physician: Dr. Okafor",
+			"This fax contains protected health information. If received in error, destroy it.",
+			"Date of Service: 03/12/2025  Procedure: MRI knee",
+			"Admitting Diagnosis: community-acquired pneumonia",
+			"Past Medical History: hypertension, type 2 diabetes",
+			"Diagnosis Code: J18.9",
+		), "phi_marker")
+	})
+}
+
+func capital(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// Payment data.
+
+func card() string {
+	type net struct {
+		prefix string
+		n      int
+	}
+	nw := pick(net{"4", 16}, net{"4", 16}, net{"51", 16}, net{"55", 16}, net{"2221", 16}, net{"2720", 16},
+		net{"34", 15}, net{"37", 15}, net{"6011", 16}, net{"65", 16}, net{"3530", 16}, net{"36", 14}, net{"62", 16})
+	d := nw.prefix + rs(nw.n-len(nw.prefix)-1, digits)
+	d += string(luhnDigit(d))
+	switch {
+	case nw.n == 16 && r.IntN(3) == 0:
+		return d[:4] + " " + d[4:8] + " " + d[8:12] + " " + d[12:]
+	case nw.n == 16 && r.IntN(3) == 0:
+		return d[:4] + "-" + d[4:8] + "-" + d[8:12] + "-" + d[12:]
+	case nw.n == 15 && r.IntN(2) == 0:
+		return d[:4] + " " + d[4:10] + " " + d[10:]
+	}
+	return d
+}
+
+func iban() string {
+	type c struct {
+		cc   string
+		bban func() string
+	}
+	cs := []c{
+		{"DE", func() string { return rs(18, digits) }},
+		{"GB", func() string { return rs(4, upper) + rs(14, digits) }},
+		{"FR", func() string { return rs(10, digits) + rs(11, upper+digits) + rs(2, digits) }},
+		{"NL", func() string { return rs(4, upper) + rs(10, digits) }},
+		{"ES", func() string { return rs(20, digits) }},
+		{"IT", func() string { return rs(1, upper) + rs(10, digits) + rs(12, digits) }},
+		{"CH", func() string { return rs(17, digits) }},
+		{"BE", func() string { return rs(12, digits) }},
+		{"PL", func() string { return rs(24, digits) }},
+	}
+	x := pick(cs...)
+	bban := x.bban()
+	n := new(big.Int)
+	var num strings.Builder
+	for _, ch := range bban + x.cc + "00" {
+		if ch >= 'A' && ch <= 'Z' {
+			num.WriteString(fmt.Sprint(int(ch-'A') + 10))
+		} else {
+			num.WriteRune(ch)
+		}
+	}
+	n.SetString(num.String(), 10)
+	chk := 98 - new(big.Int).Mod(n, big.NewInt(97)).Int64()
+	v := fmt.Sprintf("%s%02d%s", x.cc, chk, bban)
+	if r.IntN(2) == 0 {
+		var g []string
+		for i := 0; i < len(v); i += 4 {
+			g = append(g, v[i:min(i+4, len(v))])
+		}
+		return strings.Join(g, " ")
+	}
+	return v
+}
+
+func payment() {
+	each(16, func() {
+		c := card()
+		pos(pick(
+			"card_number: "+c,
+			"Card: "+c+"  Exp: 09/27",
+			`{"pan": "`+c+`", "holder": "M GARCIA"}`,
+			"2025-03-12 10:02:11 ERROR charge failed card="+c+" amount=42.00",
+			"Please charge my card "+c+" for the renewal.",
+		), "credit_card")
+	})
+	each(14, func() {
+		i := iban()
+		pos(pick("IBAN: "+i, "Bitte überweisen Sie auf "+i+" bis Freitag.", `{"iban": "`+i+`", "bic": "DEUTDEFF"}`, "Beneficiary account "+i), "iban")
+	})
+}
+
+func markings() {
+	for _, t := range []string{
+		"TOP SECRET//NOFORN\nSubject: field report", "TLP:RED\nIndicators below are for the response team only.",
+		"Classification: Restricted\nOwner: security", "Data Classification: Secret", "(U) this paragraph is unclassified; the annex is TOP SECRET",
+		"TLP: RED - do not share", "sensitivity: restricted\nretention: 7y", "SECRET//REL TO USA, GBR",
+		"Header: TOP SECRET", "classification = top secret",
+	} {
+		pos(t, "secret_marker")
+	}
+	for _, t := range []string{
+		"ACME CONFIDENTIAL - Q3 board deck", "CONFIDENTIAL\nDraft acquisition terms", "This e-mail is privileged and confidential.",
+		"Company Confidential: roadmap 2026", "Strictly Confidential - not for circulation", "DO NOT DISTRIBUTE",
+		"TLP:AMBER\nShare only within your organisation.", "Classification: Confidential", "INTERNAL USE ONLY",
+		"Proprietary and Confidential. Copyright 2025 Acme Inc.", "[CONFIDENTIAL] salary bands 2025", "Shared under NDA with Initech.",
+		"TLP:GREEN", "Not for distribution outside the steering group.", "sensitivity: internal",
+	} {
+		pos(t, "confidential_marker")
+	}
+	for _, t := range []string{
+		"TLP:CLEAR\nAdvisory: update OpenSSL.", "TLP:WHITE", "Approved for public release; distribution is unlimited.",
+		"Classification: Public", "data_classification: public", "TLP: CLEAR - may be shared freely",
+		"sensitivity: public\nowner: docs team", "Release notes. TLP:CLEAR", "Classification: Unclassified",
+		"This report is approved for public release.",
+	} {
+		pos(t, "public_marker")
+	}
+	// Mixed records: several findings at once.
+	pos("# .env\nDATABASE_URL=postgres://app:"+urlPassword()+"@db.internal:5432/app\nSTRIPE_SECRET_KEY=sk_live_"+mixed(32, alnum)+"\nADMIN_EMAIL="+email(),
+		"connection_string_password", "stripe_key", "email")
+	pos("Patient Name: J. Smith\nDOB: 1961-04-09\nMRN: 00"+rs(7, digits)+"\nChief Complaint: dizziness",
+		"phi_marker", "date_of_birth", "medical_record_number")
+	pos("CONFIDENTIAL\nEmployee: "+email()+"\nSSN: "+ssn()+"\nIBAN: "+iban(),
+		"confidential_marker", "email", "us_ssn", "iban")
+	pos("TLP:CLEAR\nContact security@"+pick("acme-corp.com", "initech.io")+" for questions.", "public_marker", "email")
+}
+
+// hard holds records written by hand after the detector was built and
+// added without changing it: some positives it is known to miss (no label,
+// national formats, disclaimers in prose), and look-alikes.
+func hard() {
+	pos(`password: "p@ss:w0rd#2024!"`, "generic_secret")
+	pos(`export API_TOKEN="tok_3Jf9sLq2xV8mPz7R"`, "generic_secret")
+	pos(`const apiKey = "9b1c6e2f4a7d8e3c5b0a1f2e"`, "generic_secret")
+	pos(`requests.get(url, auth=("admin", "Sup3r$ecret!"))`, "generic_secret")
+	pos("apiVersion: v1\nkind: Secret\ndata:\n  password: cGFzc3dvcmQxMjM0NTY=", "generic_secret")
+	pos("docker run -e POSTGRES_PASSWORD=Rk29vLq8xPz postgres:16", "generic_secret")
+	pos("mysql -u root -pK9x2mQ7vL4 orders", "generic_secret")
+	pos(`{"token": "8f14e45fceea167a5a36dedd4bea2543"}`, "generic_secret")
+	pos("Phone: 020 7946 0321", "phone_number")
+	pos("Reach me on +1 415 867 2301.", "phone_number")
+	pos("call 415 867 2301 after lunch", "phone_number")
+	pos("Reply-To: j.doe@mail.corp.acme-corp.com", "email")
+	pos("CONTACT: JOHN.SMITH@ACME-CORP.COM", "email")
+	pos("D.O.B.: 04/11/1972", "date_of_birth")
+	pos("date of birth 04/11/1972", "date_of_birth")
+	pos(`{"pan":"4539578763621486","exp":"0927"}`, "credit_card")
+	pos("Card ending 1486, full number 5238 7290 1146 5306", "credit_card")
+	pos("iban: de91 2699 1023 7409 5461 11", "iban")
+	pos("https://acme-uploads.s3.amazonaws.com/report.pdf?AWSAccessKeyId=AKIAUJZDEGXDNCF32EPF&Expires=1741777200&Signature=abc", "aws_access_key_id")
+	pos("[remote \"origin\"]\n\turl = https://oauth2:glpat-Xz9w3QlY7Zkuvqdt7s8S@gitlab.com/acme/api.git", "gitlab_token")
+	pos("-----BEGIN RSA PRIVATE KEY-----\r\n"+rs(64, b64std)+"\r\n"+rs(64, b64std)+"\r\n-----END RSA PRIVATE KEY-----\r\n", "private_key")
+	pos("tls:\n  key: |\n    -----BEGIN EC PRIVATE KEY-----\n    "+rs(64, b64std)+"\n    "+rs(32, b64std)+"\n    -----END EC PRIVATE KEY-----", "private_key")
+	pos("This email and any attachments are confidential and intended solely for the addressee.", "confidential_marker")
+	pos("Patient: John Doe, 45M, admitted with chest pain; troponin elevated.", "phi_marker")
+	pos("SSN#: 536-22-8174", "us_ssn")
+
+	neg("generic_secret", "password_hash: $2b$12$KIXQJ9u0rRr6l3yV5oW1SeqF8oS0c9sW2cZ1k4mYv3b7nT6aP5dE2")
+	neg("generic_secret", "password: $2y$10$wH8QmZ3k1vC9pL2xR7tN4uJ6eF5bA0sD3gH1jK8lM2nB4vC6xZ9q")
+	neg("generic_secret", "token_count: 15823")
+	neg("generic_secret", `"password_strength": "strong"`)
+	neg("generic_secret", "api_key_header: X-API-Key")
+	neg("generic_secret", "AUTH_PASSWORD_VALIDATORS = [")
+	neg("generic_secret", "token=$(cat /var/run/secrets/kubernetes.io/serviceaccount/token)")
+	neg("email", `EMAIL_RE = re.compile(r"[a-z0-9.]+@[a-z]+\.com")`)
+	neg("phone_number", "port range 8000-8080, build 2024.03.1234")
+	neg("phone_number", "toll-free 800-555-0199 (fictional)")
+	neg("credit_card", "IMEI 490154203237518")
+	neg("credit_card", "test card 5105 1051 0510 5100")
+	neg("confidential_marker", "confidentiality: see the privacy policy")
+}
