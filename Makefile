@@ -17,7 +17,7 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/
+	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/
 
 fuzz:
 	$(GO) test ./shell/  -run='^$$' -fuzz=FuzzAnalyze -fuzztime=$(FUZZTIME)
@@ -28,6 +28,7 @@ fuzz:
 	$(GO) test ./ifc/    -run='^$$' -fuzz=FuzzEvaluateCommand -fuzztime=$(FUZZTIME)
 	$(GO) test ./audit/  -run='^$$' -fuzz=FuzzVerify  -fuzztime=$(FUZZTIME)
 	$(GO) test ./audit/  -run='^$$' -fuzz=FuzzParseAgree -fuzztime=$(FUZZTIME)
+	$(GO) test ./dlp/    -run='^$$' -fuzz=FuzzScan    -fuzztime=$(FUZZTIME)
 
 corpus:
 	$(GO) run ./cmd/parallax eval testdata/corpus

@@ -60,8 +60,8 @@
 // about 75 kB to the binary and no dependency.
 //
 // Measured (2 shared cores): 1 MB of mixed tool output (logs, JSON, code,
-// configs, mail) scans in 6-10 ms, 100-180 MB/s (BenchmarkScan1MB);
-// Redact of the same 9-13 ms. On the labelled set (testdata/labelled.jsonl,
+// configs, mail) scans in 5-10 ms, 100-200 MB/s (BenchmarkScan1MB);
+// Redact of the same 8-13 ms. On the labelled set (testdata/labelled.jsonl,
 // 454 positive and 411 negative records) every scanner has precision 1.000
 // and overall recall 0.983 (TestLabelled -v prints the table); on 12,607
 // real shell commands (nl2bash) 5 lines hold a finding, all e-mail

@@ -29,14 +29,14 @@ func matchEmail(sc *scan, i int) int {
 	if j > 0 && (s[j-1] == '/' || s[j-1] == '@' || s[j-1] == ':' && !(j >= 7 && hasFold(s, j-7, "mailto:"))) {
 		return 0
 	}
-	if inUserinfo(s, j) || sshTarget(s, j) {
-		return 0
-	}
 	end, tld := domainAt(s, i+1)
 	if end < 0 || !knownTLD(tld) || reservedDomain(s[i+1:end]) || placeholderMail(s[j:end]) {
 		return 0
 	}
 	if end < len(s) && (s[end] == '@' || s[end] == ':' && end+1 < len(s) && s[end+1] > ' ') {
+		return 0
+	}
+	if inUserinfo(s, j) || sshTarget(s, j) {
 		return 0
 	}
 	sc.add(idEmail, j, end)

@@ -9,4 +9,5 @@ var commandGroups = []func() *cobra.Command{
 	newEvalCmd,
 	newPolicyCmd,
 	newAuditCmd,
+	newDLPCmd,
 }
