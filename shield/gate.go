@@ -48,6 +48,9 @@ type Config struct {
 	// Classifier classifies tool results and outbound text; nil means the
 	// DLP detector with its shipped scanners.
 	Classifier ifc.ContentClassifier
+	// Audit receives every decision before Evaluate returns; nil records
+	// nothing. A decision that cannot be recorded is a BLOCK.
+	Audit Appender
 	// Now is the clock used for the ns field (default time.Now).
 	Now func() time.Time
 }
@@ -61,6 +64,7 @@ type Gate struct {
 	stages   []stage
 	prov     *provenance
 	ifc      *ifc.Tracker
+	audit    Appender
 }
 
 // New builds a gate. It fails when the workspace or home is not absolute
@@ -85,7 +89,8 @@ func New(cfg Config) (*Gate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load ifc policy: %w", err)
 	}
-	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home), now: now, prov: newProvenance(), ifc: tr}
+	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home), now: now, prov: newProvenance(), ifc: tr,
+		audit: cfg.Audit}
 	g.stages = pipeline
 	return g, nil
 }
@@ -143,6 +148,7 @@ func (g *Gate) Evaluate(ctx context.Context, r Request) (v verdict.Verdict) {
 				Rule: RuleInternalError, Reason: "internal error in the gate; blocked to fail closed"}
 		}
 		v.Reason = clip(v.Reason)
+		v = g.recordSafely(ctx, &r, v)
 		v.NS = g.now().Sub(start).Nanoseconds()
 	}()
 	st := &state{req: &r, ctx: ctx}
