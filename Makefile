@@ -17,7 +17,7 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/
+	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/
 
 fuzz:
 	$(GO) test ./shell/  -run='^$$' -fuzz=FuzzAnalyze -fuzztime=$(FUZZTIME)
@@ -29,6 +29,7 @@ fuzz:
 	$(GO) test ./audit/  -run='^$$' -fuzz=FuzzVerify  -fuzztime=$(FUZZTIME)
 	$(GO) test ./audit/  -run='^$$' -fuzz=FuzzParseAgree -fuzztime=$(FUZZTIME)
 	$(GO) test ./dlp/    -run='^$$' -fuzz=FuzzScan    -fuzztime=$(FUZZTIME)
+	$(GO) test ./chronicle/ -run='^$$' -fuzz=FuzzLineDiff -fuzztime=$(FUZZTIME)
 
 corpus:
 	$(GO) run ./cmd/parallax eval testdata/corpus

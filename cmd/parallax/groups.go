@@ -10,4 +10,5 @@ var commandGroups = []func() *cobra.Command{
 	newPolicyCmd,
 	newAuditCmd,
 	newDLPCmd,
+	newChronicleCmd,
 }

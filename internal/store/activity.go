@@ -1,0 +1,141 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Activity is the IFC label of a path the agent wrote: the most sensitive
+// data that has flowed into it, where from and by which session.
+type Activity struct {
+	Path      string
+	Level     int
+	Source    string
+	Session   string
+	UpdatedAt time.Time
+}
+
+// UpsertActivity records a write of level data into a.Path. The stored
+// level never drops: a lower level only refreshes UpdatedAt. Source and
+// Session follow the write that set the current (highest) level.
+func (db *DB) UpsertActivity(ctx context.Context, a Activity) error {
+	if a.Path == "" {
+		return fmt.Errorf("upsert activity: empty path")
+	}
+	if a.Level < MinLevel || a.Level > MaxLevel {
+		return fmt.Errorf("upsert activity %s: level %d outside %d..%d", a.Path, a.Level, MinLevel, MaxLevel)
+	}
+	return db.write(ctx, "upsert activity "+a.Path, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO ifc_activity (path, level, source, session, updated_at) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (path) DO UPDATE SET
+	source     = CASE WHEN excluded.level >= level THEN excluded.source ELSE source END,
+	session    = CASE WHEN excluded.level >= level THEN excluded.session ELSE session END,
+	level      = max(level, excluded.level),
+	updated_at = excluded.updated_at`,
+			a.Path, a.Level, a.Source, a.Session, nanos(db.now()))
+		return err
+	})
+}
+
+// GetActivity returns the label of path; ok is false when none is stored.
+func (db *DB) GetActivity(ctx context.Context, path string) (a Activity, ok bool, err error) {
+	row := db.r.QueryRowContext(ctx, "SELECT path, level, source, session, updated_at FROM ifc_activity WHERE path = ?", path)
+	a, err = scanActivity(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Activity{}, false, nil
+	}
+	if err != nil {
+		return Activity{}, false, fmt.Errorf("get activity %s: %w", path, err)
+	}
+	return a, true, nil
+}
+
+// ListActivity returns every label, ordered by path.
+func (db *DB) ListActivity(ctx context.Context) ([]Activity, error) {
+	rows, err := db.r.QueryContext(ctx, "SELECT path, level, source, session, updated_at FROM ifc_activity ORDER BY path")
+	if err != nil {
+		return nil, fmt.Errorf("list activity: %w", err)
+	}
+	defer rows.Close()
+	var out []Activity
+	for rows.Next() {
+		a, err := scanActivity(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list activity: %w", err)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list activity: %w", err)
+	}
+	return out, nil
+}
+
+// DeleteActivity removes the label of path; it reports whether one existed.
+func (db *DB) DeleteActivity(ctx context.Context, path string) (bool, error) {
+	var n int64
+	err := db.write(ctx, "delete activity "+path, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "DELETE FROM ifc_activity WHERE path = ?", path)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n > 0, err
+}
+
+// SweepActivity removes the labels of paths for which exists reports
+// false and returns them. exists runs outside any transaction (it may
+// touch the filesystem); a row updated while it ran is kept.
+func (db *DB) SweepActivity(ctx context.Context, exists func(path string) bool) ([]Activity, error) {
+	all, err := db.ListActivity(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sweep activity: %w", err)
+	}
+	var gone []Activity
+	for _, a := range all {
+		if !exists(a.Path) {
+			gone = append(gone, a)
+		}
+	}
+	if len(gone) == 0 {
+		return nil, nil
+	}
+	var removed []Activity
+	err = db.write(ctx, "sweep activity", func(tx *sql.Tx) error {
+		removed = removed[:0]
+		for _, a := range gone {
+			res, err := tx.ExecContext(ctx, "DELETE FROM ifc_activity WHERE path = ? AND updated_at = ? AND level = ?",
+				a.Path, nanos(a.UpdatedAt), a.Level)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n > 0 {
+				removed = append(removed, a)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return removed, nil
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanActivity(s scanner) (Activity, error) {
+	var a Activity
+	var at int64
+	if err := s.Scan(&a.Path, &a.Level, &a.Source, &a.Session, &at); err != nil {
+		return Activity{}, err
+	}
+	a.UpdatedAt = fromNanos(at)
+	return a, nil
+}
