@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -92,5 +93,115 @@ func TestActivityDeleteAndSweep(t *testing.T) {
 	}
 	if len(paths) != 2 || paths[0] != "/w/a" || paths[1] != "/w/c" {
 		t.Errorf("left: got %v, want [/w/a /w/c]", paths)
+	}
+}
+
+func TestActivityRangesAndLabels(t *testing.T) {
+	db, _ := openTest(t)
+	ctx := context.Background()
+	for _, a := range []Activity{
+		{Path: "/w/a", Level: 2, Labels: []string{"email"}, Source: "x", Session: "s"},
+		{Path: "/w/a", Level: 1, Labels: []string{"aws_key", "email"}, Source: "y", Session: "s"},
+		{Path: "/w/b/c", Level: 4, Source: "x", Session: "s"},
+		{Path: "/w/b/d", Level: 3, Source: "x", Session: "s"},
+		{Path: "/w0", Level: 4, Source: "x", Session: "s"},
+		{Path: "/wx/y", Level: 4, Source: "x", Session: "s"},
+	} {
+		if err := db.UpsertActivity(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _, err := db.GetActivity(ctx, "/w/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Level != 2 || a.Source != "x" || strings.Join(a.Labels, ",") != "aws_key,email" {
+		t.Errorf("merge: got %+v, want level 2, source x, labels aws_key,email", a)
+	}
+	paths := func(as []Activity) string {
+		var ps []string
+		for _, a := range as {
+			ps = append(ps, a.Path)
+		}
+		return strings.Join(ps, " ")
+	}
+	tests := []struct {
+		p    string
+		min  int
+		want string
+	}{
+		{"/w", 0, "/w/a /w/b/c /w/b/d"},
+		{"/w/", 0, "/w/a /w/b/c /w/b/d"},
+		{"/w", 3, "/w/b/c /w/b/d"},
+		{"/w/b", 0, "/w/b/c /w/b/d"},
+		{"/w/a", 0, "/w/a"},
+		{"/", 4, "/w/b/c /w0 /wx/y"},
+	}
+	for _, tc := range tests {
+		got, err := db.ActivityUnder(ctx, tc.p, tc.min)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if paths(got) != tc.want {
+			t.Errorf("ActivityUnder(%s, %d): got %q, want %q", tc.p, tc.min, paths(got), tc.want)
+		}
+	}
+	top := []struct {
+		p     string
+		below bool
+		min   int
+		want  string
+	}{
+		{"/w", true, 0, "/w/b/c"},
+		{"/w", false, 0, ""},
+		{"/w/b/d", false, 0, "/w/b/d"},
+		{"/w/b/d", false, 4, ""},
+		{"/w/a", true, 3, ""},
+	}
+	for _, tc := range top {
+		a, ok, err := db.TopActivity(ctx, tc.p, tc.below, tc.min)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if ok {
+			got = a.Path
+		}
+		if got != tc.want {
+			t.Errorf("TopActivity(%s, %v, %d): got %q, want %q", tc.p, tc.below, tc.min, got, tc.want)
+		}
+	}
+}
+
+func TestTaintOfAndEnsureSession(t *testing.T) {
+	db, _ := openTest(t)
+	ctx := context.Background()
+	if lvl, src, err := db.TaintOf(ctx, "nobody"); err != nil || lvl != 0 || src != "" {
+		t.Fatalf("unknown session: got %d %q %v", lvl, src, err)
+	}
+	if err := db.EnsureSession(ctx, "p"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.StartSession(ctx, "c", "p", nil); err != nil {
+		t.Fatalf("a session ensured can be a parent: %v", err)
+	}
+	if err := db.EnsureSession(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := db.GetSession(ctx, "c"); err != nil || s.Parent != "p" {
+		t.Fatalf("EnsureSession must leave a known session alone: %+v %v", s, err)
+	}
+	for _, r := range []struct {
+		lvl int
+		src string
+	}{{2, "path:/w/a"}, {4, "content:aws_key"}, {3, "path:/w/b"}} {
+		if err := db.RaiseTaint(ctx, "c", r.lvl, r.src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range []string{"c", "p"} {
+		if lvl, src, err := db.TaintOf(ctx, s); err != nil || lvl != 4 || src != "content:aws_key" {
+			t.Errorf("TaintOf(%s): got %d %q %v, want 4 content:aws_key", s, lvl, src, err)
+		}
 	}
 }

@@ -105,6 +105,10 @@ CREATE TABLE usage (
 	PRIMARY KEY (day, key)
 ) WITHOUT ROWID;
 `},
+	{5, "activity labels", `
+ALTER TABLE ifc_activity ADD COLUMN labels TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(labels));
+CREATE INDEX ifc_activity_level ON ifc_activity (level);
+`},
 }
 
 // SchemaVersion is the newest schema this binary knows.

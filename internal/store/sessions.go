@@ -193,6 +193,36 @@ func (db *DB) MaxTaint(ctx context.Context, session string) (int, error) {
 	return int(lvl.Int64), nil
 }
 
+// TaintOf is the session's highest taint level and the source that
+// carried it (the earliest on a tie); 0 and "" for a clean or unknown
+// session.
+func (db *DB) TaintOf(ctx context.Context, session string) (int, string, error) {
+	var lvl int
+	var src string
+	err := db.r.QueryRowContext(ctx, `SELECT level, source FROM session_taint WHERE session = ?
+ORDER BY level DESC, at, source LIMIT 1`, session).Scan(&lvl, &src)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, "", nil
+	}
+	if err != nil {
+		return 0, "", fmt.Errorf("read taint of session %s: %w", session, err)
+	}
+	return lvl, src, nil
+}
+
+// EnsureSession records a top-level session if it is not known yet; a
+// known one is left as it is.
+func (db *DB) EnsureSession(ctx context.Context, id string) error {
+	if id == "" {
+		return fmt.Errorf("ensure session: empty id")
+	}
+	return db.write(ctx, "ensure session "+id, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, "INSERT INTO sessions (id, started_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
+			id, nanos(db.now()))
+		return err
+	})
+}
+
 // Taints lists the session's taint records, highest level first.
 func (db *DB) Taints(ctx context.Context, session string) ([]Taint, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT session, origin, source, level, at FROM session_taint

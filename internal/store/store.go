@@ -12,7 +12,8 @@ import (
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
+	"modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // ErrNotFound is returned when a row asked for by key does not exist.
@@ -80,11 +81,19 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	db.w.SetMaxOpenConns(1)
 	db.w.SetMaxIdleConns(1)
 	db.w.SetConnMaxLifetime(0)
-	if err := db.checkWAL(ctx); err != nil {
+	unlock, err := setupLock(path)
+	if err != nil {
 		_ = db.w.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	if err := migrate(ctx, db.w, migrations, db.now); err != nil {
+	err = retryBusy(ctx, cfg.busyTimeout, func() error {
+		if err := db.checkWAL(ctx); err != nil {
+			return err
+		}
+		return migrate(ctx, db.w, migrations, db.now)
+	})
+	unlock()
+	if err != nil {
 		_ = db.w.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
@@ -183,6 +192,40 @@ func escapeURIPath(p string) string {
 		}
 	}
 	return b.String()
+}
+
+// retryBusy runs fn again while it fails with SQLITE_BUSY, for at most
+// limit. SQLite answers BUSY without waiting when waiting could deadlock
+// (two new connections switching a fresh file to WAL, or upgrading a read
+// to a write at once): opening must then try again, not fail.
+func retryBusy(ctx context.Context, limit time.Duration, fn func() error) error {
+	deadline := time.Now().Add(limit)
+	wait := time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 100*time.Millisecond)
+	}
+}
+
+// isBusy reports an SQLITE_BUSY or SQLITE_LOCKED error, or the
+// IOERR_DELETE_NOENT a connection meets when another one removed the
+// journal it was about to remove (new files switching to WAL at once).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		code := se.Code() & 0xff
+		return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED ||
+			se.Code() == sqlite3.SQLITE_IOERR_DELETE_NOENT
+	}
+	return false
 }
 
 // checkWAL confirms that the journal mode really is WAL: SQLite silently
