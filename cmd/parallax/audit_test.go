@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/verdict"
 )
@@ -18,14 +16,7 @@ import (
 // runAuditCmd runs `parallax audit ARGS` in-process.
 func runAuditCmd(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	root := &cobra.Command{Use: "parallax", SilenceUsage: true, SilenceErrors: true}
-	root.AddCommand(newAuditCmd())
-	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&out)
-	root.SetArgs(append([]string{"audit"}, args...))
-	err := root.Execute()
-	return out.String(), err
+	return runParallax(t, "", append([]string{"audit"}, args...)...)
 }
 
 // auditWorkspace writes a small log into a fresh workspace.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -15,15 +14,7 @@ import (
 // runChronicle runs `parallax chronicle ARGS` in-process with stdin.
 func runChronicle(t *testing.T, stdin string, args ...string) (string, error) {
 	t.Helper()
-	cmd := newChronicleCmd()
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&out)
-	cmd.SetIn(strings.NewReader(stdin))
-	cmd.SetArgs(args)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	err := cmd.ExecuteContext(context.Background())
-	return out.String(), err
+	return runParallax(t, stdin, append([]string{"chronicle"}, args...)...)
 }
 
 // chronicleWorkspace makes a workspace with one snapshot of notes.txt

@@ -10,20 +10,10 @@ import (
 	"testing"
 )
 
-// runDLP runs `dlp ARGS` on the command itself (the lead registers it in
-// groups.go), with stdin.
+// runDLP runs `parallax dlp ARGS` in-process with stdin.
 func runDLP(t *testing.T, stdin string, args ...string) (string, error) {
 	t.Helper()
-	cmd := newDLPCmd()
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&out)
-	cmd.SetIn(strings.NewReader(stdin))
-	cmd.SetArgs(args)
-	cmd.SilenceUsage = true
-	cmd.SilenceErrors = true
-	err := cmd.Execute()
-	return out.String(), err
+	return runParallax(t, stdin, append([]string{"dlp"}, args...)...)
 }
 
 // A fake .env file: random values in the vendors' formats.

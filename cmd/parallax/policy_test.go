@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,13 +11,7 @@ import (
 // runPolicy runs `parallax policy ARGS` in-process.
 func runPolicy(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	root := newRootCmd()
-	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&out)
-	root.SetArgs(append([]string{"policy"}, args...))
-	err := root.Execute()
-	return out.String(), err
+	return runParallax(t, "", append([]string{"policy"}, args...)...)
 }
 
 func policyEnv(t *testing.T) string {

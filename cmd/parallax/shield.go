@@ -1,6 +1,9 @@
 package main
 
 import (
+	"errors"
+
+	pxworkspace "github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/shield"
 	"github.com/spf13/cobra"
 )
@@ -32,16 +35,43 @@ Output line:
 ESCALATE means the deterministic tiers could not decide and a judge or a
 human must; no LLM is used here. A malformed line gets a BLOCK verdict and
 the stream goes on. HOME decides what ~ means; shell commands are analysed
-as if run in the workspace.`,
+as if run in the workspace.
+
+"result" (optional) is what the tool returned when the action ran: it is
+classified (DLP) and taints the session, so later lines of the same session
+are judged with that taint. "parent" (optional) names the session that
+spawned this one (a sub-agent): it starts with its parent's taint, and what
+it sees reaches the parent.
+
+Session state lives for the life of the process. When the workspace is
+initialised (it holds .parallax/), it lives in the workspace database
+instead, so separate invocations share it, and every verdict is appended to
+the workspace's audit chain (.parallax/audit.jsonl) before it is written.`,
 		Example: `  echo '{"type":"execute_command","payload":{"command":"cat ~/.ssh/id_rsa"}}' | parallax shield evaluate
   parallax shield evaluate --workspace ~/project --policy strict < actions.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			gate, err := newGate(workspace, home, policy)
+			cfg, err := gateConfig(workspace, home, policy)
 			if err != nil {
 				return err
 			}
-			return shield.Stream(cmd.Context(), gate, cmd.InOrStdin(), cmd.OutOrStdout())
+			var ws *pxworkspace.Workspace
+			if pxworkspace.Initialised(cfg.Workspace) {
+				// Separate invocations (hooks) share the workspace's taint
+				// and labels, and every decision joins its audit chain.
+				if ws, err = pxworkspace.Open(cmd.Context(), cfg.Workspace); err != nil {
+					return err
+				}
+				cfg.Store, cfg.Audit = ws.IFCStore(), ws.Audit
+			}
+			gate, err := shield.New(cfg)
+			if err == nil {
+				err = shield.Stream(cmd.Context(), gate, cmd.InOrStdin(), cmd.OutOrStdout())
+			}
+			if ws != nil {
+				err = errors.Join(err, ws.Close())
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace root (default: current directory)")

@@ -1,0 +1,96 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/parallax/parallax/ifc"
+	"github.com/parallax/parallax/internal/store"
+)
+
+// IFCStore returns the workspace database as the gate's IFC store, so
+// that separate processes (hook calls) share session taint and labels.
+func (w *Workspace) IFCStore() ifc.Store { return ifcStore{w.DB} }
+
+// ifcStore adapts store.DB to ifc.Store. Levels are the same integers.
+type ifcStore struct{ db *store.DB }
+
+var _ ifc.Store = ifcStore{}
+
+func (s ifcStore) RaiseTaint(ctx context.Context, session string, level ifc.Level, source string) error {
+	if source == "" {
+		source = "unknown"
+	}
+	return s.db.RaiseTaint(ctx, session, int(level), source)
+}
+
+func (s ifcStore) MaxTaint(ctx context.Context, session string) (ifc.Level, string, error) {
+	lvl, src, err := s.db.TaintOf(ctx, session)
+	if err != nil {
+		return ifc.Critical, "", err
+	}
+	return ifc.Level(lvl), src, nil
+}
+
+// SetParent links child to parent and passes what child has seen up to
+// parent and its ancestors.
+func (s ifcStore) SetParent(ctx context.Context, child, parent string) error {
+	if child == parent {
+		return fmt.Errorf("link session %q to itself: %w", child, ifc.ErrSessionCycle)
+	}
+	if err := s.db.EnsureSession(ctx, parent); err != nil {
+		return err
+	}
+	if err := s.db.StartSession(ctx, child, parent, nil); err != nil {
+		if errors.Is(err, store.ErrSessionParent) {
+			return fmt.Errorf("link session %q to %q: %w (%v)", child, parent, ifc.ErrParentConflict, err)
+		}
+		return err
+	}
+	taints, err := s.db.Taints(ctx, child)
+	if err != nil {
+		return err
+	}
+	for _, t := range taints {
+		if err := s.db.RaiseTaint(ctx, parent, t.Level, t.Source); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s ifcStore) UpsertActivity(ctx context.Context, a ifc.Activity) error {
+	return s.db.UpsertActivity(ctx, store.Activity{Path: a.Path, Level: int(a.Level), Labels: a.Labels,
+		Source: a.Source, Session: a.Session})
+}
+
+func (s ifcStore) ActivityUnder(ctx context.Context, p string, min ifc.Level) ([]ifc.Activity, error) {
+	rows, err := s.db.ActivityUnder(ctx, p, int(min))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ifc.Activity, len(rows))
+	for i, r := range rows {
+		out[i] = fromStore(r)
+	}
+	return out, nil
+}
+
+func (s ifcStore) TopActivity(ctx context.Context, p string, below bool, min ifc.Level) (ifc.Activity, bool, error) {
+	r, ok, err := s.db.TopActivity(ctx, p, below, int(min))
+	if err != nil || !ok {
+		return ifc.Activity{}, false, err
+	}
+	return fromStore(r), true, nil
+}
+
+func (s ifcStore) DeleteActivity(ctx context.Context, p string) error {
+	_, err := s.db.DeleteActivity(ctx, p)
+	return err
+}
+
+func fromStore(r store.Activity) ifc.Activity {
+	return ifc.Activity{Path: r.Path, Level: ifc.Level(r.Level), Labels: r.Labels, Source: r.Source,
+		Session: r.Session, Updated: r.UpdatedAt}
+}

@@ -1,0 +1,76 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/dlp"
+	"github.com/parallax/parallax/internal/store"
+)
+
+// ErrNotInitialised is returned by Open for a directory without .parallax.
+var ErrNotInitialised = errors.New("not a Parallax workspace (no .parallax directory; run parallax init)")
+
+// StateDir is the workspace's own directory, sealed from the agent.
+func StateDir(root string) string { return filepath.Join(root, ".parallax") }
+
+// DBPath is the workspace database.
+func DBPath(root string) string { return filepath.Join(StateDir(root), "parallax.db") }
+
+// Initialised reports whether root holds a .parallax directory.
+func Initialised(root string) bool {
+	st, err := os.Stat(StateDir(root))
+	return err == nil && st.IsDir()
+}
+
+// Workspace is an open workspace's state.
+type Workspace struct {
+	Root  string
+	DB    *store.DB
+	Audit *audit.Log
+}
+
+// Open opens the database and the audit chain of the workspace at root
+// (absolute).
+func Open(ctx context.Context, root string) (*Workspace, error) {
+	if !filepath.IsAbs(root) {
+		return nil, fmt.Errorf("open workspace %s: path must be absolute", root)
+	}
+	if !Initialised(root) {
+		return nil, fmt.Errorf("open workspace %s: %w", root, ErrNotInitialised)
+	}
+	db, err := store.Open(ctx, DBPath(root))
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", root, err)
+	}
+	red, err := redactor()
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open workspace %s: %w", root, err), db.Close())
+	}
+	log, err := audit.Open(audit.DefaultPath(root), audit.Options{Redactor: red})
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open workspace %s: %w", root, err), db.Close())
+	}
+	return &Workspace{Root: root, DB: db, Audit: log}, nil
+}
+
+// Close closes the audit chain (flushing it) and the database.
+func (w *Workspace) Close() error {
+	return errors.Join(w.Audit.Close(), w.DB.Close())
+}
+
+// redactor masks what DLP finds in text bound for the audit chain.
+func redactor() (audit.Redactor, error) {
+	d, err := dlp.New()
+	if err != nil {
+		return nil, fmt.Errorf("dlp redactor: %w", err)
+	}
+	return audit.RedactFunc(func(s string) string {
+		out, _ := d.Redact(s)
+		return out
+	}), nil
+}
