@@ -42,6 +42,9 @@ const (
 	ActionEscalated   EventType = "ActionEscalated"
 	ApprovalRequested EventType = "ApprovalRequested"
 	ApprovalTimeout   EventType = "ApprovalTimeout"
+	// IFCLabelDropped: an activity-table label removed because its file
+	// is gone (parallax ifc sweep).
+	IFCLabelDropped EventType = "IFCLabelDropped"
 )
 
 // eventTypes is the closed list, in documentation order.
@@ -52,7 +55,7 @@ var eventTypes = []EventType{
 	TransactionCommit, TransactionRollback, IntegrityViolation,
 	SessionStarted, SessionEnded, ConfigChanged, IFCClassified,
 	ChronicleSnapshot, ChronicleSnapshotFailed, SandboxCanaryResult,
-	ActionEscalated, ApprovalRequested, ApprovalTimeout,
+	ActionEscalated, ApprovalRequested, ApprovalTimeout, IFCLabelDropped,
 }
 
 // EventTypes returns every known event type.

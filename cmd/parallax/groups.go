@@ -11,4 +11,5 @@ var commandGroups = []func() *cobra.Command{
 	newAuditCmd,
 	newDLPCmd,
 	newChronicleCmd,
+	newIFCCmd,
 }
