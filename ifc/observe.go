@@ -33,9 +33,14 @@ func (t *Tracker) Observe(ctx context.Context, in Input, out Output) error {
 		return errors.New("ifc observe: no action")
 	}
 	eff := t.effects(in)
-	seen, err := t.seenOrigin(ctx, in.Action, eff, out)
-	if err != nil {
-		return fmt.Errorf("ifc observe: %w", err)
+	var seen origin
+	if in.Session != "" {
+		// Without a session nothing is tainted: what the agent saw
+		// matters only for the labels of what the action wrote.
+		var err error
+		if seen, err = t.seenOrigin(ctx, in.Action, eff, out); err != nil {
+			return fmt.Errorf("ifc observe: %w", err)
+		}
 	}
 	if seen.level > Public && in.Session != "" {
 		if err := t.store.RaiseTaint(ctx, in.Session, seen.level, seen.describe()); err != nil {
@@ -95,7 +100,7 @@ func (t *Tracker) labelWrites(ctx context.Context, in Input, eff *shell.Effects)
 	if len(writes) == 0 {
 		return nil
 	}
-	flow, err := t.flowOrigin(ctx, in.Action, eff)
+	flow, err := t.memoFlow(ctx, in, eff)
 	if err != nil {
 		return err
 	}

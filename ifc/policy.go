@@ -26,6 +26,27 @@ type Policy struct {
 	cells      [levelCount][sinkCount]Outcome
 	taintSinks sinkSet
 	memBlock   []Level
+	// flat are the sinks where every level is allowed by one rule and the
+	// taint is not judged: their decision needs no source.
+	flat sinkSet
+}
+
+// flatten computes p.flat from the matrix.
+func (p *Policy) flatten() {
+	p.flat = 0
+	for s := Sink(0); s < sinkCount; s++ {
+		if p.taintSinks.has(s) || s == SinkMemory {
+			continue
+		}
+		first := p.cells[0][s]
+		ok := first.Decision == verdict.Allow
+		for l := 1; ok && l < int(levelCount); l++ {
+			ok = p.cells[l][s] == first
+		}
+		if ok {
+			p.flat |= 1 << s
+		}
+	}
 }
 
 // Outcome is the policy's answer for one level × sink.

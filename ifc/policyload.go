@@ -97,6 +97,7 @@ func Parse(name string, data []byte) (*Policy, error) {
 	if len(c.problems) > 0 {
 		return nil, &LoadError{Problems: c.problems}
 	}
+	p.flatten()
 	return p, nil
 }
 

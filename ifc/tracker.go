@@ -98,6 +98,16 @@ type Input struct {
 	// Effects is the analysis of the action's shell code (execute_command,
 	// create_schedule's command); nil makes the tracker analyse it.
 	Effects *shell.Effects
+	// Memo, when set, carries what Evaluate learned about this action to
+	// Observe for the same action, so it is not computed twice. Use a
+	// fresh Memo per action.
+	Memo *Memo
+}
+
+// Memo is what Evaluate leaves for Observe about one action.
+type Memo struct {
+	flow     origin
+	flowDone bool
 }
 
 // Result is the tracker's judgement of one action.
@@ -145,7 +155,12 @@ func (t *Tracker) evaluate(ctx context.Context, in Input) (Result, error) {
 	if sinks.empty() {
 		return Result{Decision: verdict.Allow, Rule: RuleNoSink, Reason: "ifc: the action reaches no sink"}, nil
 	}
-	src, err := t.flowOrigin(ctx, in.Action, eff)
+	if sinks&^t.policy.flat == 0 {
+		// Every sink allows every level: what the action carries does not
+		// matter here (Observe still labels what it writes).
+		return t.judge(sinks, origin{}, origin{kind: originTaint}), nil
+	}
+	src, err := t.memoFlow(ctx, in, eff)
 	if err != nil {
 		return Result{}, err
 	}
@@ -158,6 +173,18 @@ func (t *Tracker) evaluate(ctx context.Context, in Input) (Result, error) {
 		taint.level, taint.what = lvl.clamp(), source
 	}
 	return t.judge(sinks, src, taint), nil
+}
+
+// memoFlow is flowOrigin, computed once per Memo.
+func (t *Tracker) memoFlow(ctx context.Context, in Input, eff *shell.Effects) (origin, error) {
+	if in.Memo != nil && in.Memo.flowDone {
+		return in.Memo.flow, nil
+	}
+	o, err := t.flowOrigin(ctx, in.Action, eff)
+	if err == nil && in.Memo != nil {
+		in.Memo.flow, in.Memo.flowDone = o, true
+	}
+	return o, err
 }
 
 // judge picks the most severe outcome over the sinks; ties go to the

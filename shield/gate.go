@@ -208,6 +208,7 @@ type state struct {
 	hash    string
 	effects *shell.Effects
 	guard   *guard.Guard // the gate's guard with a filesystem memo for this decision
+	ifcMemo ifc.Memo     // what the IFC stage computed, for observe
 	paths   []policy.PathRef
 	hosts   []string
 	fast    bool

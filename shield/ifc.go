@@ -39,7 +39,8 @@ func newTracker(cfg Config, ws, home string) (*ifc.Tracker, error) {
 // flows is the IFC stage: the level of what the action carries, and the
 // session's taint, against the sinks it reaches.
 func (g *Gate) flows(st *state) (verdict.Verdict, bool) {
-	res, err := g.ifc.Evaluate(st.ctx, ifc.Input{Session: st.req.Session, Action: st.act, Effects: st.effects})
+	res, err := g.ifc.Evaluate(st.ctx, ifc.Input{Session: st.req.Session, Action: st.act, Effects: st.effects,
+		Memo: &st.ifcMemo})
 	if err != nil && res.Decision != verdict.Block {
 		return block(verdict.StageIFC, 1, ifc.RuleError, "ifc: "+err.Error()+"; blocked to fail closed")
 	}
@@ -75,7 +76,7 @@ func (g *Gate) observe(st *state, v verdict.Verdict) verdict.Verdict {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	in := ifc.Input{Session: st.req.Session, Action: st.act, Effects: st.effects}
+	in := ifc.Input{Session: st.req.Session, Action: st.act, Effects: st.effects, Memo: &st.ifcMemo}
 	if err := g.ifc.Observe(ctx, in, ifc.Output{Text: st.req.Result}); err != nil {
 		return observeFailed(v, err)
 	}
