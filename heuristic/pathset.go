@@ -37,6 +37,9 @@ type viewRule struct {
 	pat, prefix, suffix string
 	lower               *viewRule // the rule lower-cased, for case-insensitive globs
 	toks                []gtok    // pat compiled in rule syntax
+	lastToks            []gtok    // last compiled in rule syntax
+	lastPrefix          string    // literal ends of last
+	lastSuffix          string
 	base                string    // the base-name rule ("id_rsa") of a "**/NAME" pattern, else ""
 	last                string    // the last segment of pat
 }
@@ -57,8 +60,10 @@ func (s *pathSet) view(home string) *setView {
 	}
 	v := &setView{}
 	mk := func(p, base string) viewRule {
-		return viewRule{pat: p, prefix: literalPrefix(p), suffix: literalSuffix(p), base: base, last: baseName(p),
-			toks: compileGlob(p, false)}
+		last := baseName(p)
+		return viewRule{pat: p, prefix: literalPrefix(p), suffix: literalSuffix(p), base: base, last: last,
+			toks: compileGlob(p, false), lastToks: compileGlob(last, false),
+			lastPrefix: literalPrefix(last), lastSuffix: literalSuffix(last)}
 	}
 	add := func(p, base string) {
 		r := mk(p, base)
@@ -202,6 +207,7 @@ func (s *pathSet) matchScope(dir, name, home string) bool {
 	np, ns := literalPrefix(name), literalSuffix(name)
 	ext, isExt := strings.CutPrefix(name, "*")
 	isExt = isExt && strings.HasPrefix(ext, ".") && !strings.ContainsAny(ext, "*?[")
+	var nt []gtok // name compiled once, for the rules that need the automaton
 	for _, r := range s.view(home).rules {
 		if r.pat != dir && !reaches(dir, r.pat) {
 			continue
@@ -209,20 +215,24 @@ func (s *pathSet) matchScope(dir, name, home string) bool {
 		if name == "" {
 			return true
 		}
-		base := r.last
 		if fold {
-			base = strings.ToLower(base)
+			r = *r.lower
 		}
-		switch {
+		switch base := r.last; {
 		case base == "**" || base == "*":
 			continue // a whole directory: the guard judges trees that reach it
 		case isExt:
 			if strings.HasSuffix(base, ext) {
 				return true
 			}
-		case endsDisjoint(np, ns, literalPrefix(base), literalSuffix(base)):
-		case ruleIntersect(name, base):
-			return true
+		case endsDisjoint(np, ns, r.lastPrefix, r.lastSuffix):
+		default:
+			if nt == nil {
+				nt = compileGlob(name, false)
+			}
+			if intersect(nt, r.lastToks) {
+				return true
+			}
 		}
 	}
 	return false
