@@ -65,6 +65,7 @@ type Gate struct {
 	prov     *provenance
 	ifc      *ifc.Tracker
 	audit    Appender
+	classify ifc.ContentClassifier
 }
 
 // New builds a gate. It fails when the workspace or home is not absolute
@@ -85,12 +86,17 @@ func New(cfg Config) (*Gate, error) {
 	if now == nil {
 		now = time.Now
 	}
+	if cfg.Classifier == nil {
+		if cfg.Classifier, err = defaultClassifier(); err != nil {
+			return nil, fmt.Errorf("load dlp: %w", err)
+		}
+	}
 	tr, err := newTracker(cfg, ws, home)
 	if err != nil {
 		return nil, fmt.Errorf("load ifc policy: %w", err)
 	}
 	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home), now: now, prov: newProvenance(), ifc: tr,
-		audit: cfg.Audit}
+		audit: cfg.Audit, classify: cfg.Classifier}
 	g.stages = pipeline
 	return g, nil
 }

@@ -2,8 +2,12 @@ package shield
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/ifc"
+	"github.com/parallax/parallax/shell"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -26,11 +30,6 @@ func newTracker(cfg Config, ws, home string) (*ifc.Tracker, error) {
 	pol, err := ifc.Resolve(spec)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.Classifier == nil {
-		if cfg.Classifier, err = defaultClassifier(); err != nil {
-			return nil, err
-		}
 	}
 	return ifc.New(ifc.Config{Workspace: ws, Home: home, Policy: pol, Store: cfg.Store,
 		Classifier: cfg.Classifier, Now: cfg.Now})
@@ -89,4 +88,51 @@ func observeFailed(v verdict.Verdict, err error) verdict.Verdict {
 	}
 	return verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageIFC, Tier: 1, Rule: RuleIFCObserve,
 		Reason: "cannot record what the action reads (" + err.Error() + "); blocked to fail closed", Hash: v.Hash}
+}
+
+// Observe records what an action that already ran returned (a hook's
+// PostToolUse, the HTTP API's /v1/observe): the result is classified and
+// taints the session, and files the action wrote are labelled. It judges
+// nothing. With an audit chain, an IFCClassified entry is appended. A
+// request that does not decode is an error: nothing is learned from it.
+func (g *Gate) Observe(ctx context.Context, r Request) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("observe %s: internal error", r.Type)
+		}
+	}()
+	a, err := action.Decode(r.Type, r.Payload)
+	if err != nil {
+		return fmt.Errorf("observe: %w", err)
+	}
+	if err := action.Normalize(a, action.Env{Home: g.home}); err != nil {
+		return fmt.Errorf("observe: %w", err)
+	}
+	var eff *shell.Effects
+	if code := shellCode(a); code != "" {
+		eff = shell.Analyze(code, shell.Options{Cwd: g.ws, Home: g.home})
+	}
+	if r.Parent != "" {
+		if err := g.ifc.Spawn(ctx, r.Parent, r.Session); err != nil {
+			return fmt.Errorf("observe: %w", err)
+		}
+	}
+	in := ifc.Input{Session: r.Session, Action: a, Effects: eff}
+	if err := g.ifc.Observe(ctx, in, ifc.Output{Text: r.Result}); err != nil {
+		return fmt.Errorf("observe: %w", err)
+	}
+	if g.audit == nil {
+		return nil
+	}
+	lvl, labels := ifc.Public, []string(nil)
+	if g.classify != nil && r.Result != "" {
+		lvl, labels = g.classify.Classify(r.Result)
+	}
+	hash, _ := action.Hash(a)
+	e := audit.Event{Type: audit.IFCClassified, Session: r.Session, ActionType: r.Type, ActionHash: hash,
+		Detail: audit.Detail{Code: "result_" + lvl.String(), Labels: labels}}
+	if _, err := g.audit.Append(context.WithoutCancel(orBackground(ctx)), e); err != nil {
+		return fmt.Errorf("observe: audit: %w", err)
+	}
+	return nil
 }

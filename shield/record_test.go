@@ -78,3 +78,38 @@ func TestGateBlocksWhatItCannotRecord(t *testing.T) {
 		t.Fatalf("got %v %s, want BLOCK %s", v.Decision, v.Rule, RuleAuditError)
 	}
 }
+
+func TestGateObserveTaintsAndAudits(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	log, err := audit.Open(path, audit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(Config{Workspace: testWS, Home: testHome, Audit: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	err = g.Observe(ctx, Request{Session: "s1", Type: "execute_command", Payload: json.RawMessage(cmdPayload("cat notes.txt")),
+		Result: "GITHUB_TOKEN=ghp_MxEhh2FDEEtfjgVvVqE1SkHbn88HxjSI6bWH"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Observe(ctx, Request{Session: "s1", Type: "no_such_type", Payload: json.RawMessage(`{}`)}); err == nil {
+		t.Error("an action that does not decode must be an error")
+	}
+	v := g.Evaluate(ctx, Request{Session: "s1", Type: "send_email", Payload: json.RawMessage(`{"to":"a@example.com","subject":"s","body":"hi"}`)})
+	if v.Decision != verdict.Block || v.Stage != verdict.StageIFC {
+		t.Errorf("after an observed token: got %v at %s (%s)", v.Decision, v.Stage, v.Reason)
+	}
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []audit.Entry
+	if err := audit.Scan(path, audit.Filter{Type: audit.IFCClassified}, func(e audit.Entry) error { got = append(got, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Detail.Code != "result_critical" || len(got[0].Detail.Labels) == 0 {
+		t.Errorf("IFCClassified entries: %+v", got)
+	}
+}
