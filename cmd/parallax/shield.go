@@ -62,7 +62,11 @@ the workspace's audit chain (.parallax/audit.jsonl) before it is written.`,
 				if ws, err = pxworkspace.Open(cmd.Context(), cfg.Workspace); err != nil {
 					return err
 				}
-				cfg.Store, cfg.Audit = ws.IFCStore(), ws.Audit
+				wcfg := ws.GateConfig(cfg.Home)
+				if cmd.Flags().Changed("policy") {
+					wcfg.Policy = cfg.Policy // the flag overrides the workspace's config
+				}
+				cfg = wcfg
 			}
 			gate, err := shield.New(cfg)
 			if err == nil {
@@ -76,6 +80,6 @@ the workspace's audit chain (.parallax/audit.jsonl) before it is written.`,
 	}
 	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace root (default: current directory)")
 	cmd.Flags().StringVar(&home, "home", "", "what ~ means (default: $HOME)")
-	cmd.Flags().StringVar(&policy, "policy", "default", "policy preset (default, permissive, strict) or policy file")
+	cmd.Flags().StringVar(&policy, "policy", "default", "policy preset (default, permissive, strict) or policy file (default: the workspace's config, else default)")
 	return cmd
 }

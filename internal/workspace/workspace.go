@@ -29,9 +29,10 @@ func Initialised(root string) bool {
 
 // Workspace is an open workspace's state.
 type Workspace struct {
-	Root  string
-	DB    *store.DB
-	Audit *audit.Log
+	Root   string
+	Config Config
+	DB     *store.DB
+	Audit  *audit.Log
 }
 
 // Open opens the database and the audit chain of the workspace at root
@@ -42,6 +43,10 @@ func Open(ctx context.Context, root string) (*Workspace, error) {
 	}
 	if !Initialised(root) {
 		return nil, fmt.Errorf("open workspace %s: %w", root, ErrNotInitialised)
+	}
+	cfg, err := LoadConfig(root)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", root, err)
 	}
 	db, err := store.Open(ctx, DBPath(root))
 	if err != nil {
@@ -55,7 +60,7 @@ func Open(ctx context.Context, root string) (*Workspace, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open workspace %s: %w", root, err), db.Close())
 	}
-	return &Workspace{Root: root, DB: db, Audit: log}, nil
+	return &Workspace{Root: root, Config: cfg, DB: db, Audit: log}, nil
 }
 
 // Close closes the audit chain (flushing it) and the database.

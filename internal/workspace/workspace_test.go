@@ -156,3 +156,59 @@ func TestIFCStoreSemantics(t *testing.T) {
 		t.Errorf("after delete: got %+v %v", as, err)
 	}
 }
+
+func TestConfig(t *testing.T) {
+	tests := []struct {
+		name, body, want, err string
+	}{
+		{"missing file", "", "default", ""},
+		{"preset", "version: 1\npolicy: strict\n", "strict", ""},
+		{"file", "version: 1\npolicy: team.yaml\n", "team.yaml", ""},
+		{"unknown key", "version: 1\npolicy: strict\nmode: yolo\n", "", "field mode not found"},
+		{"bad version", "version: 2\npolicy: strict\n", "", "version 2 is not supported"},
+		{"empty policy", "version: 1\npolicy: \"\"\n", "", "policy is empty"},
+		{"two documents", "version: 1\npolicy: strict\n---\nversion: 1\n", "", "one YAML document"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := initWorkspace(t)
+			if tc.body != "" {
+				if err := os.WriteFile(ConfigPath(root), []byte(tc.body), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg, err := LoadConfig(root)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "config.yaml") {
+					t.Fatalf("got %v, want an error naming config.yaml and %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || cfg.Policy != tc.want {
+				t.Fatalf("got %+v %v, want policy %s", cfg, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestGateConfigUsesTheWorkspacePolicy(t *testing.T) {
+	root := initWorkspace(t)
+	if err := os.WriteFile(ConfigPath(root), []byte("version: 1\npolicy: strict\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Open(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	g, err := shield.New(w.GateConfig("/home/dev"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// strict blocks every deletion; default allows removing a build dir.
+	v := g.Evaluate(context.Background(), shield.Request{Type: "delete_file",
+		Payload: json.RawMessage(`{"path":"` + filepath.Join(root, "build/out.o") + `"}`)})
+	if v.Decision != verdict.Block {
+		t.Errorf("strict workspace: deleting a build file got %v (%s)", v.Decision, v.Reason)
+	}
+}
