@@ -54,6 +54,7 @@ func rank(f Finding) int {
 func (g *Guard) compile() {
 	g.prefixes = make(map[string]*entry, 256)
 	g.ancestors = make(map[string]*entry, 256)
+	g.byFirst = make(map[string][]int, 32)
 	for _, e := range systemEntries {
 		if e.level == Restricted && within(g.home, e.path) {
 			continue // the user's own home (e.g. /root) is listed part by part
@@ -85,7 +86,11 @@ func (g *Guard) compile() {
 		if e.level == None {
 			continue
 		}
-		g.globs = append(g.globs, globEntry{e: e, segs: splitSegs(key)})
+		segs := splitSegs(key)
+		if len(segs) > 0 {
+			g.byFirst[segs[0]] = append(g.byFirst[segs[0]], len(g.globs))
+		}
+		g.globs = append(g.globs, globEntry{e: e, segs: segs})
 		for a := key; a != "/"; {
 			a = path.Dir(a)
 			if old := g.ancestors[a]; old == nil || e.level > old.level {

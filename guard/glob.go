@@ -91,7 +91,7 @@ func (g *Guard) checkGlob(pattern string, acc action.Access, dot bool) (Finding,
 // the component rules, the name rules and /proc.
 func (g *Guard) globStatic(w *worst, shown string, segs []string, acc action.Access, dot bool, depth int) {
 	uf := unfoldSegs(segs)
-	for _, ge := range g.globs {
+	for _, ge := range g.candidates(segs) {
 		rel := reach(segs, ge.segs, dot, uf)
 		if rel&(relEqual|relUnder) != 0 {
 			lvl := ge.e.level
@@ -134,6 +134,22 @@ func (g *Guard) globStatic(w *worst, shown string, segs []string, acc action.Acc
 	if depth < 4 {
 		g.globProc(w, shown, segs, acc, dot, depth)
 	}
+}
+
+// candidates are the table entries a pattern can reach: those under its
+// first segment when that segment is literal (every entry's segments
+// are), else all of them. Order is the table's, so ties resolve alike.
+func (g *Guard) candidates(segs []string) []globEntry {
+	if len(segs) == 0 || hasMeta(segs[0]) || segs[0] == anySeg || segs[0] == "**" ||
+		strings.ContainsRune(segs[0], '\\') {
+		return g.globs
+	}
+	idx := g.byFirst[segs[0]]
+	out := make([]globEntry, len(idx))
+	for i, k := range idx {
+		out[i] = g.globs[k]
+	}
+	return out
 }
 
 // globProc handles /proc/<pid>/… patterns: root aliases "/", and the
@@ -222,12 +238,6 @@ const (
 // of directories) can relate to the concrete path ent.
 func reach(pat, ent []string, dot bool, uf []string) int {
 	r := reacher{pat: pat, ent: ent, dot: dot, uf: uf}
-	for _, s := range pat {
-		if s == "**" {
-			r.memo = make([]int8, (len(pat)+1)*(len(ent)+1))
-			break
-		}
-	}
 	return r.at(0, 0)
 }
 
@@ -264,6 +274,11 @@ func (r *reacher) calc(i, j int) int {
 		}
 		return rel
 	case r.pat[i] == "**":
+		if r.memo == nil {
+			// Memoised from the first "**" on: the literal segments
+			// before it fail most entries without allocating.
+			r.memo = make([]int8, (len(r.pat)+1)*(len(r.ent)+1))
+		}
 		rel := r.at(i+1, j)
 		if r.dot || !strings.HasPrefix(r.ent[j], ".") {
 			rel |= r.at(i, j+1)
@@ -287,7 +302,7 @@ func allDoubleStar(segs []string) bool {
 // segMatch reports whether pattern segment q matches the name, with the
 // bash leading-dot rule unless dot is set.
 func segMatch(q, name string, dot bool) bool {
-	if q == anySeg {
+	if q == anySeg || q == name {
 		return true
 	}
 	if q == "**" {

@@ -131,6 +131,7 @@ type Guard struct {
 	prefixes  map[string]*entry // folded absolute path → entry
 	ancestors map[string]*entry // folded strict ancestor of an entry → worst entry below
 	globs     []globEntry       // entries split in segments, for CheckGlob
+	byFirst   map[string][]int  // first segment → indexes into globs, ascending
 }
 
 // New compiles the tables for a workspace and a home directory, both

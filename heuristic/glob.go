@@ -224,11 +224,18 @@ func segsDisjoint(a, b string, fromEnd bool) bool {
 		if strings.Contains(sb, "**") {
 			return false
 		}
-		if sa != sb && literalsDisjoint(sa, sb) {
+		if sa != sb && (literalsDisjoint(sa, sb) || dotHidden(sa, sb)) {
 			return true
 		}
 	}
 	return false
+}
+
+// dotHidden reports a shell glob segment whose leading wildcard cannot
+// match the leading dot a rule segment requires (bash without dotglob:
+// "*" does not match ".parallax").
+func dotHidden(shellSeg, ruleSeg string) bool {
+	return shellSeg != "" && (shellSeg[0] == '*' || shellSeg[0] == '?') && strings.HasPrefix(ruleSeg, ".")
 }
 
 // cutSegment splits the first (or, fromEnd, the last) segment off p.
