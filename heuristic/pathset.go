@@ -40,8 +40,8 @@ type viewRule struct {
 	lastToks            []gtok    // last compiled in rule syntax
 	lastPrefix          string    // literal ends of last
 	lastSuffix          string
-	base                string    // the base-name rule ("id_rsa") of a "**/NAME" pattern, else ""
-	last                string    // the last segment of pat
+	base                string // the base-name rule ("id_rsa") of a "**/NAME" pattern, else ""
+	last                string // the last segment of pat
 }
 
 // homesOf are the homes a "~/" pattern stands for.
