@@ -2,9 +2,11 @@ package ifc
 
 import (
 	"embed"
+
 	"fmt"
-	"sort"
 	"strings"
+
+	"github.com/parallax/parallax/internal/yamlfile"
 
 	"github.com/parallax/parallax/verdict"
 )
@@ -107,29 +109,13 @@ func (p *Policy) Compiled() string {
 //go:embed presets/*.yaml
 var presetFS embed.FS
 
+var presets = yamlfile.Presets{FS: presetFS, Dir: "presets", Kind: "ifc"}
+
 // PresetNames lists the embedded presets: default, permissive, strict.
-func PresetNames() []string {
-	ents, err := presetFS.ReadDir("presets")
-	if err != nil {
-		return nil
-	}
-	out := make([]string, 0, len(ents))
-	for _, e := range ents {
-		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
-	}
-	sort.Strings(out)
-	return out
-}
+func PresetNames() []string { return presets.Names() }
 
 // PresetSource returns the YAML text of a preset.
-func PresetSource(name string) ([]byte, error) {
-	for _, n := range PresetNames() {
-		if n == name {
-			return presetFS.ReadFile("presets/" + name + ".yaml")
-		}
-	}
-	return nil, fmt.Errorf("unknown ifc preset %q (want %s)", name, strings.Join(PresetNames(), ", "))
-}
+func PresetSource(name string) ([]byte, error) { return presets.Source(name) }
 
 // Preset compiles an embedded preset; its name is "preset:NAME".
 func Preset(name string) (*Policy, error) {

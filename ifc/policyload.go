@@ -12,6 +12,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/parallax/parallax/internal/yamlfile"
+
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -19,40 +21,10 @@ import (
 const MaxPolicyBytes = 256 << 10
 
 // Problem is one thing wrong with a policy file.
-type Problem struct {
-	File string
-	Line int
-	Rule string // "" when the problem is outside a rule
-	Msg  string
-}
-
-// String renders "file:line: rule "name": message".
-func (p Problem) String() string {
-	var b strings.Builder
-	b.WriteString(p.File)
-	if p.Line > 0 {
-		b.WriteString(":" + strconv.Itoa(p.Line))
-	}
-	if p.Rule != "" {
-		b.WriteString(": rule " + strconv.Quote(p.Rule))
-	}
-	b.WriteString(": " + p.Msg)
-	return b.String()
-}
+type Problem = yamlfile.Problem
 
 // LoadError lists every problem of a policy; nothing was loaded.
-type LoadError struct {
-	Problems []Problem
-}
-
-// Error renders one problem per line.
-func (e *LoadError) Error() string {
-	lines := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		lines[i] = p.String()
-	}
-	return strings.Join(lines, "\n")
-}
+type LoadError = yamlfile.LoadError
 
 // Load reads and compiles an ifc policy file.
 func Load(file string) (*Policy, error) {

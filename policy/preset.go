@@ -2,39 +2,23 @@ package policy
 
 import (
 	"embed"
-	"fmt"
+
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
+
+	"github.com/parallax/parallax/internal/yamlfile"
 )
 
 //go:embed presets/*.yaml
 var presetFS embed.FS
 
+var presets = yamlfile.Presets{FS: presetFS, Dir: "presets", Kind: "policy"}
+
 // PresetNames lists the embedded presets: default, permissive, strict.
-func PresetNames() []string {
-	ents, err := presetFS.ReadDir("presets")
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
-	}
-	sort.Strings(out)
-	return out
-}
+func PresetNames() []string { return presets.Names() }
 
 // PresetSource returns the YAML text of a preset.
-func PresetSource(name string) ([]byte, error) {
-	for _, n := range PresetNames() {
-		if n == name {
-			return presetFS.ReadFile("presets/" + name + ".yaml")
-		}
-	}
-	return nil, fmt.Errorf("unknown policy preset %q (want %s)", name, strings.Join(PresetNames(), ", "))
-}
+func PresetSource(name string) ([]byte, error) { return presets.Source(name) }
 
 // Preset compiles an embedded preset. Its rules' source is "preset:NAME".
 func Preset(name string, v Vars) (*Policy, error) {
