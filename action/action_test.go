@@ -199,3 +199,33 @@ func TestDuplicateKeyWhitespace(t *testing.T) {
 		t.Fatal("got no error for a duplicate key spelled with white space, want one")
 	}
 }
+
+func TestFileURLPathAndShellCode(t *testing.T) {
+	tests := []struct {
+		typ, payload, path string
+		ok                 bool
+	}{
+		{"http_request", `{"method":"GET","url":"file:///etc/passwd"}`, "/etc/passwd", true},
+		{"http_request", `{"method":"GET","url":"FILE://localhost/home/dev/../dev/.env"}`, "/home/dev/.env", true},
+		{"http_request", `{"method":"GET","url":"file://server/share/x"}`, "/", true},
+		{"http_request", `{"method":"GET","url":"https://example.com/file:///etc"}`, "", false},
+		{"read_file", `{"path":"/a"}`, "", false},
+	}
+	for _, tc := range tests {
+		a, err := Decode(tc.typ, []byte(tc.payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, ok := FileURLPath(a)
+		if p != tc.path || ok != tc.ok {
+			t.Errorf("FileURLPath(%s): got %q %v, want %q %v", tc.payload, p, ok, tc.path, tc.ok)
+		}
+	}
+	a, err := Decode("execute_command", []byte(`{"command":"ls"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ShellCode(a) != "ls" {
+		t.Errorf("ShellCode: got %q", ShellCode(a))
+	}
+}

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"path"
+	"strings"
 )
 
 // MaxPayloadBytes bounds a payload; larger ones are refused before parsing.
@@ -141,4 +144,33 @@ func URLOf(a *Action) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// FileURLPath returns the path of a file:// URL in a URL-bearing action:
+// fetching it is a read of that file. A file URL that cannot be placed
+// (unparsable, or on another host) is the root, so it is never judged
+// as less than it could be.
+func FileURLPath(a *Action) (string, bool) {
+	raw, ok := URLOf(a)
+	raw = strings.TrimSpace(raw)
+	if !ok || len(raw) < 7 || !strings.EqualFold(raw[:7], "file://") {
+		return "", false
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Path == "" || u.Host != "" && u.Host != "localhost" {
+		return "/", true
+	}
+	return path.Clean(u.Path), true
+}
+
+// ShellCode returns the shell code an action runs ("" if none):
+// execute_command's command and a schedule's command.
+func ShellCode(a *Action) string {
+	switch p := a.Payload.(type) {
+	case *ExecuteCommandPayload:
+		return p.Command
+	case *CreateSchedulePayload:
+		return p.Command
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/shell"
 )
 
@@ -13,7 +14,7 @@ import (
 func benchInputs(b *testing.B) []Input {
 	mk := func(typ, payload string) Input {
 		in := Input{Session: "s1", Action: decode(b, typ, payload)}
-		if code := shellCode(in.Action); code != "" {
+		if code := action.ShellCode(in.Action); code != "" {
 			in.Effects = shell.Analyze(code, shell.Options{Cwd: testWS, Home: testHome})
 		}
 		return in

@@ -66,7 +66,7 @@ func (t *Tracker) seenOrigin(ctx context.Context, a *action.Action, eff *shell.E
 		}
 		best.raise(o)
 	}
-	if p, ok := fileURLPath(a); ok {
+	if p, ok := action.FileURLPath(a); ok {
 		o, err := t.readOrigin(ctx, p, false, false, forTaint)
 		if err != nil {
 			return origin{}, err

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"path"
-	"strings"
 	"time"
 
 	"github.com/parallax/parallax/action"
@@ -238,35 +235,9 @@ func (t *Tracker) effects(in Input) *shell.Effects {
 	if in.Effects != nil {
 		return in.Effects
 	}
-	code := shellCode(in.Action)
+	code := action.ShellCode(in.Action)
 	if code == "" {
 		return nil
 	}
 	return shell.Analyze(code, shell.Options{Cwd: t.ws, Home: t.home})
-}
-
-// shellCode returns the shell code an action runs ("" if none).
-func shellCode(a *action.Action) string {
-	switch p := a.Payload.(type) {
-	case *action.ExecuteCommandPayload:
-		return p.Command
-	case *action.CreateSchedulePayload:
-		return p.Command
-	}
-	return ""
-}
-
-// fileURLPath returns the path of a file:// URL in a URL-bearing payload:
-// fetching it is a read of that file.
-func fileURLPath(a *action.Action) (string, bool) {
-	raw, ok := action.URLOf(a)
-	raw = strings.TrimSpace(raw)
-	if !ok || len(raw) < 7 || !strings.EqualFold(raw[:7], "file://") {
-		return "", false
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Path == "" || u.Host != "" && u.Host != "localhost" {
-		return "/", true // a file URL we cannot place is judged as the root
-	}
-	return path.Clean(u.Path), true
 }

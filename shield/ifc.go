@@ -109,7 +109,7 @@ func (g *Gate) Observe(ctx context.Context, r Request) (err error) {
 		return fmt.Errorf("observe: %w", err)
 	}
 	var eff *shell.Effects
-	if code := shellCode(a); code != "" {
+	if code := action.ShellCode(a); code != "" {
 		eff = shell.Analyze(code, shell.Options{Cwd: g.ws, Home: g.home})
 	}
 	if r.Parent != "" {

@@ -1,8 +1,6 @@
 package shield
 
 import (
-	"net/url"
-	"path"
 	"strings"
 
 	"github.com/parallax/parallax/action"
@@ -60,28 +58,11 @@ func (g *Gate) verify(st *state) (verdict.Verdict, bool) {
 		st.paths = append(st.paths, policy.PathRef{Path: *pf.Path, Access: pf.Access})
 	}
 	st.hosts = payloadHosts(st.act)
-	if p, ok := fileURLPath(st.act); ok {
+	if p, ok := action.FileURLPath(st.act); ok {
 		// file:// in a URL field is a read of that file.
 		st.paths = append(st.paths, policy.PathRef{Path: p, Access: action.AccessRead})
 	}
 	return verdict.Verdict{}, false
-}
-
-// fileURLPath returns the path of a file:// URL in a URL-bearing payload.
-func fileURLPath(a *action.Action) (string, bool) {
-	raw, ok := action.URLOf(a)
-	if !ok {
-		return "", false
-	}
-	raw = strings.TrimSpace(raw)
-	if len(raw) < 7 || !strings.EqualFold(raw[:7], "file://") {
-		return "", false
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Path == "" {
-		return "/", true // unparsable file URL: judged as the root, never skipped
-	}
-	return path.Clean(u.Path), true
 }
 
 // guardPayload checks the paths named in the payload.
@@ -142,7 +123,7 @@ func (g *Gate) fastPath(st *state) (verdict.Verdict, bool) {
 
 // guardEffects analyses shell code and checks every path it touches.
 func (g *Gate) guardEffects(st *state) (verdict.Verdict, bool) {
-	code := shellCode(st.act)
+	code := action.ShellCode(st.act)
 	if code == "" {
 		return verdict.Verdict{}, false
 	}
@@ -204,17 +185,6 @@ func policyPaths(refs []policy.PathRef, rootsOnly bool) ([]policy.PathRef, bool)
 		return refs, trees
 	}
 	return out, trees
-}
-
-// shellCode returns the shell code an action runs, if any.
-func shellCode(a *action.Action) string {
-	switch p := a.Payload.(type) {
-	case *action.ExecuteCommandPayload:
-		return p.Command
-	case *action.CreateSchedulePayload:
-		return p.Command
-	}
-	return ""
 }
 
 func (g *Gate) applyPolicy(st *state) (verdict.Verdict, bool) {
