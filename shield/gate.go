@@ -10,6 +10,7 @@ import (
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/ifc"
+	"github.com/parallax/parallax/judge"
 	"github.com/parallax/parallax/policy"
 	"github.com/parallax/parallax/shell"
 	"github.com/parallax/parallax/verdict"
@@ -51,6 +52,8 @@ type Config struct {
 	// Audit receives every decision before Evaluate returns; nil records
 	// nothing. A decision that cannot be recorded is a BLOCK.
 	Audit Appender
+	// Judge is tier 2 (*judge.Judge); nil leaves escalations ESCALATE.
+	Judge Judge
 	// Now is the clock used for the ns field (default time.Now).
 	Now func() time.Time
 }
@@ -66,6 +69,12 @@ type Gate struct {
 	ifc      *ifc.Tracker
 	audit    Appender
 	classify ifc.ContentClassifier
+	tier2    Judge
+}
+
+// Judge decides what the deterministic tiers escalated (*judge.Judge).
+type Judge interface {
+	Evaluate(ctx context.Context, in judge.Input) verdict.Verdict
 }
 
 // New builds a gate. It fails when the workspace or home is not absolute
@@ -96,7 +105,7 @@ func New(cfg Config) (*Gate, error) {
 		return nil, fmt.Errorf("load ifc policy: %w", err)
 	}
 	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home), now: now, prov: newProvenance(), ifc: tr,
-		audit: cfg.Audit, classify: cfg.Classifier}
+		audit: cfg.Audit, classify: cfg.Classifier, tier2: cfg.Judge}
 	g.stages = pipeline
 	return g, nil
 }

@@ -6,6 +6,8 @@ import (
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/heuristic"
+	"github.com/parallax/parallax/ifc"
+	"github.com/parallax/parallax/judge"
 	"github.com/parallax/parallax/policy"
 	"github.com/parallax/parallax/shell"
 	"github.com/parallax/parallax/verdict"
@@ -240,15 +242,24 @@ func (g *Gate) heuristics(st *state) (verdict.Verdict, bool) {
 	return block(verdict.StageHeuristic, 1, f.Rule.ID, reason)
 }
 
-// judge is tier 2. No judge is configured in this build: what needs it
-// comes back ESCALATE; everything else was cleared by tier 0/1.
+// judge is tier 2. What the earlier tiers escalated goes to the judge
+// when one is configured (and does not ask for a human outright);
+// without one it comes back ESCALATE. Everything else was cleared by
+// tier 0/1.
 func (g *Gate) judge(st *state) (verdict.Verdict, bool) {
-	if st.pending != nil {
-		return *st.pending, true
+	var esc *verdict.Verdict
+	switch {
+	case st.pending != nil:
+		esc = st.pending
+	case st.minTier >= 2:
+		esc = &verdict.Verdict{Decision: verdict.Escalate, Stage: verdict.StagePolicy, Tier: st.minTier,
+			Rule: st.tierRule, Reason: st.tierReason}
 	}
-	if st.minTier >= 2 {
-		return verdict.Verdict{Decision: verdict.Escalate, Stage: verdict.StagePolicy, Tier: st.minTier,
-			Rule: st.tierRule, Reason: st.tierReason}, true
+	if esc != nil {
+		if g.tier2 == nil || esc.Tier >= 3 {
+			return *esc, true
+		}
+		return g.askJudge(st, esc), true
 	}
 	if st.pol.Effect == policy.Allow && st.effects == nil {
 		return verdict.Verdict{Decision: verdict.Allow, Stage: verdict.StagePolicy, Tier: 0,
@@ -260,6 +271,23 @@ func (g *Gate) judge(st *state) (verdict.Verdict, bool) {
 	}
 	return verdict.Verdict{Decision: verdict.Allow, Stage: verdict.StageHeuristic, Tier: 1,
 		Rule: RuleRoutine, Reason: reason}, true
+}
+
+// askJudge hands an escalated action to tier 2 as data: its type and
+// payload, what the earlier tiers found, the session's taint.
+func (g *Gate) askJudge(st *state, esc *verdict.Verdict) verdict.Verdict {
+	findings := []string{esc.Rule + ": " + esc.Reason}
+	if st.tierRule != "" && st.tierRule != esc.Rule {
+		findings = append(findings, st.tierRule+": "+st.tierReason)
+	}
+	taint := ifc.Critical.String() // unknown taint is judged as the worst
+	if st.req.Session == "" {
+		taint = ifc.Public.String()
+	} else if lvl, _, err := g.ifc.Store().MaxTaint(st.ctx, st.req.Session); err == nil {
+		taint = lvl.String()
+	}
+	return g.tier2.Evaluate(st.ctx, judge.Input{Session: st.req.Session, Type: string(st.act.Type),
+		Payload: st.req.Payload, Hash: st.hash, Findings: findings, Taint: taint})
 }
 
 func (st *state) escalate(s verdict.Stage, tier int, rule, reason string) {
