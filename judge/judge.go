@@ -15,14 +15,14 @@ import (
 
 // Reason codes of tier 2 (a public contract).
 const (
-	RuleJudge           = "judge"                  // the model decided; its reason follows
-	RuleUnavailable     = "judge_unavailable"      // no answer from the model
-	RuleCanaryMissing   = "judge_canary_missing"   // the answer did not carry the canary
+	RuleJudge           = "judge"                   // the model decided; its reason follows
+	RuleUnavailable     = "judge_unavailable"       // no answer from the model
+	RuleCanaryMissing   = "judge_canary_missing"    // the answer did not carry the canary
 	RuleCanaryInPayload = "judge_canary_in_payload" // the action carries the canary itself
-	RuleMalformed       = "judge_malformed"        // the answer did not parse
-	RuleBudget          = "judge_budget_exhausted" // the daily budget is spent
-	RuleRateLimited     = "judge_rate_limited"     // the session asked too often
-	RuleLowConfidence   = "judge_low_confidence"   // supervisor: not sure enough, or secret data
+	RuleMalformed       = "judge_malformed"         // the answer did not parse
+	RuleBudget          = "judge_budget_exhausted"  // the daily budget is spent
+	RuleRateLimited     = "judge_rate_limited"      // the session asked too often
+	RuleLowConfidence   = "judge_low_confidence"    // supervisor: not sure enough, or secret data
 )
 
 // Model is what the judge needs from a language model.
