@@ -54,7 +54,7 @@ func rank(f Finding) int {
 func (g *Guard) compile() {
 	g.prefixes = make(map[string]*entry, 256)
 	g.ancestors = make(map[string]*entry, 256)
-	g.byFirst = make(map[string][]int, 32)
+	g.globAt = make(map[string]int, 256)
 	for _, e := range systemEntries {
 		if e.level == Restricted && within(g.home, e.path) {
 			continue // the user's own home (e.g. /root) is listed part by part
@@ -87,9 +87,8 @@ func (g *Guard) compile() {
 			continue
 		}
 		segs := splitSegs(key)
-		if len(segs) > 0 {
-			g.byFirst[segs[0]] = append(g.byFirst[segs[0]], len(g.globs))
-		}
+		g.globAt[strings.Join(segs, "/")] = len(g.globs)
+		g.globKeys = append(g.globKeys, strings.Join(segs, "/"))
 		g.globs = append(g.globs, globEntry{e: e, segs: segs})
 		for a := key; a != "/"; {
 			a = path.Dir(a)

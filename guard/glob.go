@@ -3,6 +3,7 @@ package guard
 import (
 	"io/fs"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/parallax/parallax/action"
@@ -136,20 +137,30 @@ func (g *Guard) globStatic(w *worst, shown string, segs []string, acc action.Acc
 	}
 }
 
-// candidates are the table entries a pattern can reach: those under its
-// first segment when that segment is literal (every entry's segments
-// are), else all of them. Order is the table's, so ties resolve alike.
+// candidates are the table entries a pattern can reach. Every entry's
+// segments are literal, so an entry meets a pattern whose first k
+// segments are literal only if it is one of their ancestors, their
+// directory itself, or below it: the rest are skipped without a look.
+// Order is the table's, so ties resolve alike.
 func (g *Guard) candidates(segs []string) []globEntry {
-	if len(segs) == 0 || hasMeta(segs[0]) || segs[0] == anySeg || segs[0] == "**" ||
-		strings.ContainsRune(segs[0], '\\') {
+	k := 0
+	for k < len(segs) && !hasMeta(segs[k]) && segs[k] != anySeg && segs[k] != "**" &&
+		!strings.ContainsRune(segs[k], '\\') {
+		k++
+	}
+	if k == 0 {
 		return g.globs
 	}
-	idx := g.byFirst[segs[0]]
-	out := make([]globEntry, len(idx))
-	for i, k := range idx {
-		out[i] = g.globs[k]
+	var out []globEntry
+	for i := 1; i <= k; i++ { // ancestors and the directory itself
+		if at, ok := g.globAt[strings.Join(segs[:i], "/")]; ok {
+			out = append(out, g.globs[at])
+		}
 	}
-	return out
+	prefix := strings.Join(segs[:k], "/")
+	lo := sort.SearchStrings(g.globKeys, prefix+"/")
+	hi := sort.SearchStrings(g.globKeys, prefix+"0") // '0' follows '/'
+	return append(out, g.globs[lo:hi]...)
 }
 
 // globProc handles /proc/<pid>/… patterns: root aliases "/", and the

@@ -137,3 +137,32 @@ func TestSimpleMatchFoldedPatterns(t *testing.T) {
 		}
 	}
 }
+
+// TestCandidatesAreSound: an entry left out of a pattern's candidates can
+// never be reached by it, for every pattern and every table entry.
+func TestCandidatesAreSound(t *testing.T) {
+	g := New("/home/dev/project", "/home/dev")
+	patterns := []string{"/home/dev/project/*/*.rm", "/home/dev/*", "/home/*/.ssh/*", "/etc/cron.*/x", "/*",
+		"/home/dev/project/**/*.go", "/root/**", "/home/dev/.aws/cred*", "/etc/*", "/proc/*/environ",
+		"/home/dev/project/.parallax/*", "/home", "/home/dev/.config/*/x", "/var/spool/cron/*"}
+	for _, p := range patterns {
+		segs, bad := bashSegs(splitSegs(fold(p)))
+		if bad != "" {
+			t.Fatalf("%s: %s", p, bad)
+		}
+		in := map[string]bool{}
+		for _, ge := range g.candidates(segs) {
+			in[ge.e.path] = true
+		}
+		for _, ge := range g.globs {
+			if in[ge.e.path] {
+				continue
+			}
+			for _, dot := range []bool{false, true} {
+				if rel := reach(segs, ge.segs, dot, nil); rel != 0 {
+					t.Errorf("%s: left out %s, which it reaches (%d)", p, ge.e.path, rel)
+				}
+			}
+		}
+	}
+}

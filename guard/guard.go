@@ -131,7 +131,8 @@ type Guard struct {
 	prefixes  map[string]*entry // folded absolute path → entry
 	ancestors map[string]*entry // folded strict ancestor of an entry → worst entry below
 	globs     []globEntry       // entries split in segments, for CheckGlob
-	byFirst   map[string][]int  // first segment → indexes into globs, ascending
+	globKeys  []string          // globs[i]'s segments joined by "/", ascending
+	globAt    map[string]int    // a key of globKeys → its index
 }
 
 // New compiles the tables for a workspace and a home directory, both
