@@ -3,6 +3,7 @@ package action
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -227,5 +228,32 @@ func TestFileURLPathAndShellCode(t *testing.T) {
 	}
 	if ShellCode(a) != "ls" {
 		t.Errorf("ShellCode: got %q", ShellCode(a))
+	}
+}
+
+func TestCheckDuplicateKeysFast(t *testing.T) {
+	many := `{`
+	for i := range 40 {
+		many += fmt.Sprintf(`"k%d":%d,`, i, i)
+	}
+	tests := []struct{ in, want string }{
+		{`{"a":1,"b":{"a":2}}`, ""},
+		{`{"a":1,"a":2}`, `duplicate key "a" in payload`},
+		{`{"a":{"b":[{"c":1,"c":2}]}}`, `duplicate key "c" in payload.a.b[]`},
+		{`{"a":1,"\u0061":2}`, `duplicate key "a"`},
+		{`{"x":"a\",\"a","a":1}`, ""},
+		{`{"a":["a","a"],"b":"a"}`, ""},
+		{many + `"k7":1}`, `duplicate key "k7"`},
+		{many + `"z":1}`, ""},
+		{`{"a":1`, "invalid JSON"},
+	}
+	for _, tc := range tests {
+		err := CheckDuplicateKeys([]byte(tc.in))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: got %v, want no error", tc.in, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: got %v, want %q", tc.in, err, tc.want)
+		}
 	}
 }

@@ -83,6 +83,117 @@ func cleanJSONError(err error) error {
 // depth: parsers disagree on which copy wins, and a gate must not judge
 // one value while an executor runs the other.
 func CheckDuplicateKeys(b []byte) error {
+	if !json.Valid(b) {
+		return dupWalkSlow(b) // names what is wrong
+	}
+	var st []dupFrame
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '{':
+			st = append(st, dupFrame{obj: true, wantKey: true})
+		case '[':
+			st = append(st, dupFrame{})
+		case '}', ']':
+			st = st[:len(st)-1]
+		case ',':
+			if n := len(st); n > 0 && st[n-1].obj {
+				st[n-1].wantKey = true
+			}
+		case '"':
+			j := stringEnd(b, i)
+			if n := len(st); n > 0 && st[n-1].obj && st[n-1].wantKey {
+				k, err := jsonKey(b[i : j+1])
+				if err != nil {
+					return err
+				}
+				if st[n-1].seen(k) {
+					return fmt.Errorf("duplicate key %q in payload%s", k, dupPath(st[:n-1]))
+				}
+				st[n-1].wantKey = false
+			}
+			i = j
+		}
+	}
+	return nil
+}
+
+// dupFrame is one open object or array of CheckDuplicateKeys.
+type dupFrame struct {
+	obj, wantKey bool
+	keys         []string
+	set          map[string]struct{} // past 16 keys
+	cur          string              // the key whose value is being read
+}
+
+// seen records k and reports whether the object had it already.
+func (f *dupFrame) seen(k string) bool {
+	f.cur = k
+	if f.set != nil {
+		if _, ok := f.set[k]; ok {
+			return true
+		}
+		f.set[k] = struct{}{}
+		return false
+	}
+	for _, x := range f.keys {
+		if x == k {
+			return true
+		}
+	}
+	f.keys = append(f.keys, k)
+	if len(f.keys) > 16 {
+		f.set = make(map[string]struct{}, 2*len(f.keys))
+		for _, x := range f.keys {
+			f.set[x] = struct{}{}
+		}
+		f.keys = nil
+	}
+	return false
+}
+
+// dupPath renders where an object sits (".a.b[]"), as the slow walker did.
+func dupPath(st []dupFrame) string {
+	var b strings.Builder
+	for _, f := range st {
+		if f.obj {
+			b.WriteString("." + f.cur)
+		} else {
+			b.WriteString("[]")
+		}
+	}
+	return b.String()
+}
+
+// stringEnd returns the index of the quote closing the string at b[i]
+// (valid JSON).
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j
+		}
+	}
+	return len(b) - 1
+}
+
+// jsonKey decodes a quoted key; escapes go through encoding/json.
+func jsonKey(q []byte) (string, error) {
+	if bytes.IndexByte(q, '\\') < 0 {
+		return string(q[1 : len(q)-1]), nil
+	}
+	var k string
+	if err := json.Unmarshal(q, &k); err != nil {
+		return "", fmt.Errorf("invalid JSON key: %w", err)
+	}
+	return k, nil
+}
+
+// dupWalkSlow checks with encoding/json's tokenizer, for input that is not
+// valid JSON: its error says what is wrong, or the strict decode that
+// follows does (trailing data).
+func dupWalkSlow(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	return dupWalk(dec, "")
