@@ -257,3 +257,20 @@ func TestCheckDuplicateKeysFast(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDuplicateKeys: the one-pass check agrees with encoding/json's
+// tokenizer on every valid JSON input.
+func FuzzDuplicateKeys(f *testing.F) {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"a":{"b":[{"c":1,"c":2}]}}`, `{"a":1,"\u0061":2}`, `[{"x":"\"y"}]`, `{}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !json.Valid([]byte(s)) {
+			return
+		}
+		fast, slow := CheckDuplicateKeys([]byte(s)), dupWalkSlow([]byte(s))
+		if (fast == nil) != (slow == nil) {
+			t.Fatalf("%q: one pass says %v, the tokenizer %v", s, fast, slow)
+		}
+	})
+}
