@@ -30,6 +30,10 @@ type origin struct {
 	what   string   // path, program, text field or taint source
 	rule   string   // path rule id, or the activity entry's source
 	labels []string // content labels
+	// maybe marks a level a pattern could reach rather than one the
+	// action certainly carries (a glob that may match a secret name): at
+	// most a review, never a block on its own.
+	maybe bool
 }
 
 // describe names the source: a path and its rule, labels, never data.
@@ -63,7 +67,7 @@ func (o origin) describe() string {
 
 // raise keeps the higher of two origins (the first on a tie).
 func (o *origin) raise(n origin) {
-	if n.level > o.level || o.kind == originNone && n.kind != originNone && n.level == o.level {
+	if n.level > o.level || n.level == o.level && (o.kind == originNone && n.kind != originNone || o.maybe && !n.maybe) {
 		*o = n
 	}
 }
@@ -263,7 +267,7 @@ func (t *Tracker) readOrigin(ctx context.Context, p string, glob, recursive bool
 	var o origin
 	if glob {
 		l := t.paths.ClassifyGlob(p, recursive, mode == forFlow)
-		o = origin{level: l.Level, kind: originPath, what: p, rule: l.Rule}
+		o = origin{level: l.Level, kind: originPath, what: p, rule: l.Rule, maybe: true}
 	} else {
 		l := t.paths.Classify(p)
 		o = origin{level: l.Level, kind: originPath, what: p, rule: l.Rule}

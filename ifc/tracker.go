@@ -199,6 +199,11 @@ func (t *Tracker) judge(sinks sinkSet, src, taint origin) Result {
 			o = taint
 		}
 		out := t.policy.Decide(o.level, s)
+		if o.maybe && out.Decision == verdict.Block {
+			// A pattern that may match a secret is not a secret: review.
+			out.Decision = verdict.Escalate
+			out.Reason = "the files it selects may include such data; " + out.Reason
+		}
 		sev, bestSev := out.Decision.Severity(), bestOut.Decision.Severity()
 		if found && (sev < bestSev || sev == bestSev && o.level <= best.Level) {
 			continue

@@ -35,9 +35,18 @@ type Stats struct {
 	DecidedShare, AllowShare float64
 }
 
+// fresh gives a *Gate a fresh session memory: unrelated commands are not
+// one history whose file labels would carry from one to the next.
+func fresh(ev Evaluator) Evaluator {
+	if g, ok := ev.(*Gate); ok {
+		return g.Fresh()
+	}
+	return ev
+}
+
 // RunCommands evaluates each command in ws, on one goroutine, and
-// summarises decisions and latency. progress, when set, is called every
-// 1000 commands.
+// summarises decisions and latency; each is judged on its own (fresh).
+// progress, when set, is called every 1000 commands.
 func RunCommands(ctx context.Context, ev Evaluator, ws string, cmds []string, progress func(done int)) Stats {
 	st := Stats{N: len(cmds), ByRule: map[string]int{}}
 	ns := make([]int64, 0, len(cmds))
@@ -47,7 +56,7 @@ func RunCommands(ctx context.Context, ev Evaluator, ws string, cmds []string, pr
 	}
 	start := time.Now()
 	for i, r := range reqs {
-		v := ev.Evaluate(ctx, r)
+		v := fresh(ev).Evaluate(ctx, r)
 		ns = append(ns, v.NS)
 		st.ByRule[v.Decision.String()+" "+v.Rule]++
 		switch v.Decision {
@@ -82,7 +91,7 @@ func RunCommands(ctx context.Context, ev Evaluator, ws string, cmds []string, pr
 func slowest(cmds []string, reqs []Request, ev Evaluator, ctx context.Context) []Sample {
 	out := make([]Sample, 0, 21)
 	for i, r := range reqs {
-		v := ev.Evaluate(ctx, r)
+		v := fresh(ev).Evaluate(ctx, r)
 		if len(out) == 20 && v.NS <= out[19].Verdict.NS {
 			continue
 		}
