@@ -5,6 +5,8 @@ import "github.com/spf13/cobra"
 // commandGroups lists the top-level commands, in help order. Each lives in
 // its own file.
 var commandGroups = []func() *cobra.Command{
+	newInitCmd,
+	newDoctorCmd,
 	newShieldCmd,
 	newEvalCmd,
 	newPolicyCmd,

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	pxworkspace "github.com/parallax/parallax/internal/workspace"
+)
+
+func newDoctorCmd() *cobra.Command { return doctorCommand(nil) }
+
+// doctorCommand builds `parallax doctor`; sandbox replaces the kernel
+// probe (nil: this machine's).
+func doctorCommand(sandbox func() []pxworkspace.Check) *cobra.Command {
+	var workspace string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check a workspace and this kernel's sandbox support, and say what to fix",
+		Long: `Doctor checks the workspace without changing it and prints one line per
+check, OK, WARN, FAIL or SKIP (could not run because of an earlier failure),
+with a fix for each that is not OK:
+
+  workspace      .parallax exists, is a directory with mode 0700, owned by you
+  layout         chronicle/ and backups/ exist; no leftovers of an interrupted init
+  config         config.yaml parses (version, policy)
+  policy         the base policy and the user rules load as the gate loads them, and lint clean
+  canary.token   present, mode 0600, 64 hex characters (the value is never shown)
+  api.token      the same
+  database       opens read-only, passes SQLite's quick check, schema is current
+  audit          the hash chain and its head verify; entries counted
+  chronicle      the snapshot index chain verifies and every stored content exists
+  landlock       the kernel's Landlock ABI version, or why it is not available
+  seccomp        seccomp filters can be installed
+  userns         unprivileged user namespaces are allowed
+
+Missing sandbox features are WARN: the kernel sandbox is for agents Parallax
+runs itself; the hook, the MCP proxy and the HTTP API work without it.
+HOME decides what ~ means in policies. Exit status 1 when any check FAILs.`,
+		Example: `  parallax doctor
+  parallax doctor --workspace ~/project --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			root, err := resolveWorkspace(workspace)
+			if err != nil {
+				return err
+			}
+			rep := pxworkspace.Doctor(cmd.Context(), root, pxworkspace.DoctorOptions{
+				Home: os.Getenv("HOME"), Sandbox: sandbox})
+			if err := writeDoctor(cmd, rep, asJSON); err != nil {
+				return err
+			}
+			if n := rep.Count(pxworkspace.StatusFail); n > 0 {
+				return &exitError{code: 1, err: fmt.Errorf("doctor: %d check(s) failed in %s", n, root)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: current directory)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"workspace","ok","checks":[{"name","status","detail","fix"}]}`)
+	return cmd
+}
+
+func writeDoctor(cmd *cobra.Command, rep pxworkspace.Report, asJSON bool) error {
+	if asJSON {
+		b, err := json.MarshalIndent(struct {
+			Workspace string              `json:"workspace"`
+			OK        bool                `json:"ok"`
+			Checks    []pxworkspace.Check `json:"checks"`
+		}{rep.Workspace, rep.OK(), rep.Checks}, "", "  ")
+		if err != nil {
+			return fmt.Errorf("doctor: encode report: %w", err)
+		}
+		return write(cmd, string(b)+"\n")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "workspace %s\n", rep.Workspace)
+	for _, c := range rep.Checks {
+		fmt.Fprintf(&b, "%-4s  %-12s  %s\n", c.Status, c.Name, c.Detail)
+		if c.Fix != "" && c.Status != pxworkspace.StatusOK {
+			fmt.Fprintf(&b, "      %-12s  fix: %s\n", "", c.Fix)
+		}
+	}
+	fmt.Fprintf(&b, "%d ok, %d warning(s), %d failed, %d skipped\n", rep.Count(pxworkspace.StatusOK),
+		rep.Count(pxworkspace.StatusWarn), rep.Count(pxworkspace.StatusFail), rep.Count(pxworkspace.StatusSkip))
+	return write(cmd, b.String())
+}
