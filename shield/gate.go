@@ -54,6 +54,9 @@ type Config struct {
 	Audit Appender
 	// Judge is tier 2 (*judge.Judge); nil leaves escalations ESCALATE.
 	Judge Judge
+	// Approver is tier 3 (*approval.Broker): what is still ESCALATE is
+	// asked of a human; nil reports it as ESCALATE.
+	Approver Approver
 	// Now is the clock used for the ns field (default time.Now).
 	Now func() time.Time
 }
@@ -70,6 +73,7 @@ type Gate struct {
 	audit    Appender
 	classify ifc.ContentClassifier
 	tier2    Judge
+	approver Approver
 }
 
 // Judge decides what the deterministic tiers escalated (*judge.Judge).
@@ -105,7 +109,8 @@ func New(cfg Config) (*Gate, error) {
 		return nil, fmt.Errorf("load ifc policy: %w", err)
 	}
 	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home), now: now, prov: newProvenance(), ifc: tr,
-		audit: cfg.Audit, classify: cfg.Classifier, tier2: cfg.Judge}
+		audit: cfg.Audit, classify: cfg.Classifier, tier2: cfg.Judge,
+		approver: cfg.Approver}
 	g.stages = pipeline
 	return g, nil
 }
@@ -182,6 +187,7 @@ func (g *Gate) Evaluate(ctx context.Context, r Request) (v verdict.Verdict) {
 		}
 		if out, done := s.run(g, st); done {
 			out.Hash = st.hash
+			out = g.human(st, out)
 			if out.Decision != verdict.Block && st.act != nil {
 				// It may run: what it downloads is remembered for the session.
 				g.prov.record(r.Session, downloads(st.act, st.effects))
