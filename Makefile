@@ -17,7 +17,7 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/
+	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/
 
 fuzz:
 	$(GO) test ./shell/  -run='^$$' -fuzz=FuzzAnalyze -fuzztime=$(FUZZTIME)
@@ -30,6 +30,9 @@ fuzz:
 	$(GO) test ./audit/  -run='^$$' -fuzz=FuzzParseAgree -fuzztime=$(FUZZTIME)
 	$(GO) test ./dlp/    -run='^$$' -fuzz=FuzzScan    -fuzztime=$(FUZZTIME)
 	$(GO) test ./chronicle/ -run='^$$' -fuzz=FuzzLineDiff -fuzztime=$(FUZZTIME)
+	$(GO) test ./approval/ -run='^$$' -fuzz=FuzzRedactPayload -fuzztime=$(FUZZTIME)
+	$(GO) test ./approval/ -run='^$$' -fuzz=FuzzVerifySignature -fuzztime=$(FUZZTIME)
+	$(GO) test ./action/ -run='^$$' -fuzz=FuzzDuplicateKeys -fuzztime=$(FUZZTIME)
 
 corpus:
 	$(GO) run ./cmd/parallax eval testdata/corpus
