@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -22,6 +23,39 @@ type Config struct {
 	// strict) or a file relative to .parallax. Rules in
 	// .parallax/policy.yaml are layered on top of it by the gate.
 	Policy string `yaml:"policy"`
+	// Approval configures tier 3 (human approval); absent: escalations
+	// are reported as ESCALATE and nobody is asked.
+	Approval *ApprovalConfig `yaml:"approval"`
+}
+
+// ApprovalConfig is the approval: block of config.yaml.
+type ApprovalConfig struct {
+	Timeout     Duration `yaml:"timeout"`      // default 300s
+	HourlyLimit int      `yaml:"hourly_limit"` // default 10
+	GrantTTL    Duration `yaml:"grant_ttl"`    // default 1h
+	// Webhook posts each request to URL, signed with the secret held in
+	// the environment variable SecretEnv (never in this file); answers
+	// come back to parallax serve at /v1/approvals/webhook.
+	Webhook *WebhookConfig `yaml:"webhook"`
+}
+
+// WebhookConfig is the approval webhook channel.
+type WebhookConfig struct {
+	URL       string `yaml:"url"`
+	SecretEnv string `yaml:"secret_env"`
+}
+
+// Duration is a time.Duration written as "300s", "1h".
+type Duration struct{ time.Duration }
+
+// UnmarshalYAML parses a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil || v < 0 {
+		return fmt.Errorf("line %d: %q is not a duration such as 300s or 1h", n.Line, n.Value)
+	}
+	d.Duration = v
+	return nil
 }
 
 // ConfigPath is the workspace configuration file.
@@ -57,6 +91,14 @@ func LoadConfig(root string) (Config, error) {
 	}
 	if cfg.Policy == "" {
 		return Config{}, fmt.Errorf("%s: policy is empty (want a preset name or a file)", path)
+	}
+	if a := cfg.Approval; a != nil {
+		if a.HourlyLimit < 0 {
+			return Config{}, fmt.Errorf("%s: approval.hourly_limit must not be negative", path)
+		}
+		if w := a.Webhook; w != nil && (w.URL == "" || w.SecretEnv == "") {
+			return Config{}, fmt.Errorf("%s: approval.webhook needs url and secret_env", path)
+		}
 	}
 	return cfg, nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/ifc"
@@ -210,5 +211,51 @@ func TestGateConfigUsesTheWorkspacePolicy(t *testing.T) {
 		Payload: json.RawMessage(`{"path":"` + filepath.Join(root, "build/out.o") + `"}`)})
 	if v.Decision != verdict.Block {
 		t.Errorf("strict workspace: deleting a build file got %v (%s)", v.Decision, v.Reason)
+	}
+}
+
+func TestApproverFromConfig(t *testing.T) {
+	root := initWorkspace(t)
+	ctx := context.Background()
+	open := func(body string) (*Workspace, error) {
+		if err := os.WriteFile(ConfigPath(root), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return Open(ctx, root)
+	}
+	w, err := open("version: 1\npolicy: default\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, h, err := w.Approver(); b != nil || h != nil || err != nil {
+		t.Errorf("no approval configured: got %v %v %v", b, h, err)
+	}
+	w.Close()
+	body := "version: 1\npolicy: default\napproval:\n  timeout: 90s\n  hourly_limit: 5\n  webhook:\n    url: http://127.0.0.1:9/hook\n    secret_env: PX_TEST_HOOK_SECRET\n"
+	w, err = open(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Config.Approval.Timeout.Duration != 90*time.Second || w.Config.Approval.HourlyLimit != 5 {
+		t.Errorf("parsed %+v", w.Config.Approval)
+	}
+	t.Setenv("PX_TEST_HOOK_SECRET", "")
+	if _, _, err := w.Approver(); err == nil || !strings.Contains(err.Error(), "PX_TEST_HOOK_SECRET") {
+		t.Errorf("missing secret: got %v, want an error naming the variable", err)
+	}
+	t.Setenv("PX_TEST_HOOK_SECRET", "0123456789abcdef0123456789abcdef")
+	b, h, err := w.Approver()
+	if err != nil || b == nil || h == nil {
+		t.Fatalf("webhook approval: got %v %v %v", b, h, err)
+	}
+	b.Close()
+	w.Close()
+	for _, bad := range []string{
+		"version: 1\npolicy: default\napproval:\n  timeout: soon\n",
+		"version: 1\npolicy: default\napproval:\n  webhook:\n    url: http://127.0.0.1:9/x\n",
+	} {
+		if _, err := open(bad); err == nil {
+			t.Errorf("config %q: want an error", bad)
+		}
 	}
 }
