@@ -14,4 +14,5 @@ var commandGroups = []func() *cobra.Command{
 	newDLPCmd,
 	newChronicleCmd,
 	newIFCCmd,
+	newServeCmd,
 }

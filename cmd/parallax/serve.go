@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/parallax/parallax/internal/gateway/httpapi"
+	pxworkspace "github.com/parallax/parallax/internal/workspace"
+	"github.com/parallax/parallax/shield"
+)
+
+// serveOptions are the flags of parallax serve.
+type serveOptions struct {
+	workspace, home, addr, logLevel string
+	allowRemote                     bool
+	maxBody                         int64
+	timeout, grace                  time.Duration
+}
+
+func newServeCmd() *cobra.Command {
+	var o serveOptions
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the gate over HTTP for agents and frameworks (loopback by default)",
+		Long: `Serves the gate of an initialised workspace over HTTP, on 127.0.0.1:7420
+unless --addr says otherwise. Every route but /healthz needs the header
+"Authorization: Bearer <token>", where the token is the content of
+.parallax/api.token (created by parallax init, mode 0600).
+
+  POST /v1/evaluate       {"id","session","parent","type","payload","result"}
+                          or {"requests":[…]} (at most 256) → verdict(s), in order
+  POST /v1/observe        {"session","parent","type","payload","result"} → 204;
+                          the result is classified and taints the session
+  GET  /v1/sessions/{id}  the session's taint level, source, records, parent
+  GET  /healthz           liveness (no token)
+  GET  /metrics           Prometheus text exposition (token required)
+
+A verdict is the line parallax shield evaluate writes, plus the request's
+"id". Clients must run an action only on a 200 with decision ALLOW. Bodies
+are decoded strictly (an unknown field is a 400 naming it), at most
+--max-body bytes (413 beyond). Decisions go to the workspace's audit chain
+before they are answered; session state lives in the workspace database,
+shared with hooks and shield evaluate. A tool result /v1/observe cannot
+record taints its session critical (source observe_failed).
+
+Logs are JSON lines on stderr, one per request (method, route, status,
+duration, session, id, decision, stage, rule), never payloads, results,
+reasons or the token. SIGINT or SIGTERM stops accepting, drains what is in
+flight (up to --grace), then closes the workspace; a second signal exits
+at once.
+
+A non-loopback --addr needs --allow-remote: the token is then the only
+thing between the network and the gate, and it travels in clear text.`,
+		Example: `  parallax serve --workspace ~/project
+  curl -s -H "Authorization: Bearer $(cat ~/project/.parallax/api.token)" \
+    -H 'Content-Type: application/json' \
+    -d '{"id":"1","session":"s1","type":"read_file","payload":{"path":"~/project/README.md"}}' \
+    http://127.0.0.1:7420/v1/evaluate`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			go func() {
+				<-ctx.Done()
+				stop() // a second signal ends the process the default way
+			}()
+			return runServe(ctx, o, cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.workspace, "workspace", "", "workspace root (default: current directory); must be initialised")
+	f.StringVar(&o.home, "home", "", "what ~ means (default: $HOME)")
+	f.StringVar(&o.addr, "addr", httpapi.DefaultAddr, "listen address (host:port); port 0 picks a free one")
+	f.BoolVar(&o.allowRemote, "allow-remote", false, "allow a non-loopback --addr")
+	f.StringVar(&o.logLevel, "log-level", "info", "debug, info (one line per request), warn or error")
+	f.Int64Var(&o.maxBody, "max-body", httpapi.DefaultMaxBodyBytes, "largest request body in bytes")
+	f.DurationVar(&o.timeout, "timeout", httpapi.DefaultRequestTimeout, "deadline of one request")
+	f.DurationVar(&o.grace, "grace", httpapi.DefaultShutdownGrace, "how long shutdown waits for requests in flight")
+	return cmd
+}
+
+// runServe serves until ctx ends, then closes the workspace.
+func runServe(ctx context.Context, o serveOptions, stderr io.Writer) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return fmt.Errorf("--log-level %q: want debug, info, warn or error", o.logLevel)
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if _, err := httpapi.CheckAddr(o.addr, o.allowRemote); err != nil {
+		return err // before anything is opened
+	}
+	cfg, err := gateConfig(o.workspace, o.home, "")
+	if err != nil {
+		return err
+	}
+	if !pxworkspace.Initialised(cfg.Workspace) {
+		return fmt.Errorf("serve %s: %w", cfg.Workspace, pxworkspace.ErrNotInitialised)
+	}
+	token, err := httpapi.LoadToken(httpapi.TokenPath(cfg.Workspace))
+	if err != nil {
+		return err
+	}
+	ws, err := pxworkspace.Open(ctx, cfg.Workspace)
+	if err != nil {
+		return err
+	}
+	err = serveWorkspace(ctx, ws, cfg.Home, token, o, log)
+	if cerr := ws.Close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("close workspace %s: %w", ws.Root, cerr))
+	}
+	if err == nil {
+		log.Info("stopped; audit chain flushed", "workspace", ws.Root)
+	}
+	return err
+}
+
+func serveWorkspace(ctx context.Context, ws *pxworkspace.Workspace, home string, token []byte,
+	o serveOptions, log *slog.Logger) error {
+	gate, err := shield.New(ws.GateConfig(home))
+	if err != nil {
+		return fmt.Errorf("serve %s: %w", ws.Root, err)
+	}
+	srv, err := httpapi.New(httpapi.Config{Gate: gate, Sessions: ws.DB, Tainter: ws.IFCStore(), Audit: ws.Audit,
+		Token: token, Logger: log, MaxBodyBytes: o.maxBody, RequestTimeout: o.timeout, ShutdownGrace: o.grace})
+	if err != nil {
+		return err
+	}
+	ln, remote, err := httpapi.Listen(ctx, o.addr, o.allowRemote)
+	if err != nil {
+		return err
+	}
+	if remote {
+		log.Warn("listening on a non-loopback address: any host that reaches it can use the gate with the token, which travels unencrypted",
+			"addr", ln.Addr().String())
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "workspace", ws.Root, "policy", ws.Config.Policy)
+	return srv.Serve(ctx, ln)
+}
