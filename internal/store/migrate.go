@@ -109,6 +109,9 @@ CREATE TABLE usage (
 ALTER TABLE ifc_activity ADD COLUMN labels TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(labels));
 CREATE INDEX ifc_activity_level ON ifc_activity (level);
 `},
+	{6, "taint lookup order", `
+CREATE INDEX session_taint_top ON session_taint (session, level DESC, at, source);
+`},
 }
 
 // SchemaVersion is the newest schema this binary knows.

@@ -18,9 +18,15 @@ type ifcStore struct{ db *store.DB }
 
 var _ ifc.Store = ifcStore{}
 
+// RaiseTaint writes only when it raises: a session already at level or
+// above keeps its record (a read is far cheaper than a synced write, and
+// most reads of an agent's session add nothing).
 func (s ifcStore) RaiseTaint(ctx context.Context, session string, level ifc.Level, source string) error {
 	if source == "" {
 		source = "unknown"
+	}
+	if cur, _, err := s.db.TaintOf(ctx, session); err == nil && cur >= int(level) {
+		return nil
 	}
 	return s.db.RaiseTaint(ctx, session, int(level), source)
 }
