@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/parallax/parallax/approval"
 	"github.com/parallax/parallax/internal/gateway/httpapi"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/shield"
@@ -123,14 +125,40 @@ func runServe(ctx context.Context, o serveOptions, stderr io.Writer) error {
 	return err
 }
 
+// approvalWait is how long a request may wait for a human.
+func approvalWait(ws *pxworkspace.Workspace) time.Duration {
+	if a := ws.Config.Approval; a != nil && a.Timeout.Duration > 0 {
+		return a.Timeout.Duration
+	}
+	return approval.DefaultTimeout
+}
+
 func serveWorkspace(ctx context.Context, ws *pxworkspace.Workspace, home string, token []byte,
 	o serveOptions, log *slog.Logger) error {
-	gate, err := shield.New(ws.GateConfig(home))
+	gcfg := ws.GateConfig(home)
+	broker, hook, err := ws.Approver()
+	if err != nil {
+		return fmt.Errorf("serve %s: %w", ws.Root, err)
+	}
+	var answers http.Handler
+	if broker != nil {
+		defer broker.Close()
+		gcfg.Approver = broker
+		if o.timeout < approvalWait(ws) {
+			// A request waiting for a human must not be cut short.
+			o.timeout = approvalWait(ws) + 10*time.Second
+		}
+	}
+	if hook != nil {
+		answers = hook.Handler()
+	}
+	gate, err := shield.New(gcfg)
 	if err != nil {
 		return fmt.Errorf("serve %s: %w", ws.Root, err)
 	}
 	srv, err := httpapi.New(httpapi.Config{Gate: gate, Sessions: ws.DB, Tainter: ws.IFCStore(), Audit: ws.Audit,
-		Token: token, Logger: log, MaxBodyBytes: o.maxBody, RequestTimeout: o.timeout, ShutdownGrace: o.grace})
+		Token: token, Logger: log, MaxBodyBytes: o.maxBody, RequestTimeout: o.timeout, ShutdownGrace: o.grace,
+		Approvals: answers})
 	if err != nil {
 		return err
 	}

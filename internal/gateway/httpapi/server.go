@@ -68,6 +68,10 @@ type Config struct {
 	Audit shield.Appender
 	// Token is the bearer token (64 hex characters).
 	Token []byte
+	// Approvals, when set, receives the answers of the approval webhook at
+	// POST /v1/approvals/webhook (its HMAC signature is its
+	// authentication: no bearer token there).
+	Approvals http.Handler
 	// Logger receives one structured line per request; nil discards.
 	Logger *slog.Logger
 	// Now is the clock of durations in logs and metrics (default time.Now).
@@ -137,6 +141,9 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /v1/sessions/{id}", s.authed(s.session))
 	mux.Handle("GET /metrics", s.authed(s.serveMetrics))
 	mux.HandleFunc("GET /healthz", s.healthz)
+	if s.cfg.Approvals != nil {
+		mux.Handle("POST /v1/approvals/webhook", s.cfg.Approvals)
+	}
 	return s.instrument(mux)
 }
 
