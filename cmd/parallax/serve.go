@@ -143,7 +143,7 @@ func serveWorkspace(ctx context.Context, ws *pxworkspace.Workspace, home string,
 	var answers http.Handler
 	if broker != nil {
 		defer broker.Close()
-		gcfg.Approver = broker
+		gcfg.Approver = pxworkspace.GateApprover(broker)
 		if o.timeout < approvalWait(ws) {
 			// A request waiting for a human must not be cut short.
 			o.timeout = approvalWait(ws) + 10*time.Second

@@ -76,7 +76,7 @@ func TestEvaluateAsksAHumanThroughTheWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	gcfg := ws.GateConfig(testHome)
-	gcfg.Approver = broker
+	gcfg.Approver = workspace.GateApprover(broker)
 	gate, err := shield.New(gcfg)
 	if err != nil {
 		t.Fatal(err)
