@@ -15,4 +15,5 @@ var commandGroups = []func() *cobra.Command{
 	newChronicleCmd,
 	newIFCCmd,
 	newServeCmd,
+	newMCPCmd,
 }

@@ -1,0 +1,74 @@
+// Package mcpproxy puts the gate between an MCP client (Claude Desktop, an
+// IDE, any agent) and one MCP server it launches over stdio: the client
+// talks to the proxy, the proxy talks to the server
+// (`parallax mcp proxy -- <server command…>`).
+//
+//	p, err := mcpproxy.New(mcpproxy.Config{Gate: gate, Audit: ws.Audit, Pins: mcpproxy.FilePins{Path: …},
+//		ServerID: mcpproxy.ServerID(argv), Session: id, Workspace: root, Dir: cwd})
+//	err = p.Run(ctx, &mcp.IOTransport{…stdin/stdout…}, &mcp.CommandTransport{Command: exec.Command(argv[0], argv[1:]...)})
+//
+// Every tools/call is mapped to a catalog action (Map: a static, ordered
+// table of tool shapes — a command argument is execute_command, a path is
+// read_file, or write_file/edit_file/delete_file/… when the tool name says
+// so, a url is http_request; anything else is mcp_call with its arguments)
+// and judged by the gate. ALLOW forwards the call; BLOCK returns a tool
+// error carrying the rule and reason; ESCALATE is approved when the tool
+// is trusted in advance (Config.TrustTools, --trust-tool), else asked of
+// a human through the approval broker (Config.Approver: in the CLI the
+// terminal, /dev/tty, since stdin and stdout carry MCP; grants, hourly
+// cap and timeout as the broker does them), else blocked with "needs
+// approval; no approval channel". The result is screened (Screen) and
+// recorded for the session (gate.Observe) before the client sees it.
+//
+// One proxy process is one gate session (Config.Session; the CLI takes
+// --session or makes a random "mcp-<16 hex>"), so what one call returned
+// taints the next. With a workspace the session, its taint and the audit
+// chain live in the workspace and are shared with hooks and other proxies.
+//
+// Defenses:
+//   - Fail closed. Arguments that are not a JSON object, or that name a
+//     key twice (the server might read the other one), are blocked. An
+//     escalation nobody can approve is blocked; a timeout is a denial. A
+//     result whose taint cannot be recorded is withheld. When the tool
+//     list cannot be checked against the pins, every tool is held. An
+//     approval that cannot be audited is a BLOCK.
+//   - What is judged is what is forwarded: the proxy forwards the exact
+//     argument bytes it mapped (null becomes {} for both).
+//   - Mapping never judges looser than the truth: a tool whose name says
+//     it changes or sends something (truncate, post, run, …) is not mapped
+//     to a read; it stays an mcp_call. Arguments a shape does not explain
+//     are judged too, as an mcp_call, when they could matter (structures,
+//     long strings, path-, URL- or address-like strings, DLP findings);
+//     the worse verdict wins.
+//   - Tool pinning (rug pulls). Each tool's canonical definition (name,
+//     title, description, input schema, annotations; JSON with sorted
+//     keys) is hashed (SHA-256) and pinned per server identity in
+//     .parallax/mcp/pins.json (0600, atomic rename, flock across
+//     processes) on first sight, audited. A changed definition is held:
+//     the client sees a placeholder with no word of the new text, calls
+//     are blocked with "tool changed since pinned; run `parallax mcp pins
+//     approve SERVER TOOL`", until a human approves it. Added and removed
+//     tools are reported. The list is re-checked on every tools/list and
+//     on the server's list_changed notification, and a held tool is
+//     re-checked when called, so an approval takes effect at once.
+//   - Tool poisoning. Definitions (title, description, every string of the
+//     input schema) and the server's instructions pass the injection rule
+//     table: a flagged tool is held (even on first sight) until approved;
+//     flagged instructions are dropped. Audited as IntegrityViolation.
+//   - Results. Every text (content, embedded resources with a textual
+//     MIME type, resource links, structured content) passes DLP: Redact
+//     findings are masked, a Block finding (private keys, …) withholds the
+//     whole result. The session is tainted by what the tool returned
+//     before redaction (the tool read it; the gate cannot know what else
+//     in the result was sensitive). Results that read as orders to the
+//     agent ("ignore previous instructions", role overrides, system-prompt
+//     tags, exfiltration orders, "do not tell the user", invisible Unicode
+//     tag text) get a warning line first and an audit entry.
+//   - Only tools are offered to the client; the server is offered no
+//     roots, sampling or elicitation. Nothing reaches either side that
+//     the proxy did not screen.
+//
+// Injection rules (InjectionRules) form one static table; each rule
+// carries positive and negative examples that the tests run, and a
+// corpus of benign tool output must stay unflagged.
+package mcpproxy

@@ -1,0 +1,608 @@
+package mcpproxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/shield"
+)
+
+// Mapped is a tool call as the gate sees it.
+type Mapped struct {
+	// Shape is the id of the shape that matched ("mcp_call" when none).
+	Shape string
+	// Primary is the action the call amounts to.
+	Primary shield.Request
+	// Extra, when set, is an mcp_call carrying the arguments the shape
+	// did not explain and that could matter (long, structured, path- or
+	// URL-like, or holding anything DLP finds). It is judged too; the
+	// worse verdict wins.
+	Extra *shield.Request
+}
+
+// MapEnv is what mapping needs to know about the server.
+type MapEnv struct {
+	Server    string // the server's name, for mcp_call
+	Dir       string // the server's working directory (absolute): relative paths resolve here
+	Workspace string // the gate's workspace: commands elsewhere get "cd DIR && "
+	// Sensitive reports whether DLP finds anything in a string; nil
+	// treats every string as sensitive.
+	Sensitive func(string) bool
+}
+
+// Argument names of the shapes, in preference order.
+var (
+	commandKeys = []string{"command", "cmd"}
+	argvKeys    = []string{"args", "arguments", "argv"}
+	cwdKeys     = []string{"cwd", "workdir", "working_directory", "working_dir", "dir", "directory"}
+	pathKeys    = []string{"path", "file_path", "filepath", "file", "filename", "file_name", "target_file"}
+	contentKeys = []string{"content", "contents", "text", "data", "body"}
+	oldKeys     = []string{"old_string", "old_str", "old_text", "old", "search"}
+	newKeys     = []string{"new_string", "new_str", "new_text", "new", "replace", "replacement"}
+	patternKeys = []string{"pattern", "query", "regex", "glob"}
+	urlKeys     = []string{"url", "uri", "href", "link"}
+	srcKeys     = []string{"source", "src", "from", "source_path"}
+	dstKeys     = []string{"destination", "dest", "dst", "to", "destination_path", "target"}
+)
+
+// shape is one known tool shape: which tool-name words and argument
+// names it needs, and how it builds the action.
+type shape struct {
+	id    string
+	verbs []string   // one of these words must be in the tool name (nil: any name)
+	also  []string   // and, when set, one of these
+	keys  [][]string // each group needs one present string argument
+	build func(m *mapper, got []string) (action.Type, map[string]any, error)
+	// readOnly shapes do not apply to a tool whose name says it changes
+	// something (mutatingVerbs): judging a truncate_file as a read would
+	// be looser than the truth, so such a call stays an mcp_call.
+	readOnly bool
+}
+
+// mutatingVerbs are tool-name words that say a call changes or sends
+// something.
+var mutatingVerbs = []string{"write", "save", "create", "put", "append", "overwrite", "update", "edit",
+	"upload", "delete", "remove", "rm", "unlink", "del", "trash", "truncate", "move", "rename", "mv",
+	"copy", "cp", "chmod", "chown", "set", "patch", "modify", "replace", "insert", "mkdir", "touch",
+	"exec", "execute", "run", "install", "uninstall", "kill", "send", "post", "push", "commit", "publish",
+	"deploy", "drop", "reset", "merge", "submit", "email", "message", "notify", "share", "invite"}
+
+// shapes is the static, ordered table; the first match wins.
+var shapes = []shape{
+	{id: "shell_command", keys: [][]string{commandKeys}, build: buildCommand},
+	{id: "file_move", verbs: []string{"move", "rename", "mv"}, keys: [][]string{srcKeys, dstKeys}, build: buildTransfer(action.MoveFile)},
+	{id: "file_copy", verbs: []string{"copy", "cp"}, keys: [][]string{srcKeys, dstKeys}, build: buildTransfer(action.CopyFile)},
+	{id: "download", verbs: []string{"download", "fetch", "save", "get"}, keys: [][]string{urlKeys, pathKeys}, build: buildDownload},
+	{id: "file_edit", verbs: []string{"edit", "replace", "patch", "modify", "update"}, keys: [][]string{pathKeys, oldKeys, newKeys}, build: buildEdit},
+	{id: "file_write", verbs: []string{"write", "save", "create", "put", "append", "overwrite", "update", "edit", "upload"},
+		keys: [][]string{pathKeys, contentKeys}, build: buildWrite},
+	{id: "file_delete", verbs: []string{"delete", "remove", "rm", "unlink", "del", "trash", "rmdir"}, keys: [][]string{pathKeys}, build: buildDelete},
+	{id: "directory_create", verbs: []string{"create", "make", "new", "mkdir", "makedirs", "mkdirs"},
+		also: []string{"directory", "dir", "folder", "mkdir", "makedirs", "mkdirs"}, keys: [][]string{pathKeys},
+		build: buildPathOnly(action.CreateDirectory)},
+	{id: "directory_list", verbs: []string{"list", "ls", "tree", "readdir", "dir"}, keys: [][]string{pathKeys}, build: buildList, readOnly: true},
+	{id: "file_search", verbs: []string{"search", "grep", "find", "glob"}, keys: [][]string{pathKeys, patternKeys}, build: buildSearch, readOnly: true},
+	{id: "file_read", keys: [][]string{pathKeys}, build: buildPathOnly(action.ReadFile), readOnly: true},
+	{id: "url_request", keys: [][]string{urlKeys}, build: buildHTTP, readOnly: true},
+}
+
+// ShapeIDs returns the ids of the shapes in table order.
+func ShapeIDs() []string {
+	out := make([]string, len(shapes))
+	for i, s := range shapes {
+		out[i] = s.id
+	}
+	return out
+}
+
+// mapper holds one call's arguments while a shape builds its action.
+type mapper struct {
+	env      MapEnv
+	words    map[string]bool
+	args     map[string]json.RawMessage
+	consumed map[string]bool
+}
+
+// Map turns a tool call into the actions the gate judges. The arguments
+// must be a JSON object without duplicate keys (or empty).
+func Map(tool string, args json.RawMessage, env MapEnv) (Mapped, error) {
+	fields, err := objectFields(args)
+	if err != nil {
+		return Mapped{}, fmt.Errorf("arguments of tool %q: %w", tool, err)
+	}
+	m := &mapper{env: env, words: nameWords(tool), args: fields}
+	for i := range shapes {
+		s := &shapes[i]
+		got, ok := m.match(s)
+		if !ok {
+			continue
+		}
+		m.consumed = map[string]bool{}
+		for _, k := range got {
+			m.consumed[k] = true
+		}
+		typ, payload, err := s.build(m, got)
+		if err != nil {
+			continue // this shape does not fit these values; try the next
+		}
+		req, err := request(typ, payload)
+		if err != nil {
+			return Mapped{}, err
+		}
+		out := Mapped{Shape: s.id, Primary: req}
+		if rest := m.leftovers(); rest != nil {
+			extra, err := mcpCall(env.Server, tool, rest)
+			if err != nil {
+				return Mapped{}, err
+			}
+			out.Extra = &extra
+		}
+		return out, nil
+	}
+	if len(fields) == 0 {
+		args = json.RawMessage("{}")
+	}
+	req, err := mcpCall(env.Server, tool, args)
+	return Mapped{Shape: "mcp_call", Primary: req}, err
+}
+
+// match reports whether s applies and which argument it uses per group.
+func (m *mapper) match(s *shape) ([]string, bool) {
+	if s.verbs != nil && !m.named(s.verbs) || s.also != nil && !m.named(s.also) {
+		return nil, false
+	}
+	if s.readOnly && m.named(mutatingVerbs) {
+		if _, explicit := m.args["method"]; !explicit || s.id != "url_request" {
+			return nil, false
+		}
+	}
+	got := make([]string, 0, len(s.keys))
+	for _, group := range s.keys {
+		k := m.first(group)
+		if k == "" {
+			return nil, false
+		}
+		got = append(got, k)
+	}
+	return got, true
+}
+
+// named reports whether the tool name holds one of words.
+func (m *mapper) named(words []string) bool {
+	for _, w := range words {
+		if m.words[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// first returns the first key of group present in the arguments.
+func (m *mapper) first(group []string) string {
+	for _, k := range group {
+		if _, ok := m.args[k]; ok {
+			return k
+		}
+	}
+	return ""
+}
+
+// str reads argument k as a string.
+func (m *mapper) str(k string) (string, error) {
+	var s string
+	if err := json.Unmarshal(m.args[k], &s); err != nil {
+		return "", fmt.Errorf("argument %q is not a string", k)
+	}
+	return s, nil
+}
+
+// optional reads the first present key of group as a string and marks it
+// consumed; absent or not a string is "".
+func (m *mapper) optional(group []string) string {
+	k := m.first(group)
+	if k == "" {
+		return ""
+	}
+	s, err := m.str(k)
+	if err != nil {
+		return ""
+	}
+	m.consumed[k] = true
+	return s
+}
+
+// flag reads an optional boolean argument and marks it consumed.
+func (m *mapper) flag(k string) bool {
+	var b bool
+	if raw, ok := m.args[k]; ok && json.Unmarshal(raw, &b) == nil {
+		m.consumed[k] = true
+		return b
+	}
+	return false
+}
+
+// path reads argument k as a path: file:// is stripped, ~ is left for the
+// gate, a relative path is resolved against the server's directory.
+func (m *mapper) path(k string) (string, error) {
+	p, err := m.str(k)
+	if err != nil {
+		return "", err
+	}
+	p = strings.TrimPrefix(p, "file://")
+	if p == "" {
+		return "", fmt.Errorf("argument %q is empty", k)
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") || filepath.IsAbs(p) {
+		return p, nil
+	}
+	return filepath.Join(m.env.Dir, p), nil
+}
+
+// leftovers returns the unconsumed arguments that could matter, as a JSON
+// object, or nil when there are none.
+func (m *mapper) leftovers() json.RawMessage {
+	rest := map[string]json.RawMessage{}
+	for k, raw := range m.args {
+		if !m.consumed[k] && m.significant(raw) {
+			rest[k] = raw
+		}
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(rest)
+	if err != nil {
+		return json.RawMessage(`{"unencodable":"arguments"}`)
+	}
+	return b
+}
+
+// significant: numbers, booleans, null and short plain strings are
+// options; structures, long strings, path-, URL- or address-like strings
+// and anything DLP finds are data the gate must see.
+func (m *mapper) significant(raw json.RawMessage) bool {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 {
+		return false
+	}
+	switch b[0] {
+	case '{', '[':
+		return true
+	case '"':
+	default:
+		return false
+	}
+	var s string
+	if json.Unmarshal(b, &s) != nil {
+		return true
+	}
+	if len(s) > 200 || strings.ContainsAny(s, "/\\~@") {
+		return true
+	}
+	return m.env.Sensitive == nil || m.env.Sensitive(s)
+}
+
+func buildCommand(m *mapper, got []string) (action.Type, map[string]any, error) {
+	cmd, err := commandString(m.args[got[0]])
+	if err != nil {
+		return "", nil, err
+	}
+	if k := m.first(argvKeys); k != "" {
+		var argv []string
+		if err := json.Unmarshal(m.args[k], &argv); err == nil {
+			m.consumed[k] = true
+			for _, a := range argv {
+				cmd += " " + shellQuote(a)
+			}
+		}
+	}
+	dir := m.env.Dir
+	if cwd := m.optional(cwdKeys); cwd != "" {
+		if filepath.IsAbs(cwd) || cwd == "~" || strings.HasPrefix(cwd, "~/") {
+			dir = cwd
+		} else {
+			dir = filepath.Join(m.env.Dir, cwd)
+		}
+	}
+	if dir != "" && filepath.Clean(dir) != filepath.Clean(m.env.Workspace) {
+		cmd = "cd " + shellQuote(dir) + " && " + cmd
+	}
+	return action.ExecuteCommand, map[string]any{"command": cmd}, nil
+}
+
+// commandString reads a command given as a string or as an argv array.
+func commandString(raw json.RawMessage) (string, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		if strings.TrimSpace(s) == "" {
+			return "", errors.New("empty command")
+		}
+		return s, nil
+	}
+	var argv []string
+	if err := json.Unmarshal(raw, &argv); err != nil || len(argv) == 0 {
+		return "", errors.New("command is neither a string nor a list of strings")
+	}
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " "), nil
+}
+
+func buildTransfer(t action.Type) func(*mapper, []string) (action.Type, map[string]any, error) {
+	return func(m *mapper, got []string) (action.Type, map[string]any, error) {
+		src, err := m.path(got[0])
+		if err != nil {
+			return "", nil, err
+		}
+		dst, err := m.path(got[1])
+		if err != nil {
+			return "", nil, err
+		}
+		return t, map[string]any{"source": src, "destination": dst}, nil
+	}
+}
+
+func buildDownload(m *mapper, got []string) (action.Type, map[string]any, error) {
+	u, err := m.str(got[0])
+	if err != nil || !isHTTP(u) {
+		return "", nil, errors.New("not an http(s) URL")
+	}
+	p, err := m.path(got[1])
+	if err != nil {
+		return "", nil, err
+	}
+	return "download_file", map[string]any{"url": u, "path": p}, nil
+}
+
+func buildEdit(m *mapper, got []string) (action.Type, map[string]any, error) {
+	p, err := m.path(got[0])
+	if err != nil {
+		return "", nil, err
+	}
+	o, err1 := m.str(got[1])
+	n, err2 := m.str(got[2])
+	if err := errors.Join(err1, err2); err != nil {
+		return "", nil, err
+	}
+	return action.EditFile, map[string]any{"path": p, "old": o, "new": n}, nil
+}
+
+func buildWrite(m *mapper, got []string) (action.Type, map[string]any, error) {
+	p, err := m.path(got[0])
+	if err != nil {
+		return "", nil, err
+	}
+	c, err := m.str(got[1])
+	if err != nil {
+		return "", nil, err
+	}
+	payload := map[string]any{"path": p, "content": c}
+	if m.words["append"] || m.flag("append") {
+		payload["append"] = true
+	}
+	return action.WriteFile, payload, nil
+}
+
+func buildDelete(m *mapper, got []string) (action.Type, map[string]any, error) {
+	p, err := m.path(got[0])
+	if err != nil {
+		return "", nil, err
+	}
+	payload := map[string]any{"path": p}
+	if m.flag("recursive") {
+		payload["recursive"] = true
+	}
+	return action.DeleteFile, payload, nil
+}
+
+func buildList(m *mapper, got []string) (action.Type, map[string]any, error) {
+	p, err := m.path(got[0])
+	if err != nil {
+		return "", nil, err
+	}
+	payload := map[string]any{"path": p}
+	if m.flag("recursive") {
+		payload["recursive"] = true
+	}
+	return action.ListDirectory, payload, nil
+}
+
+func buildSearch(m *mapper, got []string) (action.Type, map[string]any, error) {
+	p, err := m.path(got[0])
+	if err != nil {
+		return "", nil, err
+	}
+	pat, err := m.str(got[1])
+	if err != nil {
+		return "", nil, err
+	}
+	return action.SearchFiles, map[string]any{"path": p, "pattern": pat}, nil
+}
+
+func buildPathOnly(t action.Type) func(*mapper, []string) (action.Type, map[string]any, error) {
+	return func(m *mapper, got []string) (action.Type, map[string]any, error) {
+		p, err := m.path(got[0])
+		if err != nil {
+			return "", nil, err
+		}
+		return t, map[string]any{"path": p}, nil
+	}
+}
+
+func buildHTTP(m *mapper, got []string) (action.Type, map[string]any, error) {
+	u, err := m.str(got[0])
+	if err != nil {
+		return "", nil, err
+	}
+	if strings.HasPrefix(u, "file://") {
+		p, err := m.path(got[0])
+		if err != nil {
+			return "", nil, err
+		}
+		return action.ReadFile, map[string]any{"path": p}, nil
+	}
+	if !isHTTP(u) {
+		return "", nil, errors.New("not an http(s) URL")
+	}
+	method := strings.ToUpper(m.optional([]string{"method"}))
+	if method == "" {
+		method = "GET"
+	}
+	payload := map[string]any{"method": method, "url": u}
+	if raw, ok := m.args["headers"]; ok {
+		var h map[string]string
+		if json.Unmarshal(raw, &h) == nil {
+			payload["headers"] = h
+			m.consumed["headers"] = true
+		}
+	}
+	for _, k := range []string{"body", "data", "json"} {
+		raw, ok := m.args[k]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			payload["body"] = s
+		} else {
+			payload["body"] = string(raw)
+		}
+		m.consumed[k] = true
+		break
+	}
+	return action.HTTPRequest, payload, nil
+}
+
+func isHTTP(u string) bool {
+	l := strings.ToLower(u)
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+}
+
+// request builds a gate request from a type and a payload.
+func request(t action.Type, payload map[string]any) (shield.Request, error) {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return shield.Request{}, fmt.Errorf("encode %s payload: %w", t, err)
+	}
+	return shield.Request{Type: string(t), Payload: b}, nil
+}
+
+// mcpCall builds an mcp_call request carrying args.
+func mcpCall(server, tool string, args json.RawMessage) (shield.Request, error) {
+	b, err := json.Marshal(struct {
+		Server    string          `json:"server"`
+		Tool      string          `json:"tool"`
+		Arguments json.RawMessage `json:"arguments"`
+	}{server, tool, args})
+	if err != nil {
+		return shield.Request{}, fmt.Errorf("encode mcp_call payload: %w", err)
+	}
+	return shield.Request{Type: string(action.MCPCall), Payload: b}, nil
+}
+
+// objectFields decodes a JSON object's members, refusing duplicates (a
+// server could read a different one than the gate judged) and anything
+// that is not an object.
+func objectFields(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	out := map[string]json.RawMessage{}
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 || bytes.Equal(b, []byte("null")) {
+		return out, nil
+	}
+	if b[0] != '{' {
+		return nil, errors.New("must be a JSON object")
+	}
+	if err := checkDuplicates(b); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("decode: %w", err)
+	}
+	return out, nil
+}
+
+// checkDuplicates walks the JSON value and refuses an object that names a
+// key twice, at any depth.
+func checkDuplicates(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var walk func() error
+	walk = func() error {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("decode: %w", err)
+		}
+		d, ok := tok.(json.Delim)
+		if !ok {
+			return nil
+		}
+		seen := map[string]bool{}
+		for dec.More() {
+			if d == '{' {
+				kt, err := dec.Token()
+				if err != nil {
+					return fmt.Errorf("decode: %w", err)
+				}
+				k, _ := kt.(string)
+				if seen[k] {
+					return fmt.Errorf("duplicate key %q", k)
+				}
+				seen[k] = true
+			}
+			if err := walk(); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token() // closing delimiter
+		return err
+	}
+	return walk()
+}
+
+// nameWords splits a tool name into lower-case words at _, -, ., /,
+// spaces and camelCase boundaries.
+func nameWords(name string) map[string]bool {
+	words := map[string]bool{}
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words[strings.ToLower(string(cur))] = true
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(name)
+	for i, r := range rs {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+		case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(rs[i-1]) ||
+			(i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1]))):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+	}
+	flush()
+	return words
+}
+
+// plainWord is what a shell word may be without quotes.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	if plainWord.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

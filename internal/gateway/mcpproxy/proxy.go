@@ -1,0 +1,451 @@
+package mcpproxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/dlp"
+	"github.com/parallax/parallax/shield"
+	"github.com/parallax/parallax/verdict"
+)
+
+// Version is what the proxy reports as its client version to servers.
+const Version = "0.1.0"
+
+// UpstreamProtocol is the protocol version the proxy asks servers for:
+// the initialize handshake every server of the last two years speaks.
+const UpstreamProtocol = "2025-11-25"
+
+// maxTools bounds how many tools one server may list.
+const maxTools = 4096
+
+// Gate is what the proxy needs of shield.Gate.
+type Gate interface {
+	Evaluate(ctx context.Context, r shield.Request) verdict.Verdict
+	Observe(ctx context.Context, r shield.Request) error
+}
+
+var _ Gate = (*shield.Gate)(nil)
+
+// Config says what the proxy protects and with what.
+type Config struct {
+	Gate Gate
+	// Audit receives the proxy's own events (pins, approvals, withheld
+	// results); the gate writes its verdicts itself. Nil records nothing.
+	Audit shield.Appender
+	// Pins keeps tool pins; nil keeps them in memory for this process.
+	Pins PinStore
+	// Approver is tier 3 (*approval.Broker): escalations are asked of a
+	// human there. Nil means there is no approval channel, and
+	// escalations are blocked. The Gate itself must have none: the proxy
+	// asks, after --trust-tool.
+	Approver Broker
+	// TrustTools are tool names whose escalations are approved in
+	// advance (a human's standing decision, audited per call). A BLOCK is
+	// never overridden.
+	TrustTools []string
+	// ServerID names the server in pins, audit and mcp_call (see
+	// ServerID and CheckServerID).
+	ServerID string
+	// Command is the server command line, shown in pins.json (redacted).
+	Command string
+	// Session is the gate session of this proxy process.
+	Session string
+	// Workspace is the gate's workspace; Dir is the server's working
+	// directory (relative tool paths resolve there); Home is what ~
+	// means. All absolute.
+	Workspace, Dir, Home string
+	// DLP screens results; nil uses dlp.New().
+	DLP *dlp.Detector
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Logger receives operator messages (pins, flags); nil discards them.
+	// Stdout is the MCP transport: never log there.
+	Logger *slog.Logger
+}
+
+// Proxy sits between an MCP client and one MCP server.
+type Proxy struct {
+	cfg Config
+	dlp *dlp.Detector
+	log *slog.Logger
+
+	server *mcp.Server
+	cs     *mcp.ClientSession
+	ready  chan struct{} // closed once server and cs are set
+	runCtx context.Context
+	bgMu   sync.Mutex
+	bg     sync.WaitGroup
+	ended  bool // no more background work once Run is ending
+
+	syncMu  sync.Mutex
+	mu      sync.Mutex
+	tools   map[string]*toolState
+	removed map[string]bool // removals already reported
+}
+
+// toolState is what the proxy serves for one tool.
+type toolState struct {
+	def    *mcp.Tool
+	hash   string
+	held   bool
+	reason string // why calls are blocked, when held
+}
+
+// New checks the configuration.
+func New(cfg Config) (*Proxy, error) {
+	if cfg.Gate == nil {
+		return nil, errors.New("mcp proxy: no gate")
+	}
+	if err := CheckServerID(cfg.ServerID); err != nil {
+		return nil, fmt.Errorf("mcp proxy: %w", err)
+	}
+	if cfg.Session == "" {
+		return nil, errors.New("mcp proxy: no session id")
+	}
+	if !filepath.IsAbs(cfg.Workspace) || !filepath.IsAbs(cfg.Dir) || !filepath.IsAbs(cfg.Home) {
+		return nil, fmt.Errorf("mcp proxy: workspace %q, server directory %q and home %q must be absolute",
+			cfg.Workspace, cfg.Dir, cfg.Home)
+	}
+	p := &Proxy{cfg: cfg, dlp: cfg.DLP, log: cfg.Logger, ready: make(chan struct{}),
+		tools: map[string]*toolState{}, removed: map[string]bool{}}
+	if p.dlp == nil {
+		d, err := dlp.New()
+		if err != nil {
+			return nil, fmt.Errorf("mcp proxy: load dlp: %w", err)
+		}
+		p.dlp = d
+	}
+	if p.cfg.Pins == nil {
+		p.cfg.Pins = NewMemoryPins()
+	}
+	if p.cfg.Now == nil {
+		p.cfg.Now = time.Now
+	}
+	if p.log == nil {
+		p.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return p, nil
+}
+
+// Run connects to the server over up, then serves the client on down
+// until either side closes. The client closing is a normal end (nil);
+// the server going away first is an error. Run may be called once.
+func (p *Proxy) Run(ctx context.Context, down, up mcp.Transport) error {
+	ctx, cancel := context.WithCancel(ctx)
+	p.runCtx = ctx
+	defer func() {
+		// Background re-listing ends with Run.
+		cancel()
+		p.bgMu.Lock()
+		p.ended = true
+		p.bgMu.Unlock()
+		p.bg.Wait()
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "parallax-mcp-proxy", Version: Version}, &mcp.ClientOptions{
+		// Nothing is offered to the server: no roots, sampling or elicitation.
+		Capabilities:           &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { p.resync() },
+	})
+	cs, err := client.Connect(ctx, up, &mcp.ClientSessionOptions{ProtocolVersion: UpstreamProtocol})
+	if err != nil {
+		return fmt.Errorf("connect to MCP server %s: %w", p.cfg.ServerID, err)
+	}
+	p.cs = cs
+	p.server = p.newServer(ctx, cs.InitializeResult())
+	close(p.ready)
+	if err := p.sync(ctx); err != nil {
+		return errors.Join(fmt.Errorf("mcp proxy for %s: %w", p.cfg.ServerID, err), cs.Close())
+	}
+	ss, err := p.server.Connect(ctx, down, nil)
+	if err != nil {
+		return errors.Join(fmt.Errorf("serve MCP client: %w", err), cs.Close())
+	}
+	p.event(ctx, audit.SessionStarted, "mcp_proxy_started", "MCP proxy for server "+p.cfg.ServerID, nil)
+	clientDone, serverDone := make(chan error, 1), make(chan error, 1)
+	go func() { clientDone <- ss.Wait() }()
+	go func() { serverDone <- cs.Wait() }()
+	var runErr error
+	select {
+	case <-clientDone:
+		runErr = cs.Close()
+	case err := <-serverDone:
+		runErr = fmt.Errorf("MCP server %s closed the connection", p.cfg.ServerID)
+		if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
+			runErr = fmt.Errorf("%w: %v", runErr, redactErr(p.dlp, err))
+		}
+		_ = ss.Close()
+	case <-ctx.Done():
+		runErr = errors.Join(ctx.Err(), ss.Close(), cs.Close())
+	}
+	p.event(context.WithoutCancel(ctx), audit.SessionEnded, "mcp_proxy_ended", "MCP proxy for server "+p.cfg.ServerID, nil)
+	return runErr
+}
+
+// newServer builds the server the client talks to. It offers tools only;
+// the upstream's instructions pass when they do not read as orders.
+func (p *Proxy) newServer(ctx context.Context, init *mcp.InitializeResult) *mcp.Server {
+	impl := &mcp.Implementation{Name: p.cfg.ServerID, Version: Version}
+	instructions := ""
+	if init != nil {
+		if init.ServerInfo != nil {
+			impl = &mcp.Implementation{Name: init.ServerInfo.Name, Title: init.ServerInfo.Title, Version: init.ServerInfo.Version}
+		}
+		instructions = init.Instructions
+		if rules := ScanInjection(instructions, ScopeDescription); len(rules) > 0 {
+			p.log.Warn("mcp proxy: server instructions read as orders to the agent; dropped", "server", p.cfg.ServerID, "rules", rules)
+			p.event(ctx, audit.IntegrityViolation, "mcp_instructions_poisoned", "server "+p.cfg.ServerID+" instructions dropped", rules)
+			instructions = ""
+		}
+	}
+	srv := mcp.NewServer(impl, &mcp.ServerOptions{
+		Instructions: instructions,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+	})
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				// The server may have changed without saying so: every
+				// listing is checked against the pins first.
+				_ = p.sync(ctx)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return srv
+}
+
+// resync re-reads the server's tools after it announced a change.
+func (p *Proxy) resync() {
+	p.bgMu.Lock()
+	defer p.bgMu.Unlock()
+	if p.ended {
+		return
+	}
+	p.bg.Add(1)
+	go func() {
+		defer p.bg.Done()
+		select {
+		case <-p.ready:
+		case <-p.runCtx.Done():
+			return
+		}
+		if err := p.sync(p.runCtx); err != nil && p.runCtx.Err() == nil {
+			p.log.Error("mcp proxy: re-reading tools failed; every tool is held", "server", p.cfg.ServerID, "error", err)
+		}
+	}()
+}
+
+// sync lists the server's tools, checks them against the pins and
+// updates what the client is served. On any error every tool is held.
+func (p *Proxy) sync(ctx context.Context) error {
+	p.syncMu.Lock()
+	defer p.syncMu.Unlock()
+	states, events, err := p.verify(ctx)
+	if err != nil {
+		p.holdAll("tool definitions could not be checked against the pins (" + redactErr(p.dlp, err) + ")")
+		return err
+	}
+	p.apply(states)
+	p.report(ctx, events)
+	return nil
+}
+
+// verify lists the tools and decides each against the pins.
+func (p *Proxy) verify(ctx context.Context) (map[string]*toolState, []pinEvent, error) {
+	var seen []observed
+	if init := p.cs.InitializeResult(); init != nil && init.Capabilities != nil && init.Capabilities.Tools != nil {
+		for t, err := range p.cs.Tools(ctx, nil) {
+			if err != nil {
+				return nil, nil, fmt.Errorf("list tools: %w", err)
+			}
+			if len(seen) >= maxTools {
+				return nil, nil, fmt.Errorf("list tools: more than %d tools", maxTools)
+			}
+			if slices.ContainsFunc(seen, func(o observed) bool { return o.tool.Name == t.Name }) {
+				return nil, nil, fmt.Errorf("list tools: tool %q listed twice", t.Name)
+			}
+			if !toolNamePattern.MatchString(t.Name) {
+				// Names reach reasons, suggested commands and pins: only
+				// the names the MCP specification allows are served.
+				p.refuseName(ctx, t.Name)
+				continue
+			}
+			h, err := ToolHash(t)
+			if err != nil {
+				return nil, nil, err
+			}
+			seen = append(seen, observed{tool: t, hash: h, rules: toolInjection(t)})
+		}
+	}
+	var states map[string]*toolState
+	var events []pinEvent
+	err := p.cfg.Pins.Update(ctx, p.cfg.ServerID, func(sp *ServerPins) error {
+		if init := p.cs.InitializeResult(); init != nil && init.ServerInfo != nil {
+			sp.Name, sp.ServerVersion = trimTo(init.ServerInfo.Name, 128), trimTo(init.ServerInfo.Version, 64)
+		}
+		if p.cfg.Command != "" {
+			cmd, _ := p.dlp.Redact(p.cfg.Command)
+			sp.Command = trimTo(cmd, 1024)
+		}
+		states, events = decide(sp, seen, p.cfg.Now().UTC(), p.cfg.ServerID)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return states, events, nil
+}
+
+// toolNamePattern is what the MCP specification allows a tool name to be.
+var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// refuseName reports, once per process, a tool the server named outside
+// the specification; it is not served.
+func (p *Proxy) refuseName(ctx context.Context, name string) {
+	key := "\x00name:" + name
+	if p.removed[key] {
+		return
+	}
+	p.removed[key] = true
+	shown := fmt.Sprintf("%q", trimTo(name, 64))
+	p.log.Warn("mcp proxy: tool with an invalid name not served", "server", p.cfg.ServerID, "tool", shown)
+	p.event(ctx, audit.IntegrityViolation, "mcp_tool_bad_name", "tool "+shown+" on server "+p.cfg.ServerID+" not served", nil)
+}
+
+// apply registers what changed with the client-facing server (which tells
+// the client the list changed) and removes what is gone.
+func (p *Proxy) apply(states map[string]*toolState) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var gone []string
+	for name := range p.tools {
+		if _, ok := states[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		p.server.RemoveTools(gone...)
+		for _, n := range gone {
+			delete(p.tools, n)
+		}
+	}
+	for name, st := range states {
+		cur := p.tools[name]
+		if cur != nil && cur.hash == st.hash && cur.held == st.held && cur.reason == st.reason {
+			continue
+		}
+		p.register(name, st)
+	}
+}
+
+// register serves st under name; a definition the SDK refuses is held.
+func (p *Proxy) register(name string, st *toolState) {
+	defer func() {
+		if r := recover(); r != nil {
+			held := &toolState{def: st.def, hash: st.hash, held: true,
+				reason: fmt.Sprintf("tool %q has a definition the proxy cannot serve", name)}
+			p.server.AddTool(placeholder(name, held.reason), p.handler(name))
+			p.tools[name] = held
+		}
+	}()
+	def := st.def
+	if st.held {
+		def = placeholder(name, st.reason)
+	}
+	p.server.AddTool(def, p.handler(name))
+	p.tools[name] = st
+}
+
+// holdAll marks every served tool held with reason.
+func (p *Proxy) holdAll(reason string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for name, st := range p.tools {
+		if !st.held || st.reason != reason {
+			p.register(name, &toolState{def: st.def, hash: st.hash, held: true, reason: reason})
+		}
+	}
+}
+
+// placeholder is what the client sees of a held tool: no word of the
+// held definition reaches the agent.
+func placeholder(name, reason string) *mcp.Tool {
+	return &mcp.Tool{Name: name, Description: "Held by Parallax: " + reason,
+		InputSchema: map[string]any{"type": "object"}}
+}
+
+func (p *Proxy) handler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return p.call(ctx, name, req)
+	}
+}
+
+// state returns a copy of the served state of a tool.
+func (p *Proxy) state(name string) (toolState, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st, ok := p.tools[name]
+	if !ok {
+		return toolState{}, false
+	}
+	return *st, true
+}
+
+// report audits and logs pin events. A removal is reported once per
+// process.
+func (p *Proxy) report(ctx context.Context, events []pinEvent) {
+	for _, e := range events {
+		if e.kind == "removed" {
+			if p.removed[e.tool] {
+				continue
+			}
+			p.removed[e.tool] = true
+		} else {
+			delete(p.removed, e.tool)
+		}
+		msg := fmt.Sprintf("tool %s on server %s %s", e.tool, p.cfg.ServerID, e.kind)
+		switch e.kind {
+		case "changed", "poisoned":
+			p.log.Warn("mcp proxy: "+msg+"; held until approved", "approve",
+				fmt.Sprintf("parallax mcp pins approve %s %s", p.cfg.ServerID, e.tool), "rules", e.rules)
+			p.event(ctx, audit.IntegrityViolation, "mcp_tool_"+e.kind, msg, e.rules)
+		default:
+			p.log.Info("mcp proxy: " + msg)
+			p.event(ctx, audit.ConfigChanged, "mcp_tool_"+e.kind, msg, nil)
+		}
+	}
+}
+
+// event appends one of the proxy's own entries to the audit chain.
+func (p *Proxy) event(ctx context.Context, t audit.EventType, code, msg string, labels []string) {
+	if err := p.appendAudit(ctx, audit.Event{Type: t, Session: p.cfg.Session,
+		Detail: audit.Detail{Code: code, Message: msg, Ref: p.cfg.ServerID, Labels: labels}}); err != nil {
+		p.log.Error("mcp proxy: audit", "code", code, "error", err)
+	}
+}
+
+func (p *Proxy) appendAudit(ctx context.Context, e audit.Event) error {
+	if p.cfg.Audit == nil {
+		return nil
+	}
+	_, err := p.cfg.Audit.Append(context.WithoutCancel(ctx), e)
+	return err
+}
+
+// redactErr is err's message with what DLP finds masked.
+func redactErr(d *dlp.Detector, err error) string {
+	s, _ := d.Redact(err.Error())
+	return trimTo(s, 400)
+}
