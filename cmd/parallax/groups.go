@@ -16,4 +16,5 @@ var commandGroups = []func() *cobra.Command{
 	newIFCCmd,
 	newServeCmd,
 	newMCPCmd,
+	newHookCmd,
 }

@@ -1,0 +1,305 @@
+package claudecode
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/chronicle"
+	"github.com/parallax/parallax/internal/workspace"
+	"github.com/parallax/parallax/shield"
+	"github.com/parallax/parallax/verdict"
+)
+
+// Permission decisions a PreToolUse hook returns. No decision at all
+// ("") leaves the call to the host's own permission rules.
+const (
+	DecisionDeny = "deny"
+	DecisionAsk  = "ask"
+)
+
+// stageHook names the hook's own decisions in the audit chain.
+const stageHook = "hook"
+
+// maxReasonBytes bounds a reason the hook writes.
+const maxReasonBytes = 1000
+
+// Options configure the hook.
+type Options struct {
+	// Home decides what ~ means ($HOME); it must be absolute.
+	Home string
+	// ProjectDir is $CLAUDE_PROJECT_DIR when set: the workspace is looked
+	// for at or above it first, then at or above the input's cwd.
+	ProjectDir string
+	// Chronicle configures the snapshots taken before writes (zero value:
+	// Chronicle's defaults).
+	Chronicle chronicle.Options
+}
+
+// Outcome is what PreToolUse decided.
+type Outcome struct {
+	// Decision is "", DecisionDeny or DecisionAsk.
+	Decision string
+	Reason   string
+	// Verdict is the gate's verdict when the gate ran (Gated).
+	Verdict verdict.Verdict
+	Gated   bool
+	// Snapshot is the Chronicle snapshot taken before the call (0: none).
+	Snapshot int64
+}
+
+// Response is the JSON a PreToolUse hook writes to stdout.
+type Response struct {
+	HookSpecificOutput SpecificOutput `json:"hookSpecificOutput"`
+}
+
+// SpecificOutput is Claude Code's hookSpecificOutput for PreToolUse.
+type SpecificOutput struct {
+	HookEventName            string `json:"hookEventName"`
+	PermissionDecision       string `json:"permissionDecision"`
+	PermissionDecisionReason string `json:"permissionDecisionReason"`
+}
+
+// JSON is the stdout of the hook: nil when there is no decision.
+func (o Outcome) JSON() []byte {
+	if o.Decision == "" {
+		return nil
+	}
+	b, _ := json.Marshal(Response{SpecificOutput{EventPreToolUse, o.Decision, o.Reason}}) // strings always marshal
+	return append(b, '\n')
+}
+
+// Run answers one hook call: it reads the input from stdin and, for
+// PreToolUse, writes the decision to stdout. A non-nil error means the
+// caller must print it on stderr and exit with status 2, Claude Code's
+// blocking status: a PreToolUse call is then refused, and for
+// PostToolUse Claude is shown the message. Input that cannot be read is
+// such an error, whatever the event.
+func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) error {
+	in, err := ReadInput(stdin)
+	if err != nil {
+		return fmt.Errorf("%w; the tool call is refused to fail closed", err)
+	}
+	switch in.HookEventName {
+	case EventPreToolUse:
+		out := PreToolUse(ctx, opts, in)
+		if b := out.JSON(); b != nil {
+			if _, err := stdout.Write(b); err != nil {
+				return fmt.Errorf("write the decision: %w; the tool call is refused to fail closed", err)
+			}
+		}
+		return nil
+	case EventPostToolUse:
+		return PostToolUse(ctx, opts, in)
+	}
+	return fmt.Errorf("hook event %q: this hook answers PreToolUse and PostToolUse only; "+
+		"register it for those events (parallax hook claude-code install)", in.HookEventName)
+}
+
+// PreToolUse judges one tool call. BLOCK is a deny with the reason,
+// ESCALATE is ask (the host's prompt is the human tier), ALLOW is no
+// decision, so the host's own rules still apply. Before a call that may
+// run changes files, Chronicle snapshots them; if it cannot, the call is
+// denied. Every error is a deny with a reason.
+func PreToolUse(ctx context.Context, opts Options, in *Input) (out Outcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			out = deny("internal error in the Parallax hook; the call is refused to fail closed")
+		}
+	}()
+	ws, err := openWorkspace(ctx, opts, in)
+	if err != nil {
+		return deny(err.Error())
+	}
+	out = (&pre{opts: opts, in: in, ws: ws}).decide(ctx)
+	if err := ws.Close(); err != nil && out.Decision == "" {
+		return deny("close the Parallax workspace: " + err.Error())
+	}
+	return out
+}
+
+// openWorkspace finds and opens the workspace of a hook call.
+func openWorkspace(ctx context.Context, opts Options, in *Input) (*workspace.Workspace, error) {
+	if !filepath.IsAbs(opts.Home) {
+		return nil, errors.New("HOME is not set to an absolute path (it decides what ~ means)")
+	}
+	if opts.ProjectDir != "" && !filepath.IsAbs(opts.ProjectDir) {
+		return nil, fmt.Errorf("CLAUDE_PROJECT_DIR %q is not an absolute path", opts.ProjectDir)
+	}
+	root, err := FindWorkspace(opts.ProjectDir, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := workspace.Open(ctx, root)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the Parallax workspace (%w); run `parallax doctor` there", err)
+	}
+	return ws, nil
+}
+
+// pre is one PreToolUse call on an open workspace.
+type pre struct {
+	opts Options
+	in   *Input
+	ws   *workspace.Workspace
+}
+
+func (p *pre) decide(ctx context.Context) Outcome {
+	m, err := Map(p.in, Env{Home: p.opts.Home, Workspace: p.ws.Root})
+	if err != nil {
+		return p.refuse(ctx, RuleBadInput, "cannot read the "+p.in.ToolName+" call: "+err.Error())
+	}
+	if m.Internal {
+		return p.hostInternal(ctx, m)
+	}
+	gate, err := shield.New(p.ws.GateConfig(p.opts.Home))
+	if err != nil {
+		return p.refuse(ctx, RuleGateError, "cannot build the gate: "+err.Error())
+	}
+	v := gate.Evaluate(ctx, shield.Request{Session: p.in.SessionID, Type: string(m.Type), Payload: m.Payload})
+	out := Outcome{Verdict: v, Gated: true}
+	if v.Decision == verdict.Allow && (m.Generic || len(m.Unknown) > 0) {
+		if v, err = p.escalateUnknown(ctx, &m, v); err != nil {
+			return deny("cannot audit the escalation: " + err.Error())
+		}
+	}
+	switch v.Decision {
+	case verdict.Allow:
+	case verdict.Escalate:
+		out.Decision, out.Reason = DecisionAsk, reasonOf(v)
+	default:
+		out.Decision, out.Reason = DecisionDeny, reasonOf(v)
+		return out
+	}
+	// The call may run (now, or once the human says yes): snapshot first.
+	id, err := p.snapshot(ctx, &m, v)
+	if err != nil {
+		return deny(err.Error())
+	}
+	out.Snapshot = id
+	return out
+}
+
+// refuse audits and denies a call the gate could not judge.
+func (p *pre) refuse(ctx context.Context, rule, reason string) Outcome {
+	reason = clip(reason)
+	_, _ = p.ws.Audit.Append(ctx, audit.Event{Type: audit.ActionBlocked, Session: p.in.SessionID,
+		ActionType: actionLabel(p.in.ToolName), Decision: verdict.Block.String(), Stage: stageHook,
+		Rule: rule, Reason: reason}) // denied whether or not the entry lands
+	return deny(reason)
+}
+
+// hostInternal audits a host-internal tool and leaves it to the host.
+func (p *pre) hostInternal(ctx context.Context, m Mapped) Outcome {
+	reason := "Claude Code's own " + m.Tool + " tool " + HostInternal[m.Tool] + "; left to the host's permission rules"
+	if _, err := p.ws.Audit.Append(ctx, audit.Event{Type: audit.ActionEvaluated, Session: p.in.SessionID,
+		ActionType: actionLabel(m.Tool), Decision: verdict.Allow.String(), Stage: stageHook,
+		Rule: RuleHostInternal, Reason: reason}); err != nil {
+		return deny("cannot audit the " + m.Tool + " call: " + err.Error())
+	}
+	return Outcome{}
+}
+
+// escalateUnknown turns the gate's ALLOW of a call it could only partly
+// judge (an unknown tool, unknown fields) into an audited ESCALATE.
+func (p *pre) escalateUnknown(ctx context.Context, m *Mapped, v verdict.Verdict) (verdict.Verdict, error) {
+	rule, reason := RuleUnknownInput, "Parallax does not know "+fieldList(m.Unknown)+" of the "+m.Tool+
+		" tool; what it does know is allowed, a human must decide the rest"
+	if m.Generic {
+		rule, reason = RuleUnknownTool, "Parallax does not know the "+quoteName(m.Tool)+
+			" tool (gated as an MCP call); a human must decide"
+	}
+	out := verdict.Verdict{Decision: verdict.Escalate, Stage: stageHook, Tier: 3, Rule: rule, Reason: reason,
+		Hash: v.Hash}
+	_, err := p.ws.Audit.Append(ctx, audit.FromVerdict(audit.ActionEscalated, p.in.SessionID, string(m.Type), out))
+	return out, err
+}
+
+// snapshot takes the Chronicle snapshot of what the call changes. Any
+// failure is audited and returned: the call must not run.
+func (p *pre) snapshot(ctx context.Context, m *Mapped, v verdict.Verdict) (int64, error) {
+	targets := m.Targets(p.opts.Home)
+	if len(targets) == 0 {
+		return 0, nil
+	}
+	ev := audit.Event{Session: p.in.SessionID, ActionType: string(m.Type), ActionHash: v.Hash}
+	paths, skipped, err := plan(p.ws.Root, targets)
+	var id int64
+	if err == nil {
+		s := snapshotter{ws: p.ws, opts: p.opts.Chronicle, event: ev}
+		id, err = s.take(ctx, "claude-code "+m.Tool, paths, skipped)
+	}
+	if err == nil {
+		return id, nil
+	}
+	reason := clip("Chronicle could not snapshot what this " + m.Tool + " call changes, so it could not be " +
+		"undone; refused (" + err.Error() + "). Narrow the change to fewer files, or run it yourself.")
+	ev.Type, ev.Decision, ev.Stage, ev.Rule, ev.Reason = audit.ChronicleSnapshotFailed, verdict.Block.String(),
+		"chronicle", RuleSnapshotFailed, reason
+	ev.Detail = audit.Detail{Code: CodeSnapshotFailure}
+	_, _ = p.ws.Audit.Append(ctx, ev) // refused whether or not the entry lands
+	return 0, errors.New(reason)
+}
+
+func deny(reason string) Outcome {
+	return Outcome{Decision: DecisionDeny, Reason: clip("Parallax: " + reason)}
+}
+
+// reasonOf is what the agent (deny) or the human (ask) reads.
+func reasonOf(v verdict.Verdict) string {
+	verb := "blocked this call"
+	if v.Decision == verdict.Escalate {
+		verb = "asks you to decide"
+	}
+	return clip(fmt.Sprintf("Parallax %s (%s, rule %s): %s", verb, v.Stage, v.Rule, v.Reason))
+}
+
+func clip(s string) string {
+	if len(s) <= maxReasonBytes {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxReasonBytes-3], "") + "..."
+}
+
+// actionLabel is an audit action-type identifier for a tool name.
+func actionLabel(tool string) string {
+	for i := 0; i < len(tool); i++ {
+		c := tool[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._:/@+=-", c) >= 0
+		if !ok || i >= 100 {
+			return "claude_code"
+		}
+	}
+	return "claude_code:" + tool
+}
+
+// fieldList names unknown fields for a reason, bounded.
+func fieldList(names []string) string {
+	const most = 5
+	q := make([]string, 0, most)
+	for i, n := range names {
+		if i == most {
+			q = append(q, fmt.Sprintf("and %d more", len(names)-most))
+			break
+		}
+		q = append(q, quoteName(n))
+	}
+	word := "field "
+	if len(names) > 1 {
+		word = "fields "
+	}
+	return word + strings.Join(q, ", ")
+}
+
+// quoteName quotes a name from the input for a reason, at most 60 bytes.
+func quoteName(n string) string {
+	if len(n) > 60 {
+		n = strings.ToValidUTF8(n[:57], "") + "..."
+	}
+	return fmt.Sprintf("%q", n)
+}

@@ -1,0 +1,60 @@
+package claudecode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/ifc"
+	"github.com/parallax/parallax/shield"
+)
+
+// RuleObserveFailed is the audit rule of a result that could not be
+// classified; the session is then treated as having seen critical data.
+const RuleObserveFailed = "hook_observe_failed"
+
+// PostToolUse feeds what a tool returned back to the gate as the result
+// of its action: DLP classifies it, the session (session_id) is tainted
+// in the workspace database, files the action wrote are labelled, and an
+// IFCClassified entry joins the audit chain. Tools the mapping cannot
+// translate are observed as what they are (an mcp_call on server
+// "claude-code"), so their results still taint the session.
+//
+// When the result cannot be classified, the session is raised to
+// critical (what it saw is unknown, so it is assumed to be the worst),
+// the failure is audited and an error is returned.
+func PostToolUse(ctx context.Context, opts Options, in *Input) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error in the Parallax hook while classifying the result of %s", in.ToolName)
+		}
+	}()
+	ws, err := openWorkspace(ctx, opts, in)
+	if err != nil {
+		return fmt.Errorf("the result of %s was not classified: %w", in.ToolName, err)
+	}
+	defer func() { err = errors.Join(err, ws.Close()) }()
+	m, err := Map(in, Env{Home: opts.Home, Workspace: ws.Root})
+	if err != nil || m.Internal {
+		m, err = Generic(in)
+	}
+	if err == nil {
+		var gate *shield.Gate
+		if gate, err = shield.New(ws.GateConfig(opts.Home)); err == nil {
+			err = gate.Observe(ctx, shield.Request{Session: in.SessionID, Type: string(m.Type), Payload: m.Payload,
+				Result: ResponseText(in.ToolResponse)})
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	source := "unclassified result of " + in.ToolName
+	terr := ws.IFCStore().RaiseTaint(ctx, in.SessionID, ifc.Critical, source)
+	_, aerr := ws.Audit.Append(ctx, audit.Event{Type: audit.ShieldError, Session: in.SessionID,
+		ActionType: actionLabel(in.ToolName), Stage: stageHook, Rule: RuleObserveFailed,
+		Reason: "the result could not be classified; the session is treated as having seen critical data",
+		Detail: audit.Detail{Message: err.Error()}})
+	return errors.Join(fmt.Errorf("the result of %s could not be classified (%w); session %s is now treated "+
+		"as having seen critical data", in.ToolName, err, in.SessionID), terr, aerr)
+}
