@@ -103,8 +103,8 @@ func FuzzScanInjection(f *testing.F) {
 		// text finds.
 		norm, _, _ := normalise(s)
 		spans := keywordSpans(norm)
-		for i := range injectionRules {
-			r := &injectionRules[i]
+		for i := range injectionRules() {
+			r := &injectionRules()[i]
 			if r.Keywords == nil {
 				continue
 			}

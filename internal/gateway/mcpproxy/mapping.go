@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/parallax/parallax/action"
@@ -597,11 +598,11 @@ func nameWords(name string) map[string]bool {
 }
 
 // plainWord is what a shell word may be without quotes.
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`)
+var plainWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,-]+$`) })
 
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
-	if plainWord.MatchString(s) {
+	if plainWord().MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -79,14 +79,14 @@ var ErrNoPending = errors.New("nothing to approve")
 
 // serverIDPattern is what a server identity may be: it names the server
 // in pins.json, the audit chain and `parallax mcp pins approve`.
-var serverIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var serverIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // nonIDChars are replaced in a program name that becomes part of an id.
-var nonIDChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var nonIDChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // CheckServerID refuses identities outside [A-Za-z0-9._-] (64 bytes).
 func CheckServerID(id string) error {
-	if !serverIDPattern.MatchString(id) {
+	if !serverIDPattern().MatchString(id) {
 		return fmt.Errorf("server name %q: want 1-64 of [A-Za-z0-9._-], starting with a letter or digit", id)
 	}
 	return nil
@@ -104,7 +104,7 @@ func ServerID(argv []string) string {
 	}
 	base := "server"
 	if len(argv) > 0 {
-		base = nonIDChars.ReplaceAllString(filepath.Base(argv[0]), "_")
+		base = nonIDChars().ReplaceAllString(filepath.Base(argv[0]), "_")
 		base = trimTo(base, 40)
 		if base == "" || base[0] == '.' || base[0] == '_' || base[0] == '-' {
 			base = "server" + base

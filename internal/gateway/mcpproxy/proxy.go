@@ -276,7 +276,7 @@ func (p *Proxy) verify(ctx context.Context) (map[string]*toolState, []pinEvent, 
 			if slices.ContainsFunc(seen, func(o observed) bool { return o.tool.Name == t.Name }) {
 				return nil, nil, fmt.Errorf("list tools: tool %q listed twice", t.Name)
 			}
-			if !toolNamePattern.MatchString(t.Name) {
+			if !toolNamePattern().MatchString(t.Name) {
 				// Names reach reasons, suggested commands and pins: only
 				// the names the MCP specification allows are served.
 				p.refuseName(ctx, t.Name)
@@ -309,7 +309,7 @@ func (p *Proxy) verify(ctx context.Context) (map[string]*toolState, []pinEvent, 
 }
 
 // toolNamePattern is what the MCP specification allows a tool name to be.
-var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+var toolNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
 
 // refuseName reports, once per process, a tool the server named outside
 // the specification; it is not served.
