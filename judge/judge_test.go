@@ -15,6 +15,7 @@ import (
 
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/internal/store"
+	"github.com/parallax/parallax/llm"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -297,5 +298,20 @@ func TestNewRefusesWeakCanary(t *testing.T) {
 	}
 	if _, err := New(Config{Canary: canary}); err == nil {
 		t.Error("no model must be refused")
+	}
+}
+
+// TestFromLLM runs the judge on the llm package's scripted provider: the
+// prompt goes as system + one user message, the answer and usage come back.
+func TestFromLLM(t *testing.T) {
+	fake := llm.NewFake(llm.FakeReply(reply3("ALLOW", "routine schema compile")))
+	j, _ := newJudge(t, FromLLM(fake, llm.ModelRef{Name: "judge", Provider: "anthropic", Model: "claude-test"}), nil)
+	v := j.Evaluate(context.Background(), in(`{"command":"protoc x.proto"}`))
+	if v.Decision != verdict.Allow || !strings.Contains(v.Reason, "anthropic/claude-test") {
+		t.Fatalf("got %+v", v)
+	}
+	calls := fake.Calls()
+	if len(calls) != 1 || !strings.Contains(calls[0].System, canary) || len(calls[0].Messages) != 1 {
+		t.Fatalf("the provider was asked %+v", calls)
 	}
 }

@@ -17,4 +17,5 @@ var commandGroups = []func() *cobra.Command{
 	newServeCmd,
 	newMCPCmd,
 	newHookCmd,
+	newJudgeCmd,
 }
