@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/parallax/parallax/llm"
 	"github.com/parallax/parallax/shield"
 )
 
@@ -26,6 +27,17 @@ type Config struct {
 	// Approval configures tier 3 (human approval); absent: escalations
 	// are reported as ESCALATE and nobody is asked.
 	Approval *ApprovalConfig `yaml:"approval"`
+	// LLM is the model pool (models[], roles{}); the model of the shield
+	// role is the tier 2 judge. Absent: no judge, escalations go on.
+	LLM *llm.Config `yaml:"llm"`
+	// Judge tunes tier 2.
+	Judge *JudgeConfig `yaml:"judge"`
+}
+
+// JudgeConfig is the judge: block of config.yaml.
+type JudgeConfig struct {
+	DailyBudget      int64 `yaml:"daily_budget"`       // default 100
+	SessionPerMinute int   `yaml:"session_per_minute"` // default 20
 }
 
 // ApprovalConfig is the approval: block of config.yaml.
@@ -120,6 +132,10 @@ func (c Config) policySpec(root string) string {
 // its database as the IFC store, its audit chain. home decides what ~
 // means.
 func (w *Workspace) GateConfig(home string) shield.Config {
-	return shield.Config{Workspace: w.Root, Home: home, Policy: w.Config.policySpec(w.Root),
+	cfg := shield.Config{Workspace: w.Root, Home: home, Policy: w.Config.policySpec(w.Root),
 		Store: w.IFCStore(), Audit: w.Audit}
+	if w.judge != nil {
+		cfg.Judge = w.judge
+	}
+	return cfg
 }

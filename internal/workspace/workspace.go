@@ -10,6 +10,7 @@ import (
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/dlp"
 	"github.com/parallax/parallax/internal/store"
+	"github.com/parallax/parallax/judge"
 )
 
 // ErrNotInitialised is returned by Open for a directory without .parallax.
@@ -33,6 +34,7 @@ type Workspace struct {
 	Config Config
 	DB     *store.DB
 	Audit  *audit.Log
+	judge  *judge.Judge // tier 2, when the config names a shield model
 }
 
 // Open opens the database and the audit chain of the workspace at root
@@ -60,7 +62,11 @@ func Open(ctx context.Context, root string) (*Workspace, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open workspace %s: %w", root, err), db.Close())
 	}
-	return &Workspace{Root: root, Config: cfg, DB: db, Audit: log}, nil
+	w := &Workspace{Root: root, Config: cfg, DB: db, Audit: log}
+	if w.judge, err = newJudge(w); err != nil {
+		return nil, errors.Join(fmt.Errorf("open workspace %s: %w", root, err), log.Close(), db.Close())
+	}
+	return w, nil
 }
 
 // Close closes the audit chain (flushing it) and the database.
