@@ -126,6 +126,7 @@ var doctorChecks = []struct {
 	{"database", (*doctor).checkDB},
 	{"audit", (*doctor).checkAudit},
 	{"chronicle", (*doctor).checkChronicle},
+	{"judge", (*doctor).checkJudge},
 }
 
 func ok(detail string) Check         { return Check{Status: StatusOK, Detail: detail} }

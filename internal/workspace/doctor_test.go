@@ -50,11 +50,17 @@ func TestDoctorFresh(t *testing.T) {
 	var got []string
 	for _, c := range rep.Checks {
 		got = append(got, c.Name)
+		if c.Name == "judge" {
+			if c.Status != StatusWarn {
+				t.Errorf("judge: got %s, want WARN (a fresh workspace has no model)", c.Status)
+			}
+			continue
+		}
 		if c.Status != StatusOK {
 			t.Errorf("%s: got %s (%s; fix: %s), want OK", c.Name, c.Status, c.Detail, c.Fix)
 		}
 	}
-	want := "workspace layout config policy canary.token api.token database audit chronicle"
+	want := "workspace layout config policy canary.token api.token database audit chronicle judge"
 	if strings.Join(got, " ") != want {
 		t.Errorf("checks: got %s, want %s", strings.Join(got, " "), want)
 	}
@@ -290,5 +296,30 @@ func BenchmarkDoctor(b *testing.B) {
 		if rep := Doctor(context.Background(), root, DoctorOptions{Home: home}); !rep.OK() {
 			b.Fatalf("%+v", rep.Checks)
 		}
+	}
+}
+
+func TestDoctorJudge(t *testing.T) {
+	pool := "llm:\n  models:\n    - {name: a, provider: ollama, model: m1}\n    - {name: b, provider: ollama, model: m2}\n"
+	tests := []struct {
+		name, llm string
+		want      Status
+		detail    string
+	}{
+		{"different models", pool + "  roles: {chat: a, shield: b}\n", StatusOK, "judge ollama/m2"},
+		{"same model", pool + "  roles: {chat: a, shield: a}\n", StatusWarn, "agent's own model"},
+		{"no shield role", pool + "  roles: {chat: a}\n", StatusWarn, "no shield role"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := freshWorkspace(t)
+			if err := os.WriteFile(ConfigPath(root), []byte("version: 1\npolicy: default\n"+tc.llm), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c := find(runDoctor(t, root), "judge")
+			if c.Status != tc.want || !strings.Contains(c.Detail, tc.detail) {
+				t.Errorf("got %s %q, want %s containing %q", c.Status, c.Detail, tc.want, tc.detail)
+			}
+		})
 	}
 }
