@@ -54,6 +54,10 @@ type Config struct {
 	Audit Appender
 	// Judge is tier 2 (*judge.Judge); nil leaves escalations ESCALATE.
 	Judge Judge
+	// Supervisor (*judge.Judge with judge.SupervisorProfile) sees every
+	// allowed access to sensitive data classes (memory, screen,
+	// clipboard, files labelled restricted or above); nil: none.
+	Supervisor Judge
 	// Approver is tier 3 (*approval.Broker): what is still ESCALATE is
 	// asked of a human; nil reports it as ESCALATE.
 	Approver Approver
@@ -63,17 +67,18 @@ type Config struct {
 
 // Gate evaluates actions. It is safe for concurrent use.
 type Gate struct {
-	ws, home string
-	policy   *policy.Policy
-	guard    *guard.Guard
-	now      func() time.Time
-	stages   []stage
-	prov     *provenance
-	ifc      *ifc.Tracker
-	audit    Appender
-	classify ifc.ContentClassifier
-	tier2    Judge
-	approver Approver
+	ws, home   string
+	policy     *policy.Policy
+	guard      *guard.Guard
+	now        func() time.Time
+	stages     []stage
+	prov       *provenance
+	ifc        *ifc.Tracker
+	audit      Appender
+	classify   ifc.ContentClassifier
+	tier2      Judge
+	approver   Approver
+	supervisor Judge
 }
 
 // Judge decides what the deterministic tiers escalated (*judge.Judge).
@@ -110,7 +115,7 @@ func New(cfg Config) (*Gate, error) {
 	}
 	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home), now: now, prov: newProvenance(), ifc: tr,
 		audit: cfg.Audit, classify: cfg.Classifier, tier2: cfg.Judge,
-		approver: cfg.Approver}
+		approver: cfg.Approver, supervisor: cfg.Supervisor}
 	g.stages = pipeline
 	return g, nil
 }
@@ -187,6 +192,7 @@ func (g *Gate) Evaluate(ctx context.Context, r Request) (v verdict.Verdict) {
 		}
 		if out, done := s.run(g, st); done {
 			out.Hash = st.hash
+			out = g.supervise(st, out)
 			out = g.human(st, out)
 			if out.Decision != verdict.Block && st.act != nil {
 				// It may run: what it downloads is remembered for the session.

@@ -137,5 +137,8 @@ func (w *Workspace) GateConfig(home string) shield.Config {
 	if w.judge != nil {
 		cfg.Judge = w.judge
 	}
+	if w.super != nil {
+		cfg.Supervisor = w.super
+	}
 	return cfg
 }

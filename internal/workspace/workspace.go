@@ -35,6 +35,7 @@ type Workspace struct {
 	DB     *store.DB
 	Audit  *audit.Log
 	judge  *judge.Judge // tier 2, when the config names a shield model
+	super  *judge.Judge // the supervisor of sensitive data access (same model)
 }
 
 // Open opens the database and the audit chain of the workspace at root
@@ -63,7 +64,10 @@ func Open(ctx context.Context, root string) (*Workspace, error) {
 		return nil, errors.Join(fmt.Errorf("open workspace %s: %w", root, err), db.Close())
 	}
 	w := &Workspace{Root: root, Config: cfg, DB: db, Audit: log}
-	if w.judge, err = newJudge(w); err != nil {
+	if w.judge, err = newJudge(w); err == nil && w.judge != nil {
+		w.super, err = newJudgeProfile(w, judge.SupervisorProfile())
+	}
+	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open workspace %s: %w", root, err), log.Close(), db.Close())
 	}
 	return w, nil
