@@ -17,7 +17,7 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/
+	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/ ./llm/
 
 fuzz:
 	$(GO) test ./shell/  -run='^$$' -fuzz=FuzzAnalyze -fuzztime=$(FUZZTIME)
@@ -33,6 +33,8 @@ fuzz:
 	$(GO) test ./approval/ -run='^$$' -fuzz=FuzzRedactPayload -fuzztime=$(FUZZTIME)
 	$(GO) test ./approval/ -run='^$$' -fuzz=FuzzVerifySignature -fuzztime=$(FUZZTIME)
 	$(GO) test ./action/ -run='^$$' -fuzz=FuzzDuplicateKeys -fuzztime=$(FUZZTIME)
+	$(GO) test ./llm/ -run='^$$' -fuzz='^FuzzSSEReader$$' -fuzztime=$(FUZZTIME)
+	$(GO) test ./llm/ -run='^$$' -fuzz='^FuzzParseConfig$$' -fuzzminimizetime=2s -fuzztime=$(FUZZTIME)
 
 corpus:
 	$(GO) run ./cmd/parallax eval testdata/corpus

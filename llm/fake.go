@@ -130,7 +130,7 @@ func fakeEvents(r *Response) []Event {
 			Event{Kind: EventToolDelta, Index: i, Delta: in[half:]},
 			Event{Kind: EventToolEnd, Index: i, ToolCall: tc})
 	}
-	return append(evs, Event{Kind: EventDone, StopReason: r.StopReason, Usage: r.Usage, Model: r.Model})
+	return append(evs, Event{Kind: EventDone, StopReason: r.StopReason, Usage: r.Usage, Model: r.Model, Attempts: r.Attempts})
 }
 
 type fakeStream struct {

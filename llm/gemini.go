@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -36,9 +37,16 @@ func newGemini(base, key string, hc *http.Client) *geminiBackend {
 // without one; they are not sent back to the API.
 const geminiCallPrefix = "gemini_call_"
 
-func (g *geminiBackend) endpoint(model, method string) string {
+// geminiModelRE is what a Gemini model id looks like; anything else
+// could change the method in the URL.
+var geminiModelRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+func (g *geminiBackend) endpoint(model, method string) (string, error) {
 	model = strings.TrimPrefix(model, "models/")
-	return g.base + "/v1beta/models/" + url.PathEscape(model) + ":" + method
+	if !geminiModelRE.MatchString(model) {
+		return "", fmt.Errorf("%w: gemini model %q is not a model id", errInvalid, model)
+	}
+	return g.base + "/v1beta/models/" + url.PathEscape(model) + ":" + method, nil
 }
 
 // post sends one request. An error status is returned as an error; the
@@ -70,7 +78,11 @@ func (g *geminiBackend) post(ctx context.Context, u string, req *Request, sse bo
 }
 
 func (g *geminiBackend) complete(ctx context.Context, req *Request) (*Response, error) {
-	resp, err := g.post(ctx, g.endpoint(req.Model, "generateContent"), req, false)
+	u, err := g.endpoint(req.Model, "generateContent")
+	if err != nil {
+		return nil, err
+	}
+	resp, err := g.post(ctx, u, req, false)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +99,11 @@ func (g *geminiBackend) complete(ctx context.Context, req *Request) (*Response, 
 }
 
 func (g *geminiBackend) stream(ctx context.Context, req *Request) (eventSource, error) {
-	resp, err := g.post(ctx, g.endpoint(req.Model, "streamGenerateContent")+"?alt=sse", req, true)
+	u, err := g.endpoint(req.Model, "streamGenerateContent")
+	if err != nil {
+		return nil, err
+	}
+	resp, err := g.post(ctx, u+"?alt=sse", req, true)
 	if err != nil {
 		return nil, err
 	}

@@ -151,7 +151,7 @@ const (
 	EventToolStart                      // Index, ToolCall.ID, ToolCall.Name
 	EventToolDelta                      // Index, Delta: a piece of the arguments' JSON
 	EventToolEnd                        // Index, ToolCall complete with Input
-	EventDone                           // StopReason, Usage, Model
+	EventDone                           // StopReason, Usage, Model, Attempts
 )
 
 // String names the kind.
@@ -182,6 +182,8 @@ type Event struct {
 	StopReason StopReason
 	Usage      Usage
 	Model      string
+	// Attempts is how many requests the stream took to start.
+	Attempts int
 }
 
 // Collect reads s to its end and returns the answer it carried. It
@@ -209,7 +211,7 @@ func Collect(s Stream) (resp *Response, err error) {
 			out.ToolCalls = append(out.ToolCalls, ev.ToolCall)
 		case EventDone:
 			out.Text = text.String()
-			out.StopReason, out.Usage, out.Model = ev.StopReason, ev.Usage, ev.Model
+			out.StopReason, out.Usage, out.Model, out.Attempts = ev.StopReason, ev.Usage, ev.Model, ev.Attempts
 			return out, nil
 		case EventToolStart, EventToolDelta:
 		}

@@ -245,6 +245,7 @@ func TestStreamRetriedBeforeStart(t *testing.T) {
 				t.Fatalf("collect: %v", err)
 			}
 			expectEqual(t, "text", resp.Text, helloText)
+			expectEqual(t, "attempts", resp.Attempts, 3)
 			expectEqual(t, "requests", len(ws.requests()), 3)
 		})
 	}

@@ -190,6 +190,7 @@ func TestInvalidRequestNotSent(t *testing.T) {
 		"bad tool input": {Messages: []Message{UserText("x"), {Role: Assistant, Content: []Part{
 			ToolUsePart(ToolCall{ID: "a", Name: "b", Input: json.RawMessage(`"str"`)})}}}},
 		"negative max tokens": {Messages: []Message{UserText("x")}, MaxTokens: -1},
+		"bad model override":  {Model: "x y", Messages: []Message{UserText("x")}},
 	}
 	for _, k := range kits {
 		for name, req := range bad {
@@ -204,4 +205,20 @@ func TestInvalidRequestNotSent(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestGeminiModelInURL: a model id that would change the URL's method
+// is refused before anything is sent.
+func TestGeminiModelInURL(t *testing.T) {
+	p, ws, _ := setup(t, kits[3], nil, reply{file: "text.json"})
+	req := helloRequest()
+	req.Model = "gemini-2.5-flash:streamGenerateContent"
+	_, err := p.Complete(context.Background(), req)
+	expectEqual(t, "kind", asError(t, err).Kind, KindInvalid)
+	req.Model = "models/gemini-2.5-flash"
+	if _, err := p.Complete(context.Background(), req); err != nil {
+		t.Fatalf("models/ prefix: %v", err)
+	}
+	expectEqual(t, "requests", len(ws.requests()), 1)
+	expectEqual(t, "path", ws.requests()[0].Path, kits[3].path)
 }

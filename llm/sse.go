@@ -20,7 +20,7 @@ type sseReader struct {
 
 func newSSEReader(r io.Reader) *sseReader {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxSSEEvent)
+	sc.Buffer(make([]byte, 0, 4<<10), maxSSEEvent)
 	sc.Split(splitSSELines)
 	return &sseReader{sc: sc}
 }

@@ -99,6 +99,7 @@ func (s *stream) Next() (Event, error) {
 
 func (s *stream) deliver(ev Event) Event {
 	if ev.Kind == EventDone {
+		ev.Attempts = s.attempts
 		s.done = true
 		s.idle.stop()
 	}
