@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/parallax/parallax/internal/flock"
 )
 
 // Options configure a Log. The zero value is usable.
@@ -111,11 +113,11 @@ func openLog(path string, opts Options) (*Log, error) {
 
 // withLock runs fn holding the exclusive file lock.
 func (l *Log) withLock(fn func() error) error {
-	if err := lockFile(l.f, true); err != nil {
+	if err := flock.Lock(l.f, true); err != nil {
 		return err
 	}
 	err := fn()
-	return errors.Join(err, unlockFile(l.f))
+	return errors.Join(err, flock.Unlock(l.f))
 }
 
 // load reads the tail and the head (creating the head of a new chain).

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parallax/parallax/internal/flock"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -295,11 +296,11 @@ func holdLock(t *testing.T, path string) (release func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lockFile(f, true); err != nil {
+	if err := flock.Lock(f, true); err != nil {
 		t.Fatal(err)
 	}
 	var once sync.Once
-	release = func() { once.Do(func() { _ = unlockFile(f); _ = f.Close() }) }
+	release = func() { once.Do(func() { _ = flock.Unlock(f); _ = f.Close() }) }
 	t.Cleanup(release)
 	return release
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/parallax/parallax/internal/flock"
 )
 
 const (
@@ -109,7 +111,7 @@ func TestChildCrasher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lockFile(f, true); err != nil {
+	if err := flock.Lock(f, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.Write([]byte(`{"v":1,"seq":4,"time":"2026-03-01T12:0`)); err != nil {

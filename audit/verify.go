@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/parallax/parallax/internal/flock"
 )
 
 // VerifyOptions add external anchors to the check.
@@ -57,10 +59,10 @@ func Verify(path string, opts VerifyOptions) (Report, error) {
 // snapshot takes the file size and the head under a shared lock. A
 // malformed head is returned as headErr, an I/O failure as err.
 func snapshot(f *os.File, path string) (size int64, h Anchor, ok bool, headErr, err error) {
-	if err := lockFile(f, false); err != nil {
+	if err := flock.Lock(f, false); err != nil {
 		return 0, Anchor{}, false, nil, err
 	}
-	defer func() { _ = unlockFile(f) }() // closing the file releases it too
+	defer func() { _ = flock.Unlock(f) }() // closing the file releases it too
 	st, err := f.Stat()
 	if err != nil {
 		return 0, Anchor{}, false, nil, fmt.Errorf("stat %s: %w", path, err)

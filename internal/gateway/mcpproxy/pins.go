@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/parallax/parallax/internal/flock"
 )
 
 // PinsVersion is the format version of pins.json.
@@ -182,10 +183,10 @@ func (f FilePins) Update(_ context.Context, server string, fn func(*ServerPins) 
 		return fmt.Errorf("update pins %s: %w", f.Path, err)
 	}
 	defer func() { err = errors.Join(err, lock.Close()) }()
-	if err := lockFile(lock); err != nil {
+	if err := flock.Lock(lock, true); err != nil {
 		return fmt.Errorf("update pins %s: %w", f.Path, err)
 	}
-	defer func() { err = errors.Join(err, unlockFile(lock)) }()
+	defer func() { err = errors.Join(err, flock.Unlock(lock)) }()
 	pf, err := readPins(f.Path)
 	if err != nil {
 		return err

@@ -1,6 +1,9 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package audit
+// Package flock takes advisory whole-file locks (flock) across processes:
+// the audit chain, the MCP pins file and the store's first open use it.
+// Where flock does not exist, locking fails: callers fail closed.
+package flock
 
 import (
 	"errors"
@@ -9,9 +12,9 @@ import (
 	"syscall"
 )
 
-// lockFile takes an advisory flock on f: exclusive for writers, shared for
-// readers. It blocks until granted and retries when a signal interrupts it.
-func lockFile(f *os.File, exclusive bool) error {
+// Lock takes a flock on f, exclusive or shared, waiting until granted and
+// retrying when a signal interrupts the wait.
+func Lock(f *os.File, exclusive bool) error {
 	how := syscall.LOCK_SH
 	if exclusive {
 		how = syscall.LOCK_EX
@@ -28,8 +31,8 @@ func lockFile(f *os.File, exclusive bool) error {
 	}
 }
 
-// unlockFile releases the flock on f.
-func unlockFile(f *os.File) error {
+// Unlock releases the flock on f (closing f releases it too).
+func Unlock(f *os.File) error {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN); err != nil { //nolint:gosec // a file descriptor fits in int
 		return fmt.Errorf("unlock %s: %w", f.Name(), err)
 	}

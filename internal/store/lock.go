@@ -1,34 +1,31 @@
-//go:build unix
-
 package store
 
 import (
 	"fmt"
 	"os"
-	"syscall"
+
+	"github.com/parallax/parallax/internal/flock"
 )
 
 // setupLock takes an exclusive lock on path+".lock" for the setup of a
 // connection (journal mode, migrations): SQLite cannot switch a brand-new
 // file to WAL from several processes at once without I/O errors. The
-// returned function releases it.
+// returned function releases it. Where flock does not exist, setup goes
+// on without it, relying on SQLite's own locking and the retry in Open.
 func setupLock(path string) (func(), error) {
 	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open setup lock: %w", err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err != nil {
+	if err := flock.Lock(f, true); err != nil {
 		_ = f.Close()
+		if flockMissing {
+			return func() {}, nil
+		}
 		return nil, fmt.Errorf("take setup lock: %w", err)
 	}
 	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = flock.Unlock(f)
 		_ = f.Close()
 	}, nil
 }
