@@ -72,7 +72,7 @@ func ReadToken(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("read token %s: %w", path, err)
 	}
-	tok := strings.TrimSuffix(string(b), "\n")
+	tok := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
 	if len(tok) != tokenHexChars || !isLowerHex(tok) {
 		return "", fmt.Errorf("read token %s: %w: want %d lower-case hex characters, got %d bytes", path,
 			ErrBadToken, tokenHexChars, len(b))

@@ -24,12 +24,12 @@ func TestLoadToken(t *testing.T) {
 		{"missing", func(*testing.T, string) {}, "", "run parallax init", ""},
 		{"group readable", writeToken(testToken, 0o640), "", "mode 0640", testToken},
 		{"world readable", writeToken(testToken, 0o604), "", "chmod 600", testToken},
-		{"short", writeToken(testToken[:63], 0o600), "", "malformed", testToken[:63]},
-		{"long", writeToken(testToken+"0", 0o600), "", "malformed", testToken},
-		{"not hex", writeToken(secretish, 0o600), "", "malformed", secretish},
-		{"upper case", writeToken(strings.ToUpper(testToken), 0o600), "", "malformed", strings.ToUpper(testToken)},
-		{"two lines", writeToken(testToken+"\n\n", 0o600), "", "malformed", testToken},
-		{"empty", writeToken("", 0o600), "", "malformed", ""},
+		{"short", writeToken(testToken[:63], 0o600), "", "want 64 lower-case hex characters", testToken[:63]},
+		{"long", writeToken(testToken+"0", 0o600), "", "want 64 lower-case hex characters", testToken},
+		{"not hex", writeToken(secretish, 0o600), "", "want 64 lower-case hex characters", secretish},
+		{"upper case", writeToken(strings.ToUpper(testToken), 0o600), "", "want 64 lower-case hex characters", strings.ToUpper(testToken)},
+		{"two lines", writeToken(testToken+"\n\n", 0o600), "", "want 64 lower-case hex characters", testToken},
+		{"empty", writeToken("", 0o600), "", "want 64 lower-case hex characters", ""},
 		{"directory", func(t *testing.T, path string) {
 			if err := os.Mkdir(path, 0o700); err != nil {
 				t.Fatal(err)
