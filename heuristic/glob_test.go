@@ -108,3 +108,37 @@ func TestSegmentPrefiltersAreSound(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixIndexIsSound: the prefix index leaves out only rules a glob
+// cannot meet, for every path set and a spread of globs.
+func TestPrefixIndexIsSound(t *testing.T) {
+	globs := []string{"/home/dev/project/*/*.rm", "/home/dev/*", "/home/*/.ssh/*", "/*/*/.bashrc", "/etc/cron.d/*",
+		"/home/dev/.aws/cred*", "/*", "/tmp/*", "/home/dev/project/.env*", "/root/.*", "/var/log/*.log",
+		"/home/dev/.config/*/autostart/*", "/home/dev/project/.git/hooks/*", "/Users/x/Library/*/*"}
+	sets := []*pathSet{credentialPaths, exfilSources, persistencePaths, systemPaths, logPaths, historyPaths, privilegePaths}
+	for _, set := range sets {
+		v := set.view("/home/dev")
+		for _, g := range globs {
+			in := map[int]bool{}
+			for _, i := range v.candidates(literalPrefix(g), nil) {
+				in[i] = true
+			}
+			for i, r := range v.rules {
+				if !in[i] && globIntersect(g, r.pat) {
+					t.Errorf("%s: the index leaves out %s, which it meets", g, r.pat)
+				}
+			}
+		}
+		for _, dir := range []string{"/home/dev/project", "/", "/home", "/etc", "/home/dev"} {
+			in := map[int]bool{}
+			for _, i := range v.candidates(dir, nil) {
+				in[i] = true
+			}
+			for i, r := range v.rules {
+				if !in[i] && (r.pat == dir || reaches(dir, r.pat)) {
+					t.Errorf("dir %s: the index leaves out %s, which reaches it", dir, r.pat)
+				}
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"sort"
 	"strings"
 	"sync"
 
@@ -27,9 +28,51 @@ type pathSet struct {
 	views sync.Map // home → *setView
 }
 
-// setView is a pathSet's patterns made absolute for one home.
+// setView is a pathSet's patterns made absolute for one home, indexed by
+// their literal prefixes.
 type setView struct {
-	rules []viewRule
+	rules  []viewRule
+	exact  map[string][]int // literal prefix → rules
+	lens   []int            // the distinct literal prefix lengths, ascending
+	sorted []prefixRef      // rules by literal prefix
+}
+
+type prefixRef struct {
+	prefix string
+	i      int
+}
+
+// index builds the prefix index of v.rules.
+func (v *setView) index() {
+	v.exact = make(map[string][]int, len(v.rules))
+	seen := map[int]bool{}
+	for i, r := range v.rules {
+		v.exact[r.prefix] = append(v.exact[r.prefix], i)
+		v.sorted = append(v.sorted, prefixRef{r.prefix, i})
+		if !seen[len(r.prefix)] {
+			seen[len(r.prefix)] = true
+			v.lens = append(v.lens, len(r.prefix))
+		}
+	}
+	sort.Ints(v.lens)
+	sort.Slice(v.sorted, func(a, b int) bool { return v.sorted[a].prefix < v.sorted[b].prefix })
+}
+
+// candidates appends the rules whose literal prefix agrees with gp (one is
+// a prefix of the other): the only ones a glob with literal prefix gp can
+// meet.
+func (v *setView) candidates(gp string, out []int) []int {
+	for _, n := range v.lens {
+		if n > len(gp) {
+			break
+		}
+		out = append(out, v.exact[gp[:n]]...)
+	}
+	lo := sort.Search(len(v.sorted), func(i int) bool { return v.sorted[i].prefix > gp })
+	for i := lo; i < len(v.sorted) && strings.HasPrefix(v.sorted[i].prefix, gp); i++ {
+		out = append(out, v.sorted[i].i)
+	}
+	return out
 }
 
 // viewRule is one absolute rule pattern with its literal ends.
@@ -83,6 +126,7 @@ func (s *pathSet) view(home string) *setView {
 			add(p, "")
 		}
 	}
+	v.index()
 	actual, _ := s.views.LoadOrStore(home, v)
 	return actual.(*setView)
 }
@@ -177,9 +221,21 @@ func (s *pathSet) matchGlob(g, home string) bool {
 	}
 	gp, gs, gb := literalPrefix(g), literalSuffix(g), baseName(g)
 	var gt []gtok
-	for _, r := range s.view(home).rules {
-		if fold {
-			r = *r.lower
+	v := s.view(home)
+	var idx []int
+	if !fold {
+		var buf [32]int
+		idx = v.candidates(gp, buf[:0])
+	}
+	for k := 0; ; k++ {
+		var r *viewRule
+		switch {
+		case fold && k < len(v.rules):
+			r = v.rules[k].lower
+		case !fold && k < len(idx):
+			r = &v.rules[idx[k]]
+		default:
+			return false
 		}
 		if endsDisjoint(gp, gs, r.prefix, r.suffix) {
 			continue
@@ -191,7 +247,6 @@ func (s *pathSet) matchGlob(g, home string) bool {
 			return true
 		}
 	}
-	return false
 }
 
 // matchScope reports whether a filtered find under dir (name is its
@@ -208,7 +263,10 @@ func (s *pathSet) matchScope(dir, name, home string) bool {
 	ext, isExt := strings.CutPrefix(name, "*")
 	isExt = isExt && strings.HasPrefix(ext, ".") && !strings.ContainsAny(ext, "*?[")
 	var nt []gtok // name compiled once, for the rules that need the automaton
-	for _, r := range s.view(home).rules {
+	v := s.view(home)
+	var buf [32]int
+	for _, i := range v.candidates(dir, buf[:0]) {
+		r := v.rules[i]
 		if r.pat != dir && !reaches(dir, r.pat) {
 			continue
 		}
