@@ -6,6 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/parallax/parallax/internal/yamlfile"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -28,7 +29,7 @@ func (c *pcompiler) rules(n *yaml.Node) []prule {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		c.problem(n.Line, "", fmt.Sprintf("rules: want a list of rules, got %s", kindOf(n)))
+		c.problem(n.Line, "", fmt.Sprintf("rules: want a list of rules, got %s", yamlfile.KindOf(n)))
 		return nil
 	}
 	var out []prule
@@ -44,7 +45,7 @@ func (c *pcompiler) rules(n *yaml.Node) []prule {
 func (c *pcompiler) rule(i int, n *yaml.Node) (prule, bool) {
 	label := fmt.Sprintf("rules[%d]", i)
 	if n.Kind != yaml.MappingNode {
-		c.problem(n.Line, "", fmt.Sprintf("%s: want a rule mapping, got %s", label, kindOf(n)))
+		c.problem(n.Line, "", fmt.Sprintf("%s: want a rule mapping, got %s", label, yamlfile.KindOf(n)))
 		return prule{}, false
 	}
 	for j := 0; j+1 < len(n.Content); j += 2 {

@@ -106,7 +106,7 @@ func (c *pcompiler) root(data []byte) *yaml.Node {
 		c.problem(extra.Line, "", "more than one YAML document")
 		return nil
 	}
-	if bad := findAlias(&doc); bad != nil {
+	if bad := yamlfile.FindAlias(&doc); bad != nil {
 		c.problem(bad.Line, "", "YAML aliases are not supported in ifc policies")
 		return nil
 	}
@@ -178,35 +178,10 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func findAlias(n *yaml.Node) *yaml.Node {
-	if n.Kind == yaml.AliasNode {
-		return n
-	}
-	for _, ch := range n.Content {
-		if a := findAlias(ch); a != nil {
-			return a
-		}
-	}
-	return nil
-}
-
-func kindOf(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		return strings.TrimPrefix(n.Tag, "!!") + " " + strconv.Quote(n.Value)
-	case yaml.DocumentNode, yaml.AliasNode:
-	}
-	return "something else"
-}
-
 // str reads a YAML string scalar.
 func (c *pcompiler) str(n *yaml.Node, rule, key string) (string, bool) {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
-		c.problem(n.Line, rule, fmt.Sprintf("%s: want a string, got %s", key, kindOf(n)))
+		c.problem(n.Line, rule, fmt.Sprintf("%s: want a string, got %s", key, yamlfile.KindOf(n)))
 		return "", false
 	}
 	return n.Value, true
@@ -233,7 +208,7 @@ func (c *pcompiler) decision(n *yaml.Node, rule string) (verdict.Decision, bool)
 // list returns the string items of a YAML list.
 func (c *pcompiler) list(n *yaml.Node, rule, key string, emptyOK bool) ([]*yaml.Node, bool) {
 	if n.Kind != yaml.SequenceNode {
-		c.problem(n.Line, rule, fmt.Sprintf("%s: want a list, got %s", key, kindOf(n)))
+		c.problem(n.Line, rule, fmt.Sprintf("%s: want a list, got %s", key, yamlfile.KindOf(n)))
 		return nil, false
 	}
 	if len(n.Content) == 0 && !emptyOK {

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/internal/yamlfile"
 	"github.com/parallax/parallax/shell"
 )
 
@@ -40,7 +41,7 @@ func (x *ruleCtx) fail(n *yaml.Node, format string, args ...any) {
 // rule compiles one entry of a section; nil when it has problems.
 func (c *compiler) rule(sec section, idx int, n *yaml.Node) *rule {
 	if n.Kind != yaml.MappingNode {
-		c.problem(n.Line, "", fmt.Sprintf("%s[%d]: want a rule mapping, got %s", sec, idx, kindOf(n)))
+		c.problem(n.Line, "", fmt.Sprintf("%s[%d]: want a rule mapping, got %s", sec, idx, yamlfile.KindOf(n)))
 		return nil
 	}
 	x := &ruleCtx{c: c}
@@ -230,7 +231,7 @@ func mapGet(n *yaml.Node, key string) *yaml.Node {
 
 func (x *ruleCtx) str(n *yaml.Node) string {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
-		x.fail(n, "want a string, got %s (quote it)", kindOf(n))
+		x.fail(n, "want a string, got %s (quote it)", yamlfile.KindOf(n))
 		return ""
 	}
 	return n.Value
@@ -238,7 +239,7 @@ func (x *ruleCtx) str(n *yaml.Node) string {
 
 func (x *ruleCtx) strList(n *yaml.Node) []string {
 	if n.Kind != yaml.SequenceNode {
-		x.fail(n, "want a list of strings, got %s", kindOf(n))
+		x.fail(n, "want a list of strings, got %s", yamlfile.KindOf(n))
 		return nil
 	}
 	if len(n.Content) == 0 {
@@ -258,7 +259,7 @@ func (x *ruleCtx) strList(n *yaml.Node) []string {
 
 func (x *ruleCtx) integer(n *yaml.Node) int {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-		x.fail(n, "want an integer, got %s", kindOf(n))
+		x.fail(n, "want an integer, got %s", yamlfile.KindOf(n))
 		return 0
 	}
 	v, err := strconv.Atoi(n.Value)
@@ -280,7 +281,7 @@ func (x *ruleCtx) tier(n *yaml.Node) int {
 
 func (x *ruleCtx) boolean(n *yaml.Node) bool {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		x.fail(n, "want true or false, got %s", kindOf(n))
+		x.fail(n, "want true or false, got %s", yamlfile.KindOf(n))
 		return false
 	}
 	return n.Value == "true"

@@ -110,7 +110,7 @@ func (c *compiler) document(data []byte) {
 		c.problem(extra.Line, "", "more than one YAML document")
 		return
 	}
-	if bad := findAlias(&doc); bad != nil {
+	if bad := yamlfile.FindAlias(&doc); bad != nil {
 		c.problem(bad.Line, "", "YAML aliases are not supported in policies")
 		return
 	}
@@ -143,7 +143,7 @@ func (c *compiler) document(data []byte) {
 			continue
 		}
 		if val.Kind != yaml.SequenceNode {
-			c.problem(val.Line, "", fmt.Sprintf("%s: want a list of rules, got %s", k.Value, kindOf(val)))
+			c.problem(val.Line, "", fmt.Sprintf("%s: want a list of rules, got %s", k.Value, yamlfile.KindOf(val)))
 			continue
 		}
 		for j, item := range val.Content {
@@ -169,29 +169,4 @@ func sortSections(rs []*rule) []*rule {
 func sortChain(rs []*rule) []*rule {
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].priority < rs[j].priority })
 	return rs
-}
-
-func findAlias(n *yaml.Node) *yaml.Node {
-	if n.Kind == yaml.AliasNode {
-		return n
-	}
-	for _, ch := range n.Content {
-		if a := findAlias(ch); a != nil {
-			return a
-		}
-	}
-	return nil
-}
-
-func kindOf(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		return strings.TrimPrefix(n.Tag, "!!") + " " + strconv.Quote(n.Value)
-	case yaml.DocumentNode, yaml.AliasNode:
-	}
-	return "something else"
 }

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Problem is one thing wrong with a rule file.
@@ -79,4 +81,33 @@ func (p Presets) Source(name string) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("unknown %s preset %q (want %s)", p.Kind, name, strings.Join(p.Names(), ", "))
+}
+
+// FindAlias returns the first alias node in n (rule files refuse them: an
+// alias can make one line mean two rules), or nil.
+func FindAlias(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		return n
+	}
+	for _, ch := range n.Content {
+		if a := FindAlias(ch); a != nil {
+			return a
+		}
+	}
+	return nil
+}
+
+// KindOf names what a node is, for an error: "a mapping", "a list",
+// or a scalar's tag and value.
+func KindOf(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return strings.TrimPrefix(n.Tag, "!!") + " " + strconv.Quote(n.Value)
+	case yaml.DocumentNode, yaml.AliasNode:
+	}
+	return "something else"
 }
