@@ -89,19 +89,26 @@ func mapEdit(c *mapCtx, f *fields) (Mapped, error) {
 	if err != nil {
 		return Mapped{}, err
 	}
-	old, err := f.str("old_string", true, false)
+	old, repl, err := editTexts(f)
 	if err != nil {
 		return Mapped{}, err
 	}
-	repl, err := f.str("new_string", true, false)
-	if err != nil {
-		return Mapped{}, err
-	}
-	// replace_all changes how many places get the same new text in the
-	// same file: the gate judges the file and the text.
-	f.drop("replace_all")
 	return payloadOf(Mapped{Type: action.EditFile, Files: []string{p}},
 		action.EditFilePayload{Path: p, Old: old, New: repl})
+}
+
+// editTexts reads one edit's old_string and new_string. replace_all
+// changes how many places get the same new text in the same file: the
+// gate judges the file and the text, so it is dropped.
+func editTexts(f *fields) (old, repl string, err error) {
+	if old, err = f.str("old_string", true, false); err != nil {
+		return "", "", err
+	}
+	if repl, err = f.str("new_string", true, false); err != nil {
+		return "", "", err
+	}
+	f.drop("replace_all")
+	return old, repl, nil
 }
 
 // mapMultiEdit: MultiEdit {file_path, edits:[{old_string, new_string,
@@ -123,15 +130,10 @@ func mapMultiEdit(c *mapCtx, f *fields) (Mapped, error) {
 		if err != nil {
 			return Mapped{}, err
 		}
-		o, err := e.str("old_string", true, false)
+		o, n, err := editTexts(e)
 		if err != nil {
 			return Mapped{}, err
 		}
-		n, err := e.str("new_string", true, false)
-		if err != nil {
-			return Mapped{}, err
-		}
-		e.drop("replace_all")
 		olds, news = append(olds, o), append(news, n)
 		unknown = append(unknown, e.unknown()...)
 	}
