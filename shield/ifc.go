@@ -117,16 +117,18 @@ func (g *Gate) Observe(ctx context.Context, r Request) (err error) {
 			return fmt.Errorf("observe: %w", err)
 		}
 	}
+	// The result is classified once, here: the tracker gets the level and
+	// labels (as an executor's content tags), the audit entry names them.
+	lvl, labels := ifc.Public, []string(nil)
+	if g.classify != nil && r.Result != "" {
+		lvl, labels = g.classify.Classify(r.Result)
+	}
 	in := ifc.Input{Session: r.Session, Action: a, Effects: eff}
-	if err := g.ifc.Observe(ctx, in, ifc.Output{Text: r.Result}); err != nil {
+	if err := g.ifc.Observe(ctx, in, ifc.Output{Level: lvl, Labels: labels}); err != nil {
 		return fmt.Errorf("observe: %w", err)
 	}
 	if g.audit == nil {
 		return nil
-	}
-	lvl, labels := ifc.Public, []string(nil)
-	if g.classify != nil && r.Result != "" {
-		lvl, labels = g.classify.Classify(r.Result)
 	}
 	hash, _ := action.Hash(a)
 	e := audit.Event{Type: audit.IFCClassified, Session: r.Session, ActionType: r.Type, ActionHash: hash,
