@@ -107,14 +107,19 @@ func segIntersectTable(g, r string, dots bool) bool {
 // side literal, the other free of brackets (whose shell syntax, [!x],
 // path.Match does not share). done is false otherwise.
 func segIntersectSimple(g, r string, dots bool) (ok, done bool) {
-	gm, rm := strings.ContainsAny(g, "*?[\\"), strings.ContainsAny(r, "*?[\\")
+	return segSimple(g, strings.ContainsAny(g, "*?[\\"), strings.ContainsAny(g, "[\\"),
+		r, strings.ContainsAny(r, "*?[\\"), strings.ContainsAny(r, "[\\"), dots)
+}
+
+// segSimple is segIntersectSimple with both sides' metacharacters known.
+func segSimple(g string, gm, gbrack bool, r string, rm, rbrack bool, dots bool) (ok, done bool) {
 	switch {
 	case !gm && !rm:
 		return g == r, true
-	case !gm && !strings.ContainsAny(r, "[\\"):
+	case !gm && !rbrack:
 		m, err := path.Match(r, g)
 		return m || err != nil, true
-	case !rm && !strings.ContainsAny(g, "[\\"):
+	case !rm && !gbrack:
 		if !dots && strings.HasPrefix(r, ".") && (g[0] == '*' || g[0] == '?') {
 			return false, true
 		}
@@ -141,15 +146,15 @@ func hasLiteral(s string) bool {
 // rule path (exact) or lie at or below it (tree). A "**" segment of a
 // recursive glob matches any run of segments: it reaches the rule path
 // only when deep is set.
-func reach(segs, rule []string, exact, recursive, deep bool) bool {
-	for i, rs := range rule {
+func reach(segs []segGlob, rule []affix, exact, recursive, deep bool) bool {
+	for i := range rule {
 		if i >= len(segs) {
 			return false
 		}
-		if recursive && segs[i] == "**" {
+		if recursive && segs[i].g == "**" {
 			return deep
 		}
-		if !segIntersect(segs[i], rs, recursive) {
+		if !segs[i].meets(&rule[i]) {
 			return false
 		}
 	}
@@ -157,7 +162,7 @@ func reach(segs, rule []string, exact, recursive, deep bool) bool {
 		return true
 	}
 	for _, s := range segs[len(rule):] {
-		if recursive && s == "**" {
+		if recursive && s.g == "**" {
 			return deep
 		}
 	}
@@ -190,6 +195,10 @@ func (c *Paths) ClassifyGlob(pat string, recursive, broad bool) PathLabel {
 		segs = []string{path.Base(pat)}
 	}
 	last := strings.ToLower(segs[len(segs)-1])
+	gsegs := make([]segGlob, len(segs))
+	for i, s := range segs {
+		gsegs[i] = newSegGlob(s, recursive)
+	}
 	if strings.HasPrefix(pat, "/") {
 		dir := literalDir(pat)
 		for _, t := range c.treeList {
@@ -200,12 +209,12 @@ func (c *Paths) ClassifyGlob(pat string, recursive, broad bool) PathLabel {
 				continue
 			}
 			deep := broad && !under(t.root, c.ws)
-			if reach(segs, t.segs, false, recursive, deep) && !c.globExcepted(t.rule, segs, len(t.segs), last) {
+			if reach(gsegs, t.pats, false, recursive, deep) && !c.globExcepted(t.rule, segs, len(t.segs), last) {
 				m.hit(t.rule)
 			}
 		}
 		for _, g := range c.globs {
-			if reach(segs, g.segs, true, recursive, broad) {
+			if reach(gsegs, g.pats, true, recursive, broad) {
 				m.hit(g.rule)
 			}
 		}
@@ -237,27 +246,57 @@ func (c *Paths) globNames(m *match, last string, dots bool) {
 		last = "*"
 		dots = true
 	}
+	g := newSegGlob(last, dots)
 	for _, n := range c.nameList {
-		if c.rules[n.rule].Level > Public && segIntersect(last, n.s, dots) {
+		if c.rules[n.rule].Level > Public && g.meets(&n) {
 			m.hit(n.rule)
 		}
 	}
 	for _, a := range c.suffixes {
-		if c.rules[a.rule].Level > Public && segIntersect(last, "?*"+a.s, dots) {
+		if c.rules[a.rule].Level > Public && g.meets(&a) {
 			m.hit(a.rule)
 		}
 	}
 	for _, a := range c.prefixes {
-		if c.rules[a.rule].Level > Public && segIntersect(last, a.s+"*", dots) &&
+		if c.rules[a.rule].Level > Public && g.meets(&a) &&
 			(hasMeta(last) || !c.excepted(a.rule, last)) {
 			m.hit(a.rule)
 		}
 	}
 	for _, a := range c.nameGlobs {
-		if c.rules[a.rule].Level > Public && segIntersect(last, a.s, dots) {
+		if c.rules[a.rule].Level > Public && g.meets(&a) {
 			m.hit(a.rule)
 		}
 	}
+}
+
+// segGlob is one glob segment judged against many rule segments: what
+// segIntersect learns of it is learnt once.
+type segGlob struct {
+	g           string
+	meta, brack bool // holds *?[\, holds [ or \
+	dots        bool
+	pre, suf    string // literal ends, when meta is set and brack is not
+}
+
+func newSegGlob(g string, dots bool) segGlob {
+	s := segGlob{g: g, meta: strings.ContainsAny(g, "*?[\\"), brack: strings.ContainsAny(g, "[\\"), dots: dots}
+	if s.meta && !s.brack {
+		s.pre = g[:strings.IndexAny(g, "*?")]
+		s.suf = g[strings.LastIndexAny(g, "*?")+1:]
+	}
+	return s
+}
+
+// meets is segIntersect(s.g, a.glob, s.dots).
+func (s segGlob) meets(a *affix) bool {
+	if s.meta && !s.brack && !a.meta && (!strings.HasPrefix(a.glob, s.pre) || !strings.HasSuffix(a.glob, s.suf)) {
+		return false // a literal name must carry the glob's literal ends
+	}
+	if ok, done := segSimple(s.g, s.meta, s.brack, a.glob, a.meta, a.brack, s.dots); done {
+		return ok
+	}
+	return segIntersectTable(s.g, a.glob, s.dots)
 }
 
 // globWords applies the document-word rules to the literal words of a

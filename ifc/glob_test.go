@@ -1,6 +1,9 @@
 package ifc
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestSegIntersectSimpleAgreesWithTable(t *testing.T) {
 	segs := []string{"id_rsa", ".ssh", ".env", "*", "*.pem", "id_*", "?d_rsa", ".*", "*.env*", "config", "c?nfig",
@@ -14,6 +17,21 @@ func TestSegIntersectSimpleAgreesWithTable(t *testing.T) {
 				}
 				if want := segIntersectTable(g, r, dots); ok != want {
 					t.Errorf("segIntersectSimple(%q, %q, %v): got %v, the table says %v", g, r, dots, ok, want)
+				}
+			}
+		}
+	}
+}
+
+func TestSegGlobMeetsAgreesWithSegIntersect(t *testing.T) {
+	globs := []string{"*.old", "id_*", "*", "*rsa*", "?d_rsa", ".env*", "[.]env", "a\\*b", "*.pem", "x"}
+	rules := []string{"id_rsa", ".env", ".env.local", "key.pem", "old", "a.old", "*.key", "id_*", "?*.pem", "credentials", "x"}
+	for _, g := range globs {
+		for _, r := range rules {
+			for _, dots := range []bool{false, true} {
+				a := affix{glob: r, meta: strings.ContainsAny(r, "*?[\\\\"), brack: strings.ContainsAny(r, "[\\\\")}
+				if got, want := newSegGlob(g, dots).meets(&a), segIntersect(g, r, dots); got != want {
+					t.Errorf("meets(%q, %q, %v): got %v, segIntersect says %v", g, r, dots, got, want)
 				}
 			}
 		}

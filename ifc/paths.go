@@ -39,12 +39,16 @@ type Paths struct {
 type globRule struct {
 	root string
 	segs []string
+	pats []affix // segs as patterns with their metacharacters known
 	rule int
 }
 
 type affix struct {
 	s    string
 	rule int
+	glob string // the affix as a segment pattern: "?*s" for a suffix, "s*" for a prefix
+	// meta and brack say whether glob holds *?[\ and [\ (segSimple).
+	meta, brack bool
 	// pre and suf are the literal ends of a name glob: a cheap filter
 	// before path.Match.
 	pre, suf string
@@ -90,6 +94,9 @@ func (c *Paths) add(i int) error {
 				return fmt.Errorf("classify paths: rule %s: pattern %q is not absolute", r.ID, p)
 			}
 			g := globRule{root: abs, segs: strings.Split(abs[1:], "/"), rule: i}
+			for _, s := range g.segs {
+				g.pats = append(g.pats, affix{glob: s, meta: strings.ContainsAny(s, "*?[\\"), brack: strings.ContainsAny(s, "[\\")})
+			}
 			if r.Kind == KindTree {
 				c.trees[abs] = append(c.trees[abs], i)
 				c.treeList = append(c.treeList, g)
@@ -101,22 +108,27 @@ func (c *Paths) add(i int) error {
 			}
 		case KindName:
 			c.names[p] = append(c.names[p], i)
-			c.nameList = append(c.nameList, affix{s: p, rule: i})
+			c.nameList = append(c.nameList, affix{s: p, rule: i, glob: p})
 		case KindSuffix:
-			c.suffixes = append(c.suffixes, affix{s: p, rule: i})
+			c.suffixes = append(c.suffixes, affix{s: p, rule: i, glob: "?*" + p})
 		case KindPrefix:
-			c.prefixes = append(c.prefixes, affix{s: p, rule: i})
+			c.prefixes = append(c.prefixes, affix{s: p, rule: i, glob: p + "*"})
 		case KindNameGlob:
 			if _, err := path.Match(p, ""); err != nil {
 				return fmt.Errorf("classify paths: rule %s: pattern %q: %w", r.ID, p, err)
 			}
-			a := affix{s: p, rule: i, pre: p[:strings.IndexAny(p+"*", "*?[")]}
+			a := affix{s: p, rule: i, glob: p, pre: p[:strings.IndexAny(p+"*", "*?[")]}
 			if j := strings.LastIndexAny(p, "*?]"); j >= 0 {
 				a.suf = p[j+1:]
 			}
 			c.nameGlobs = append(c.nameGlobs, a)
 		case KindWord:
 			c.words[p] = append(c.words[p], i)
+		}
+	}
+	for _, list := range [][]affix{c.nameList, c.suffixes, c.prefixes, c.nameGlobs} {
+		for k := range list {
+			list[k].meta, list[k].brack = strings.ContainsAny(list[k].glob, "*?[\\"), strings.ContainsAny(list[k].glob, "[\\")
 		}
 	}
 	return nil
