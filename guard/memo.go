@@ -15,14 +15,16 @@ func (g *Guard) Memo() *Guard {
 }
 
 // maxMemo bounds the entries a memo keeps; beyond it lookups go through.
-const maxMemo = 256
+const maxMemo = 64
 
 type lstatResult struct {
-	fi  fs.FileInfo
-	err error
+	name string
+	fi   fs.FileInfo
+	err  error
 }
 
 type linkResult struct {
+	name   string
 	target string
 	err    error
 }
@@ -31,8 +33,8 @@ type linkResult struct {
 // through when the FS has it.
 type memoFS struct {
 	base  FS
-	stats map[string]lstatResult
-	links map[string]linkResult
+	stats []lstatResult // a decision looks at a few directories: a list beats a map
+	links []linkResult
 }
 
 // memoDirFS is a memoFS over an FS that can list directories.
@@ -63,29 +65,27 @@ func newMemoFS(base FS) FS {
 }
 
 func (m *memoFS) Lstat(name string) (fs.FileInfo, error) {
-	if r, ok := m.stats[name]; ok {
-		return r.fi, r.err
+	for i := range m.stats {
+		if m.stats[i].name == name {
+			return m.stats[i].fi, m.stats[i].err
+		}
 	}
 	fi, err := m.base.Lstat(name)
-	if m.stats == nil {
-		m.stats = make(map[string]lstatResult, 8)
-	}
 	if len(m.stats) < maxMemo {
-		m.stats[name] = lstatResult{fi, err}
+		m.stats = append(m.stats, lstatResult{name, fi, err})
 	}
 	return fi, err
 }
 
 func (m *memoFS) Readlink(name string) (string, error) {
-	if r, ok := m.links[name]; ok {
-		return r.target, r.err
+	for i := range m.links {
+		if m.links[i].name == name {
+			return m.links[i].target, m.links[i].err
+		}
 	}
 	t, err := m.base.Readlink(name)
-	if m.links == nil {
-		m.links = make(map[string]linkResult, 2)
-	}
 	if len(m.links) < maxMemo {
-		m.links[name] = linkResult{t, err}
+		m.links = append(m.links, linkResult{name, t, err})
 	}
 	return t, err
 }
