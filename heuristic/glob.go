@@ -175,6 +175,11 @@ func globIntersectC(shellGlob string, gt *[]gtok, rule string, rt []gtok) bool {
 	if leadDisjoint(shellGlob, rule) || tailDisjoint(shellGlob, rule) {
 		return false
 	}
+	// A shell glob never matches "/" with a wildcard: its paths have
+	// exactly its slashes, and a rule's paths at least the rule's.
+	if strings.Count(shellGlob, "/") < strings.Count(rule, "/") {
+		return false
+	}
 	if *gt == nil {
 		*gt = compileGlob(shellGlob, true)
 	}

@@ -93,17 +93,20 @@ func TestPathSets(t *testing.T) {
 // against the product automaton: they may only say "disjoint" when the
 // automaton finds no common path.
 func TestSegmentPrefiltersAreSound(t *testing.T) {
-	globs := []string{"/home/dev/project/*/*.css", "/home/dev/project/*/*.rm", "/home/dev/project/?parallax/x",
+	globs := []string{"/home/dev/project/*/*.css", "/home/dev/project/*/*.rm", "/*/*.md.html", "/etc/*", "/etc/cron.d/x/y", "/home/dev/project/?parallax/x",
 		"/home/dev/project/[.]parallax/*", "/home/dev/.git/hooks/*", "/home/*/.ssh/*", "/*/*/.bashrc",
 		"/etc/cron.d/*", "/home/dev/project/.github/workflows/*.yml", "/tmp/*", "/*", "/home/dev/*/hooks/pre-*",
 		"/home/dev/.config/*/autostart/*.desktop", "/var/spool/cron/*", "/home/dev/x/**/y"}
-	rules := []string{"/home/dev/project/.parallax/**", "/home/dev/project/.parallax", "/**/.git/hooks/*", "/home/*/.ssh/**", "/**/.bashrc", "/etc/cron.*/**", "/**/.github/workflows/*",
+	rules := []string{"/etc/cron*/**", "/etc/**", "/**/x/y", "/home/dev/project/.parallax/**", "/home/dev/project/.parallax", "/**/.git/hooks/*", "/home/*/.ssh/**", "/**/.bashrc", "/etc/cron.*/**", "/**/.github/workflows/*",
 		"/home/*/.config/autostart/*", "/var/spool/cron/**", "/**/id_*", "/etc/**", "/**/hooks/**", "/home/dev/**/.env"}
 	for _, g := range globs {
 		for _, r := range rules {
 			full := intersect(compileGlob(g, true), compileGlob(r, false))
 			if full && (leadDisjoint(g, r) || tailDisjoint(g, r)) {
 				t.Errorf("prefilter says %q and %q are disjoint; the automaton finds a common path", g, r)
+			}
+			if full != globIntersect(g, r) {
+				t.Errorf("globIntersect(%q, %q) = %v; the automaton alone says %v", g, r, !full, full)
 			}
 		}
 	}
