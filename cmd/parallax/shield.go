@@ -33,7 +33,9 @@ Output line:
    "reason":"...","hash":"sha256:...","ns":12345}
 
 ESCALATE means the deterministic tiers could not decide and a judge or a
-human must; no LLM is used here. A malformed line gets a BLOCK verdict and
+human must. When the workspace's config.yaml names a shield model (llm:),
+that model judges escalations as tier 2; otherwise no LLM is used and they
+come back ESCALATE. A malformed line gets a BLOCK verdict and
 the stream goes on. HOME decides what ~ means; shell commands are analysed
 as if run in the workspace.
 
