@@ -36,6 +36,14 @@ func Decode(t string, payload json.RawMessage) (*Action, error) {
 	}
 	var p Payload
 	if k, ok := core[typ]; ok {
+		if typ == ExecuteCommand {
+			if fp, ok := fastCommand(payload); ok {
+				if err := fp.validate(); err != nil {
+					return nil, fmt.Errorf("%s: %w", t, err)
+				}
+				return &Action{Type: typ, Payload: fp}, nil
+			}
+		}
 		p = k.new()
 	} else if e, ok := extended[typ]; ok {
 		p = newGeneric(e.fields)
@@ -49,21 +57,27 @@ func Decode(t string, payload json.RawMessage) (*Action, error) {
 	if body[0] != '{' {
 		return nil, fmt.Errorf("%s: payload must be a JSON object", t)
 	}
-	if err := CheckDuplicateKeys(body); err != nil {
+	if err := decodeInto(p, body); err != nil {
 		return nil, fmt.Errorf("%s: %w", t, err)
+	}
+	return &Action{Type: typ, Payload: p}, nil
+}
+
+// decodeInto is the general strict decoder: no duplicated key, no
+// unknown field, no trailing data, every required field present.
+func decodeInto(p Payload, body []byte) error {
+	if err := CheckDuplicateKeys(body); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(p); err != nil {
-		return nil, fmt.Errorf("%s: %w", t, cleanJSONError(err))
+		return cleanJSONError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: trailing data after payload", t)
+		return errors.New("trailing data after payload")
 	}
-	if err := p.validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", t, err)
-	}
-	return &Action{Type: typ, Payload: p}, nil
+	return p.validate()
 }
 
 // cleanJSONError rewords encoding/json's messages to name the field.

@@ -1,6 +1,11 @@
 package guard
 
-import "io/fs"
+import (
+	"errors"
+	"io/fs"
+	"strings"
+	"syscall"
+)
 
 // Memo returns a guard that remembers what it reads of the filesystem,
 // for the checks of one decision: an action whose paths share
@@ -43,7 +48,12 @@ type memoDirFS struct {
 	dr dirReader
 }
 
-func (m memoDirFS) ReadDir(name string) ([]fs.DirEntry, error) { return m.dr.ReadDir(name) }
+func (m memoDirFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if err := m.absent(name, true); err != nil {
+		return nil, err
+	}
+	return m.dr.ReadDir(name)
+}
 
 var (
 	_ FS        = (*memoFS)(nil)
@@ -70,6 +80,9 @@ func (m *memoFS) Lstat(name string) (fs.FileInfo, error) {
 			return m.stats[i].fi, m.stats[i].err
 		}
 	}
+	if err := m.absent(name, false); err != nil {
+		return nil, err
+	}
 	fi, err := m.base.Lstat(name)
 	if len(m.stats) < maxMemo {
 		m.stats = append(m.stats, lstatResult{name, fi, err})
@@ -88,4 +101,32 @@ func (m *memoFS) Readlink(name string) (string, error) {
 		m.links = append(m.links, linkResult{name, t, err})
 	}
 	return t, err
+}
+
+// absent answers for a name the memo already knows cannot exist: one of
+// its directories was seen missing, or seen as a file (not a link, whose
+// target could be a directory). self also counts name itself when it was
+// seen missing or as a non-directory (for listing it). The error is the
+// one the system would give; nil means "ask the filesystem".
+func (m *memoFS) absent(name string, self bool) error {
+	for i := range m.stats {
+		s := &m.stats[i]
+		if len(s.name) > len(name) || !strings.HasPrefix(name, s.name) {
+			continue
+		}
+		if len(s.name) == len(name) {
+			if !self {
+				continue
+			}
+		} else if s.name != "/" && name[len(s.name)] != '/' {
+			continue
+		}
+		switch {
+		case s.err != nil && errors.Is(s.err, fs.ErrNotExist):
+			return &fs.PathError{Op: "lstat", Path: name, Err: syscall.ENOENT}
+		case s.err == nil && !s.fi.IsDir() && s.fi.Mode()&fs.ModeSymlink == 0:
+			return &fs.PathError{Op: "lstat", Path: name, Err: syscall.ENOTDIR}
+		}
+	}
+	return nil
 }

@@ -1,7 +1,11 @@
 package guard
 
 import (
+	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/parallax/parallax/action"
@@ -56,5 +60,71 @@ func TestMemoKeepsExpansion(t *testing.T) {
 	}
 	if _, ok := New("/w", "/h", WithFS(emptyFS{})).Memo().fs.(dirReader); ok {
 		t.Fatalf("a memo must not invent listing for an FS without it")
+	}
+}
+
+// osCountFS is the real filesystem, counting what reaches it.
+type osCountFS struct{ lstats, readdirs int }
+
+func (c *osCountFS) Lstat(name string) (fs.FileInfo, error) { c.lstats++; return osFS{}.Lstat(name) }
+func (c *osCountFS) Readlink(name string) (string, error)   { return osFS{}.Readlink(name) }
+func (c *osCountFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	c.readdirs++
+	return osFS{}.ReadDir(name)
+}
+
+// TestMemoKnowsWhatCannotExist: below a directory seen missing, or below
+// a plain file, nothing exists; the memo answers that without asking,
+// with the error the system gives, and still asks below a link.
+func TestMemoKnowsWhatCannotExist(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "real"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	c := &osCountFS{}
+	m := newMemoFS(c).(memoDirFS)
+	for _, seen := range []string{"missing", "file", "link"} {
+		m.Lstat(filepath.Join(dir, seen))
+	}
+	asked := c.lstats
+	for _, tc := range []struct {
+		name string
+		want error
+	}{
+		{"missing/a", syscall.ENOENT},
+		{"missing/a/b/c", syscall.ENOENT},
+		{"file/x", syscall.ENOTDIR},
+		{"file/x/y", syscall.ENOTDIR},
+	} {
+		p := filepath.Join(dir, tc.name)
+		_, err := m.Lstat(p)
+		_, sysErr := os.Lstat(p)
+		if !errors.Is(err, tc.want) || !errors.Is(sysErr, tc.want) {
+			t.Errorf("Lstat %s: memo %v, system %v, want %v from both", tc.name, err, sysErr, tc.want)
+		}
+		if _, err := m.ReadDir(p); !errors.Is(err, tc.want) {
+			t.Errorf("ReadDir %s: %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	if c.lstats != asked || c.readdirs != 0 {
+		t.Errorf("the memo asked the filesystem %d more times and listed %d directories, want none",
+			c.lstats-asked, c.readdirs)
+	}
+	if _, err := m.ReadDir(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) || c.readdirs != 0 {
+		t.Errorf("listing a directory seen missing: %v after %d listings, want ENOENT without one", err, c.readdirs)
+	}
+	// Below a link the memo cannot know: it asks.
+	if _, err := m.Lstat(filepath.Join(dir, "link", "x")); !errors.Is(err, fs.ErrNotExist) || c.lstats != asked+1 {
+		t.Errorf("below a link: %v with %d lookups, want the system's answer from one lookup", err, c.lstats-asked)
+	}
+	// A sibling whose name extends a missing one is not below it.
+	if _, err := m.Lstat(filepath.Join(dir, "missingness")); c.lstats != asked+2 {
+		t.Errorf("a sibling sharing a prefix was answered from the memo (%v)", err)
 	}
 }
