@@ -92,8 +92,12 @@ func (g *Guard) checkGlob(pattern string, acc action.Access, dot bool) (Finding,
 // the component rules, the name rules and /proc.
 func (g *Guard) globStatic(w *worst, shown string, segs []string, acc action.Access, dot bool, depth int) {
 	uf := unfoldSegs(segs)
+	ends := make([]segEnd, len(segs))
+	for i, q := range segs {
+		ends[i] = segEndOf(q)
+	}
 	for _, ge := range g.candidates(segs) {
-		rel := reach(segs, ge.segs, dot, uf)
+		rel := reach(segs, ge.segs, dot, uf, ends)
 		if rel&(relEqual|relUnder) != 0 {
 			lvl := ge.e.level
 			if ge.e.pub && rel&relEqual == 0 && onlyPub(segs) {
@@ -114,7 +118,7 @@ func (g *Guard) globStatic(w *worst, shown string, segs []string, acc action.Acc
 			if uf != nil {
 				ufj = uf[j:]
 			}
-			rel := reach(segs[j:], r.seq, false, ufj)
+			rel := reach(segs[j:], r.seq, false, ufj, ends[j:])
 			if rel&(relEqual|relUnder) == 0 {
 				continue
 			}
@@ -211,8 +215,9 @@ func globNameLevel(q string, dot bool) (Level, string, string) {
 		return Restricted, catCreds, "a secret file name"
 	}
 	lq := strings.ToLower(q)
+	end := segEndOf(lq)
 	for _, name := range secretNameList {
-		if segMatch(lq, name, dot) {
+		if !end.excludes(name) && segMatch(lq, name, dot) {
 			return Restricted, secretNames[name], name
 		}
 	}
@@ -247,14 +252,15 @@ const (
 
 // reach reports how paths matching pat (segments, "**" for any number
 // of directories) can relate to the concrete path ent.
-func reach(pat, ent []string, dot bool, uf []string) int {
-	r := reacher{pat: pat, ent: ent, dot: dot, uf: uf}
+func reach(pat, ent []string, dot bool, uf []string, ends []segEnd) int {
+	r := reacher{pat: pat, ent: ent, dot: dot, uf: uf, ends: ends}
 	return r.at(0, 0)
 }
 
 type reacher struct {
 	pat, ent []string
 	uf       []string // uf[i]: pat[i] unfolded when it is all case pairs, else "" (nil: none)
+	ends     []segEnd // ends[i]: how pat[i]'s matches end (nil: unknown)
 	dot      bool
 	memo     []int8 // rel+1, only when the pattern has "**"
 }
@@ -393,6 +399,9 @@ func unfoldPattern(q string) (string, bool) {
 // segMatch matches pattern segment i against entry segment j, through
 // the unfolded form when there is one.
 func (r *reacher) segMatch(i, j int) bool {
+	if i < len(r.ends) && r.ends[i].excludes(r.ent[j]) {
+		return false
+	}
 	if i < len(r.uf) && r.uf[i] != "" {
 		q, name := r.uf[i], r.ent[j]
 		if !r.dot && strings.HasPrefix(name, ".") && !strings.HasPrefix(q, ".") {

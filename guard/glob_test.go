@@ -159,7 +159,7 @@ func TestCandidatesAreSound(t *testing.T) {
 				continue
 			}
 			for _, dot := range []bool{false, true} {
-				if rel := reach(segs, ge.segs, dot, nil); rel != 0 {
+				if rel := reach(segs, ge.segs, dot, nil, nil); rel != 0 {
 					t.Errorf("%s: left out %s, which it reaches (%d)", p, ge.e.path, rel)
 				}
 			}

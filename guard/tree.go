@@ -69,6 +69,7 @@ func (g *Guard) treeNamed(root, rest string, acc action.Access) (Finding, bool) 
 		return g.badPath(root, acc, "it cannot be resolved ("+err.Error()+")"), true
 	}
 	last := fold(rest[strings.LastIndexByte(rest, '/')+1:])
+	end := segEndOf(last)
 	write := acc&(action.AccessWrite|action.AccessDelete) != 0
 	var w worst
 	for _, ge := range g.globs {
@@ -76,7 +77,8 @@ func (g *Guard) treeNamed(root, rest string, acc action.Access) (Finding, bool) 
 		if p == res || !within(p, res) || ge.e.level == None {
 			continue
 		}
-		named := segMatch(last, fold(p[strings.LastIndexByte(p, '/')+1:]), true)
+		base := fold(p[strings.LastIndexByte(p, '/')+1:])
+		named := !end.excludes(base) && segMatch(last, base, true)
 		area := ge.e.level >= Restricted && p != g.workspace+"/.parallax"
 		switch {
 		case named && (write || ge.e.level >= Restricted):

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/parallax/parallax/internal/shglob"
 	"github.com/parallax/parallax/shell"
 )
 
@@ -83,6 +84,7 @@ type viewRule struct {
 	lastToks            []gtok    // last compiled in rule syntax
 	lastPrefix          string    // literal ends of last
 	lastSuffix          string
+	lastByte            int    // the final byte of last when it is a literal, else -1
 	base                string // the base-name rule ("id_rsa") of a "**/NAME" pattern, else ""
 	last                string // the last segment of pat
 }
@@ -104,9 +106,13 @@ func (s *pathSet) view(home string) *setView {
 	v := &setView{}
 	mk := func(p, base string) viewRule {
 		last := baseName(p)
-		return viewRule{pat: p, prefix: literalPrefix(p), suffix: literalSuffix(p), base: base, last: last,
+		r := viewRule{pat: p, prefix: literalPrefix(p), suffix: literalSuffix(p), base: base, last: last,
 			toks: compileGlob(p, false), lastToks: compileGlob(last, false),
-			lastPrefix: literalPrefix(last), lastSuffix: literalSuffix(last)}
+			lastPrefix: literalPrefix(last), lastSuffix: literalSuffix(last), lastByte: -1}
+		if n := len(last); n > 0 && last[n-1] != '*' && last[n-1] != '?' {
+			r.lastByte = int(last[n-1])
+		}
+		return r
 	}
 	add := func(p, base string) {
 		r := mk(p, base)
@@ -263,6 +269,7 @@ func (s *pathSet) matchScope(dir, name, home string) bool {
 	ext, isExt := strings.CutPrefix(name, "*")
 	isExt = isExt && strings.HasPrefix(ext, ".") && !strings.ContainsAny(ext, "*?[")
 	var nt []gtok // name compiled once, for the rules that need the automaton
+	endSet, endKnown := shglob.LastBytes(name, true)
 	v := s.view(home)
 	var buf [32]int
 	for _, i := range v.candidates(dir, buf[:0]) {
@@ -284,6 +291,8 @@ func (s *pathSet) matchScope(dir, name, home string) bool {
 				return true
 			}
 		case endsDisjoint(np, ns, r.lastPrefix, r.lastSuffix):
+		case endKnown && r.lastByte >= 0 && !endSet.Has(byte(r.lastByte)):
+			// "*.[ch]" cannot end like "id_rsa".
 		default:
 			if nt == nil {
 				nt = compileGlob(name, false)
