@@ -3,8 +3,10 @@ package guard
 import (
 	"errors"
 	"io/fs"
+	"path"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Memo returns a guard that remembers what it reads of the filesystem,
@@ -40,7 +42,35 @@ type memoFS struct {
 	base  FS
 	stats []lstatResult // a decision looks at a few directories: a list beats a map
 	links []linkResult
+	// listed holds the types of the entries of the directories listed
+	// in this decision (expansion checks each of them next), and dirs the
+	// listings themselves.
+	listed map[string]fs.FileMode
+	dirs   []dirResult
 }
+
+type dirResult struct {
+	name string
+	ents []fs.DirEntry
+	err  error
+}
+
+// maxListed bounds the listed entries a memo keeps.
+const maxListed = 2 * maxExpand
+
+// typeInfo is the FileInfo of a listed entry: only its type is known,
+// which is all symlink resolution asks.
+type typeInfo struct {
+	name string
+	mode fs.FileMode
+}
+
+func (t typeInfo) Name() string       { return t.name }
+func (t typeInfo) Size() int64        { return 0 }
+func (t typeInfo) Mode() fs.FileMode  { return t.mode }
+func (t typeInfo) ModTime() time.Time { return time.Time{} }
+func (t typeInfo) IsDir() bool        { return t.mode.IsDir() }
+func (t typeInfo) Sys() any           { return nil }
 
 // memoDirFS is a memoFS over an FS that can list directories.
 type memoDirFS struct {
@@ -49,10 +79,28 @@ type memoDirFS struct {
 }
 
 func (m memoDirFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	for i := range m.dirs {
+		if m.dirs[i].name == name {
+			return m.dirs[i].ents, m.dirs[i].err
+		}
+	}
 	if err := m.absent(name, true); err != nil {
 		return nil, err
 	}
-	return m.dr.ReadDir(name)
+	ents, err := m.dr.ReadDir(name)
+	if len(m.dirs) < maxMemo {
+		m.dirs = append(m.dirs, dirResult{name, ents, err})
+	}
+	if err == nil && len(m.listed)+len(ents) <= maxListed {
+		if m.listed == nil {
+			m.listed = make(map[string]fs.FileMode, len(ents))
+		}
+		dir := strings.TrimSuffix(name, "/")
+		for _, e := range ents {
+			m.listed[dir+"/"+e.Name()] = e.Type()
+		}
+	}
+	return ents, err
 }
 
 var (
@@ -79,6 +127,9 @@ func (m *memoFS) Lstat(name string) (fs.FileInfo, error) {
 		if m.stats[i].name == name {
 			return m.stats[i].fi, m.stats[i].err
 		}
+	}
+	if t, ok := m.listed[name]; ok {
+		return typeInfo{path.Base(name), t}, nil
 	}
 	if err := m.absent(name, false); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/verdict"
 )
 
 // countFS counts the lookups that reach a linkFS.
@@ -126,5 +127,41 @@ func TestMemoKnowsWhatCannotExist(t *testing.T) {
 	// A sibling whose name extends a missing one is not below it.
 	if _, err := m.Lstat(filepath.Join(dir, "missingness")); c.lstats != asked+2 {
 		t.Errorf("a sibling sharing a prefix was answered from the memo (%v)", err)
+	}
+}
+
+// TestMemoListingAnswersLstat: once a directory is listed, its entries'
+// types come from the listing (a link stays a link), and a second
+// listing of it is the first one.
+func TestMemoListingAnswersLstat(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "plain"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	c := &osCountFS{}
+	m := newMemoFS(c).(memoDirFS)
+	if _, err := m.ReadDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]fs.FileMode{"plain": 0, "sub": fs.ModeDir, "link": fs.ModeSymlink} {
+		fi, err := m.Lstat(filepath.Join(dir, name))
+		if err != nil || fi.Mode().Type() != want {
+			t.Errorf("%s: %v %v, want type %v", name, fi, err, want)
+		}
+	}
+	m.ReadDir(dir)
+	if c.lstats != 0 || c.readdirs != 1 {
+		t.Errorf("%d lookups and %d listings reached the filesystem, want 0 and 1", c.lstats, c.readdirs)
+	}
+	// The guard still follows the listed link.
+	g := New("/nonexistent-ws", "/nonexistent-home", WithFS(c)).Memo()
+	if f, ok := g.CheckGlob(filepath.Join(dir, "*", "shadow"), action.AccessRead); !ok || f.Decision != verdict.Block {
+		t.Errorf("a listed link to /etc must still reach /etc/shadow: %+v %v", f, ok)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // are left out: path.Match's "*" steps through bytes and so matches
 // multi-byte characters in ways no shell does.
 func FuzzSegIntersect(f *testing.F) {
-	for _, s := range [][2]string{{"*", ".env"}, {"id_*", "id_rsa"}, {"[a-c]?x*", "bqxz"}, {"a\\*", "a*"}, {"**", "x"}} {
+	for _, s := range [][2]string{{"*", ".env"}, {"id_*", "id_rsa"}, {"[a-c]?x*", "bqxz"}, {"a\\*", "a*"}, {"**", "x"}, {"*.[ch]", "x.c"}, {"*.[^o]", "x.c"}} {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, g, name string) {
@@ -28,6 +28,10 @@ func FuzzSegIntersect(f *testing.F) {
 		}
 		if !segIntersect(g, name, true) {
 			t.Fatalf("%q matches %q but segIntersect says no", g, name)
+		}
+		// meets reads "[!" as bash does (path.Match takes "!" literally).
+		if a := (affix{glob: name}); !strings.Contains(g, "[!") && !newSegGlob(g, true).meets(&a) {
+			t.Fatalf("%q matches %q but meets says no", g, name)
 		}
 	})
 }

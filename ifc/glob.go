@@ -3,6 +3,8 @@ package ifc
 import (
 	"path"
 	"strings"
+
+	"github.com/parallax/parallax/internal/shglob"
 )
 
 // Shell globs (cat ~/.ssh/*, find's ROOT/**/*.txt) name sets of paths.
@@ -276,7 +278,9 @@ type segGlob struct {
 	g           string
 	meta, brack bool // holds *?[\, holds [ or \
 	dots        bool
-	pre, suf    string // literal ends, when meta is set and brack is not
+	pre, suf    string       // literal ends, when meta is set and brack is not
+	end         shglob.Bytes // the bytes a match can end with, when endKnown
+	endKnown    bool
 }
 
 func newSegGlob(g string, dots bool) segGlob {
@@ -285,13 +289,36 @@ func newSegGlob(g string, dots bool) segGlob {
 		s.pre = g[:strings.IndexAny(g, "*?")]
 		s.suf = g[strings.LastIndexAny(g, "*?")+1:]
 	}
+	if s.brack {
+		s.end, s.endKnown = shglob.LastBytes(g, true)
+	}
 	return s
+}
+
+// lastLiteral returns the byte every match of a rule segment ends with,
+// when its last character is a plain literal.
+func lastLiteral(glob string) (byte, bool) {
+	n := len(glob)
+	if n == 0 {
+		return 0, false
+	}
+	switch c := glob[n-1]; {
+	case c == '*' || c == '?' || c == ']' || n >= 2 && glob[n-2] == '\\':
+		return 0, false
+	default:
+		return c, true
+	}
 }
 
 // meets is segIntersect(s.g, a.glob, s.dots).
 func (s segGlob) meets(a *affix) bool {
 	if s.meta && !s.brack && !a.meta && (!strings.HasPrefix(a.glob, s.pre) || !strings.HasSuffix(a.glob, s.suf)) {
 		return false // a literal name must carry the glob's literal ends
+	}
+	if s.endKnown {
+		if c, ok := lastLiteral(a.glob); ok && !s.end.Has(c) {
+			return false // "*.[ch]" cannot end like "id_rsa"
+		}
 	}
 	if ok, done := segSimple(s.g, s.meta, s.brack, a.glob, a.meta, a.brack, s.dots); done {
 		return ok
