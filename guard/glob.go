@@ -33,14 +33,23 @@ type globEntry struct {
 // A recursive pattern with a literal root ("ROOT/**", "ROOT/**/NAME") is
 // judged as an operation over a tree: see checkTree.
 func (g *Guard) CheckGlob(pattern string, acc action.Access) (Finding, bool) {
-	return g.checkGlob(pattern, acc, false)
+	return g.current().checkGlob(pattern, acc, false)
 }
 
 // CheckGlobDot is CheckGlob with wildcards that also match names starting
 // with a dot: bash with dotglob (or GLOBIGNORE) set, and glob libraries
 // that do not special-case dot files.
 func (g *Guard) CheckGlobDot(pattern string, acc action.Access) (Finding, bool) {
-	return g.checkGlob(pattern, acc, true)
+	return g.current().checkGlob(pattern, acc, true)
+}
+
+// current is g with a current view of the filesystem: a guard reading
+// through the shared cache gets a memo, which first drops what changed.
+func (g *Guard) current() *Guard {
+	if _, shared := g.fs.(*fsCache); shared {
+		return g.Memo()
+	}
+	return g
 }
 
 func (g *Guard) checkGlob(pattern string, acc action.Access, dot bool) (Finding, bool) {
@@ -50,7 +59,7 @@ func (g *Guard) checkGlob(pattern string, acc action.Access, dot bool) (Finding,
 		return bad, true
 	}
 	if !hasMeta(raw) {
-		return g.Check(raw, acc)
+		return g.check(raw, acc)
 	}
 	if f, ok, handled := g.checkTree(clean, acc, dot); handled {
 		return f, ok
@@ -488,7 +497,7 @@ func (g *Guard) expand(w *worst, dr dirReader, segs []string, acc action.Access,
 		if p == "" {
 			p = "/"
 		}
-		w.add(g.Check(p, acc))
+		w.add(g.check(p, acc))
 	}
 }
 

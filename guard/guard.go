@@ -139,7 +139,7 @@ type Guard struct {
 // absolute. A Guard built from a relative or empty workspace or home
 // blocks every path (fail closed).
 func New(workspace, home string, opts ...Option) *Guard {
-	g := &Guard{fs: osFS{}}
+	g := &Guard{fs: defaultFS()}
 	for _, o := range opts {
 		o(g)
 	}
@@ -163,6 +163,10 @@ func New(workspace, home string, opts ...Option) *Guard {
 // the access is free as far as the guard is concerned. An access set of
 // zero is treated as read+write+delete.
 func (g *Guard) Check(p string, acc action.Access) (Finding, bool) {
+	return g.current().check(p, acc)
+}
+
+func (g *Guard) check(p string, acc action.Access) (Finding, bool) {
 	acc = normAccess(acc)
 	raw, clean, bad := g.prepare(p, acc)
 	if bad.Rule != "" {

@@ -16,6 +16,9 @@ import (
 // guard must not outlive the decision it serves (files change), and it
 // is not safe for concurrent use.
 func (g *Guard) Memo() *Guard {
+	if c, ok := g.fs.(*fsCache); ok {
+		c.begin() // forget what changed since the last decision
+	}
 	m := *g
 	m.fs = newMemoFS(g.fs)
 	return &m

@@ -42,7 +42,7 @@ func (g *Guard) checkTree(pattern string, acc action.Access, dot bool) (Finding,
 		// but everything in it may change.
 		rootAcc = acc&^action.AccessDelete | action.AccessWrite
 	}
-	w.add(g.Check(root, rootAcc))
+	w.add(g.check(root, rootAcc))
 	if w.ok && w.f.Decision == verdict.Block {
 		return w.f, true, true
 	}

@@ -1,0 +1,195 @@
+package guard
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"sync"
+	"syscall"
+)
+
+// The guard reads the filesystem on every decision: a component of a
+// path may be a link into a protected area, a glob may match a planted
+// link. Those reads are system calls, which cost more than the rest of a
+// routine decision. fsCache keeps their answers across decisions, for
+// exactly as long as the kernel reports no change to the directories
+// that hold them: before each decision (Memo) it asks the change watcher
+// whether anything changed since the last one and, if so, forgets
+// everything. A change that completed before a decision began is always
+// seen by it (the kernel queues the event before the changing call
+// returns); a change racing with a decision is a race with or without
+// the cache.
+//
+// What the watcher does not report: mounts. A mount over a directory
+// changes what lies below it without a change event; mounting needs
+// privileges the gate never grants without review (the analyser marks
+// mount as a privilege change), and the guard never looked through mount
+// points differently anyway.
+
+// changeWatcher reports changes to the entries of watched directories.
+type changeWatcher interface {
+	// watch starts reporting changes to dir's entries (and to dir
+	// itself being removed or moved). false: not watched, do not cache.
+	watch(dir string) bool
+	// changed reports whether anything changed since the last call; it
+	// is true as well when the watcher cannot tell (lost events, errors).
+	changed() bool
+	// reset forgets every watch and every pending change.
+	reset() bool
+}
+
+// Bounds of the shared cache; beyond them reads go through uncached.
+const (
+	maxCachedStats = 16384
+	maxCachedDirs  = 1024
+	maxWatches     = 2048
+)
+
+type cachedStat struct {
+	fi  fs.FileInfo
+	err error
+}
+
+type cachedLink struct {
+	target string
+	err    error
+}
+
+// fsCache is the shared, change-validated memory of filesystem reads.
+type fsCache struct {
+	mu      sync.Mutex
+	w       changeWatcher // nil: caching is off
+	stats   map[string]cachedStat
+	links   map[string]cachedLink
+	dirs    map[string][]fs.DirEntry
+	watched map[string]bool
+}
+
+func newFSCache(w changeWatcher) *fsCache {
+	c := &fsCache{w: w}
+	c.clear()
+	return c
+}
+
+func (c *fsCache) clear() {
+	c.stats = map[string]cachedStat{}
+	c.links = map[string]cachedLink{}
+	c.dirs = map[string][]fs.DirEntry{}
+	c.watched = map[string]bool{}
+}
+
+// begin starts a decision: whatever changed since the last one drops
+// the whole cache.
+func (c *fsCache) begin() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.w == nil || len(c.watched) == 0 {
+		return
+	}
+	if c.w.changed() {
+		c.clear()
+		if !c.w.reset() {
+			c.w = nil // the watcher broke: no cache from now on
+		}
+	}
+}
+
+// watchLocked makes sure dir is watched; c.mu is held.
+func (c *fsCache) watchLocked(dir string) bool {
+	if c.w == nil {
+		return false
+	}
+	if c.watched[dir] {
+		return true
+	}
+	if len(c.watched) >= maxWatches || !c.w.watch(dir) {
+		return false
+	}
+	c.watched[dir] = true
+	return true
+}
+
+// cacheable reports whether an error is a stable answer about the path
+// (it does not exist, or a component is not a directory) rather than a
+// passing condition.
+func cacheable(err error) bool {
+	return err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+func (c *fsCache) Lstat(name string) (fs.FileInfo, error) {
+	c.mu.Lock()
+	if s, ok := c.stats[name]; ok {
+		c.mu.Unlock()
+		return s.fi, s.err
+	}
+	// Watch before reading: a change after the read is then reported.
+	watched := name != "/" && len(c.stats) < maxCachedStats && c.watchLocked(path.Dir(name))
+	c.mu.Unlock()
+	fi, err := os.Lstat(name)
+	if watched && cacheable(err) {
+		c.mu.Lock()
+		c.stats[name] = cachedStat{fi, err}
+		c.mu.Unlock()
+	}
+	return fi, err
+}
+
+func (c *fsCache) Readlink(name string) (string, error) {
+	c.mu.Lock()
+	if l, ok := c.links[name]; ok {
+		c.mu.Unlock()
+		return l.target, l.err
+	}
+	watched := name != "/" && len(c.links) < maxCachedStats && c.watchLocked(path.Dir(name))
+	c.mu.Unlock()
+	t, err := os.Readlink(name)
+	if watched && err == nil {
+		c.mu.Lock()
+		c.links[name] = cachedLink{t, nil}
+		c.mu.Unlock()
+	}
+	return t, err
+}
+
+// ReadDir lists name. Callers must not modify the slice: it is shared.
+func (c *fsCache) ReadDir(name string) ([]fs.DirEntry, error) {
+	c.mu.Lock()
+	if ents, ok := c.dirs[name]; ok {
+		c.mu.Unlock()
+		return ents, nil
+	}
+	watched := len(c.dirs) < maxCachedDirs && c.watchLocked(name)
+	c.mu.Unlock()
+	ents, err := os.ReadDir(name)
+	if watched && err == nil && len(ents) <= maxExpand {
+		c.mu.Lock()
+		c.dirs[name] = ents
+		c.mu.Unlock()
+	}
+	return ents, err
+}
+
+var (
+	_ FS        = (*fsCache)(nil)
+	_ dirReader = (*fsCache)(nil)
+)
+
+// sharedCache is the process's one cache (paths are process-wide), or
+// nil where the system offers no change watcher.
+var sharedCache = sync.OnceValue(func() *fsCache {
+	w := newChangeWatcher()
+	if w == nil {
+		return nil
+	}
+	return newFSCache(w)
+})
+
+// defaultFS is the real filesystem, through the shared cache when there
+// is one.
+func defaultFS() FS {
+	if c := sharedCache(); c != nil && os.Getenv("PARALLAX_GUARD_FSCACHE") != "off" {
+		return c
+	}
+	return osFS{}
+}
