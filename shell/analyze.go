@@ -107,11 +107,12 @@ func (a *analyzer) release() {
 	clear(a.wsrc)
 	clear(a.calls[:a.ncall])
 	clear(a.wslab[:a.nword])
+	clear(a.pathIdx)
 	*a = analyzer{
 		parser: a.parser,
 		vars:   a.vars[:0], dirs: a.dirs[:0], funcs: a.funcs[:0], fds: a.fds[:0],
 		procs: a.procs[:0], wsrc: a.wsrc[:0], downloaded: a.downloaded[:0],
-		calls: a.calls, maps: a.maps, bufs: a.bufs, wslab: a.wslab,
+		calls: a.calls, maps: a.maps, bufs: a.bufs, wslab: a.wslab, pathIdx: a.pathIdx,
 	}
 }
 

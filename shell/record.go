@@ -193,10 +193,8 @@ func (a *analyzer) usePathSet(c *Call, p string, acc action.Access, glob, rec bo
 		return
 	}
 	u := PathUse{Path: p, Access: acc, Glob: glob, Recursive: rec && glob, Program: progName(c)}
-	for i := range a.eff.Paths {
-		if a.eff.Paths[i] == u {
-			return
-		}
+	if a.seenPath(u) {
+		return
 	}
 	a.eff.Paths = append(a.eff.Paths, u)
 	if acc&action.AccessWrite != 0 {
@@ -317,4 +315,34 @@ func (a *analyzer) addFlow(f Flow) {
 		}
 	}
 	a.eff.Flows = append(a.eff.Flows, f)
+}
+
+// pathIndexFrom is how many path uses a command records before they are
+// indexed: below it a scan is cheaper than a map.
+const pathIndexFrom = 16
+
+// seenPath reports whether u was recorded already, and indexes it when
+// it was not and the list is long (brace expansions, loops).
+func (a *analyzer) seenPath(u PathUse) bool {
+	if len(a.eff.Paths) < pathIndexFrom {
+		for i := range a.eff.Paths {
+			if a.eff.Paths[i] == u {
+				return true
+			}
+		}
+		return false
+	}
+	if len(a.pathIdx) == 0 {
+		if a.pathIdx == nil {
+			a.pathIdx = make(map[PathUse]struct{}, 2*pathIndexFrom)
+		}
+		for _, v := range a.eff.Paths {
+			a.pathIdx[v] = struct{}{}
+		}
+	}
+	if _, ok := a.pathIdx[u]; ok {
+		return true
+	}
+	a.pathIdx[u] = struct{}{}
+	return false
 }

@@ -31,16 +31,17 @@ type analyzer struct {
 
 	// Scratch kept across analyses (alloc.go).
 	rd      strings.Reader
-	calls   []Call            // Call slab; calls[:ncall] are in use
-	ncall   int               //
-	maps    []map[string]Word // free flag maps
-	bufs    [][]byte          // free word-building buffers
-	strs    []string          // arena for Exec.Args (owned by the Effects: not recycled)
-	wslab   []Word            // slab for Positional words
-	nword   int               //
-	fnDef   string            // the function whose body is being walked ("" at top level)
-	fnStack []string          // functions being walked for a call, innermost last
-	last    lastCmd           // the last simple command run (for redirect judgements)
+	calls   []Call               // Call slab; calls[:ncall] are in use
+	ncall   int                  //
+	maps    []map[string]Word    // free flag maps
+	bufs    [][]byte             // free word-building buffers
+	strs    []string             // arena for Exec.Args (owned by the Effects: not recycled)
+	wslab   []Word               // slab for Positional words
+	nword   int                  //
+	fnDef   string               // the function whose body is being walked ("" at top level)
+	fnStack []string             // functions being walked for a call, innermost last
+	last    lastCmd              // the last simple command run (for redirect judgements)
+	pathIdx map[PathUse]struct{} // eff.Paths as a set, once it is long (seenPath)
 }
 
 // variable is one shell variable assignment.
