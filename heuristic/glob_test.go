@@ -145,3 +145,40 @@ func TestPrefixIndexIsSound(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchGlobEndFilterIsSound: a glob ending in a bracket set is the
+// union of the globs ending in each member; whenever one of those meets
+// a rule, matchGlob and matchScope must say so.
+func TestMatchGlobEndFilterIsSound(t *testing.T) {
+	cases := []struct {
+		glob    string
+		members []string
+	}{
+		{"/home/dev/project/**/*.[ch]", []string{"/home/dev/project/**/*.c", "/home/dev/project/**/*.h"}},
+		{"/home/dev/.ssh/id_rs[a-c]", []string{"/home/dev/.ssh/id_rsa", "/home/dev/.ssh/id_rsb", "/home/dev/.ssh/id_rsc"}},
+		{"/home/dev/*/.env.loca[l]", []string{"/home/dev/*/.env.local"}},
+		{"/home/dev/project/*.p[em]", []string{"/home/dev/project/*.pe", "/home/dev/project/*.pm"}},
+		{"/etc/ssh/ssh_host_*_ke[xy]", []string{"/etc/ssh/ssh_host_*_kex", "/etc/ssh/ssh_host_*_key"}},
+		{"/home/*/.bash_histor[y]", []string{"/home/*/.bash_history"}},
+	}
+	sets := []*pathSet{credentialPaths, exfilSources, persistencePaths, systemPaths, logPaths, historyPaths, privilegePaths}
+	for _, set := range sets {
+		for _, c := range cases {
+			want := false
+			for _, m := range c.members {
+				for _, r := range set.view("/home/dev").rules {
+					want = want || globIntersect(m, r.pat)
+				}
+			}
+			if want && !set.matchGlob(c.glob, "/home/dev") {
+				t.Errorf("%s: one of %v meets the set, matchGlob says no", c.glob, c.members)
+			}
+		}
+	}
+	if !credentialPaths.matchGlob("/home/dev/.ssh/id_rs[a-c]", "/home/dev") {
+		t.Errorf("id_rs[a-c] must meet ~/.ssh/id_*")
+	}
+	if credentialPaths.matchGlob("/home/dev/project/**/*.[ch]", "/home/dev") {
+		t.Errorf("C sources are not credentials")
+	}
+}

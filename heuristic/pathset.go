@@ -226,6 +226,7 @@ func (s *pathSet) matchGlob(g, home string) bool {
 		}
 	}
 	gp, gs, gb := literalPrefix(g), literalSuffix(g), baseName(g)
+	gEnd, gEndKnown := shglob.LastBytes(gb, true)
 	var gt []gtok
 	v := s.view(home)
 	var idx []int
@@ -245,6 +246,9 @@ func (s *pathSet) matchGlob(g, home string) bool {
 		}
 		if endsDisjoint(gp, gs, r.prefix, r.suffix) {
 			continue
+		}
+		if gEndKnown && r.lastByte >= 0 && !gEnd.Has(byte(r.lastByte)) {
+			continue // "*.[ch]" cannot end like "id_rsa"
 		}
 		if r.base != "" && !baseRuleMeetsGlob(r.base, gb) {
 			continue
