@@ -147,18 +147,19 @@ func shellLiteral(p string) (prefix, suffix string) {
 // does not cross "/"), and one literal suffix must extend the other. A
 // glob holding "**" falls back to comparing literal prefixes.
 func (g *glob) mayOverlap(shellGlob string) bool {
-	if g.kind == globExact {
-		ok, err := path.Match(shellGlob, g.lit)
-		if err == nil {
-			return ok
-		}
-	}
+	// Literal ends that disagree rule a pattern out before any matching.
 	gp, gs := shellLiteral(shellGlob)
 	if !strings.HasPrefix(gp, g.lit) && !strings.HasPrefix(g.lit, gp) {
 		return false
 	}
 	if !strings.HasSuffix(gs, g.suffix) && !strings.HasSuffix(g.suffix, gs) {
 		return false
+	}
+	if g.kind == globExact {
+		ok, err := path.Match(shellGlob, g.lit)
+		if err == nil {
+			return ok
+		}
 	}
 	if strings.Contains(shellGlob, "**") {
 		return true
