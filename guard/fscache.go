@@ -63,7 +63,7 @@ type fsCache struct {
 	stats   map[string]cachedStat
 	links   map[string]cachedLink
 	dirs    map[string][]fs.DirEntry
-	watched map[string]bool
+	watched map[string]bool // true: watched; false: the watch failed (missing)
 }
 
 func newFSCache(w changeWatcher) *fsCache {
@@ -100,14 +100,15 @@ func (c *fsCache) watchLocked(dir string) bool {
 	if c.w == nil {
 		return false
 	}
-	if c.watched[dir] {
-		return true
+	if ok, tried := c.watched[dir]; tried {
+		return ok // a failed watch is not retried until the next change
 	}
-	if len(c.watched) >= maxWatches || !c.w.watch(dir) {
+	if len(c.watched) >= maxWatches {
 		return false
 	}
-	c.watched[dir] = true
-	return true
+	ok := c.w.watch(dir)
+	c.watched[dir] = ok
+	return ok
 }
 
 // cacheable reports whether an error is a stable answer about the path
