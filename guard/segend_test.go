@@ -1,6 +1,9 @@
 package guard
 
-import "testing"
+import (
+	"path"
+	"testing"
+)
 
 // FuzzSegEnd: when a segment's end set rules a name out, segMatch (the
 // full matcher) must agree that it does not match.
@@ -35,6 +38,29 @@ func TestSegEnd(t *testing.T) {
 		e := segEndOf(tc.q)
 		if got := e.excludes(tc.name); got != tc.excl {
 			t.Errorf("segEndOf(%q).excludes(%q) = %v, want %v", tc.q, tc.name, got, tc.excl)
+		}
+	}
+}
+
+// TestBelowIsSound: the run of the table below a directory holds every
+// entry strictly below it, for every directory the table knows.
+func TestBelowIsSound(t *testing.T) {
+	g := New("/home/dev/project", "/home/dev", WithFS(emptyFS{}))
+	dirs := []string{"/", "/home", "/home/dev", "/home/de", "/home/dev/project", "/etc", "/etc/ssh", "/et", "/zzz", "/proc"}
+	for _, ge := range g.globs {
+		for p := ge.e.path; p != "/"; p = path.Dir(p) {
+			dirs = append(dirs, p)
+		}
+	}
+	for _, d := range dirs {
+		in := map[*entry]bool{}
+		for _, ge := range g.below(d) {
+			in[ge.e] = true
+		}
+		for _, ge := range g.globs {
+			if p := ge.e.path; p != d && within(p, d) && !in[ge.e] {
+				t.Errorf("below(%s) leaves out %s", d, p)
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/parallax/parallax/action"
@@ -72,7 +73,7 @@ func (g *Guard) treeNamed(root, rest string, acc action.Access) (Finding, bool) 
 	end := segEndOf(last)
 	write := acc&(action.AccessWrite|action.AccessDelete) != 0
 	var w worst
-	for _, ge := range g.globs {
+	for _, ge := range g.below(res) {
 		p := ge.e.path
 		if p == res || !within(p, res) || ge.e.level == None {
 			continue
@@ -116,7 +117,7 @@ func (g *Guard) treeBelow(root string, acc action.Access) (Finding, bool) {
 	// the root. A broad tree (/, ~) holds too many to look up: it needs
 	// review whatever exists.
 	var below []*entry
-	for _, ge := range g.globs {
+	for _, ge := range g.below(res) {
 		if p := ge.e.path; p != res && within(p, res) && ge.e.level != None {
 			below = append(below, ge.e)
 		}
@@ -139,4 +140,17 @@ const maxTreeLookups = 16
 func (g *Guard) treeFinding(root string, acc action.Access, e *entry, why string) Finding {
 	return Finding{Rule: RuleTree, Level: e.level, Path: g.show(root), Decision: verdict.Escalate,
 		Reason: why + " (" + g.show(e.path) + "); it needs review"}
+}
+
+// below returns the table entries that may lie strictly below dir (a
+// superset: callers still test each), in table order. The table is
+// sorted by path, so they are one run of it.
+func (g *Guard) below(dir string) []globEntry {
+	if foldCase || dir == "/" {
+		return g.globs
+	}
+	key := strings.TrimPrefix(dir, "/")
+	lo := sort.SearchStrings(g.globKeys, key+"/")
+	hi := sort.SearchStrings(g.globKeys, key+"0") // '0' follows '/'
+	return g.globs[lo:hi]
 }
