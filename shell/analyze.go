@@ -108,11 +108,13 @@ func (a *analyzer) release() {
 	clear(a.calls[:a.ncall])
 	clear(a.wslab[:a.nword])
 	clear(a.pathIdx)
+	a.fast.reset()
 	*a = analyzer{
 		parser: a.parser,
 		vars:   a.vars[:0], dirs: a.dirs[:0], funcs: a.funcs[:0], fds: a.fds[:0],
 		procs: a.procs[:0], wsrc: a.wsrc[:0], downloaded: a.downloaded[:0],
 		calls: a.calls, maps: a.maps, bufs: a.bufs, wslab: a.wslab, pathIdx: a.pathIdx,
+		fast: a.fast,
 	}
 }
 
@@ -123,6 +125,9 @@ func (a *analyzer) shellCode(code string, in *stream, why string) stream {
 	if len(code) > a.opt.MaxBytes {
 		a.tagf(nil, TagLimitExceeded, "bytes")
 		return stream{}
+	}
+	if f, ok := fastParse(code, &a.fast); ok {
+		return a.stmts(f.Stmts, in)
 	}
 	a.rd.Reset(code)
 	f, err := a.parser.Parse(&a.rd, "")

@@ -42,6 +42,7 @@ type analyzer struct {
 	fnStack []string             // functions being walked for a call, innermost last
 	last    lastCmd              // the last simple command run (for redirect judgements)
 	pathIdx map[PathUse]struct{} // eff.Paths as a set, once it is long (seenPath)
+	fast    fastArena            // nodes of fast parses (fastparse.go)
 }
 
 // variable is one shell variable assignment.
