@@ -1,6 +1,10 @@
 package heuristic
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/parallax/parallax/internal/shglob"
+)
 
 // Two small glob engines, hand-written so that the hot path allocates
 // nothing:
@@ -204,11 +208,22 @@ func segmentsIntersect(shellGlob, rule string) bool {
 		if sa == sb {
 			continue
 		}
-		if literalsDisjoint(sa, sb) || !intersect(compileGlob(sa, true), compileGlob(sb, false)) {
+		if literalsDisjoint(sa, sb) || endsApart(sa, sb) || !intersect(compileGlob(sa, true), compileGlob(sb, false)) {
 			return false
 		}
 	}
 	return true
+}
+
+// endsApart reports that a shell glob segment's last character can never
+// be a rule segment's last character ("*.[ch]" and "id_rsa").
+func endsApart(shellSeg, ruleSeg string) bool {
+	n := len(ruleSeg)
+	if n == 0 || ruleSeg[n-1] == '*' || ruleSeg[n-1] == '?' {
+		return false
+	}
+	set, ok := shglob.LastBytes(shellSeg, true)
+	return ok && !set.Has(ruleSeg[n-1])
 }
 
 // leadDisjoint compares a shell glob and a rule with "**" segment by
@@ -229,7 +244,7 @@ func segsDisjoint(a, b string, fromEnd bool) bool {
 		if strings.Contains(sb, "**") {
 			return false
 		}
-		if sa != sb && (literalsDisjoint(sa, sb) || dotHidden(sa, sb)) {
+		if sa != sb && (literalsDisjoint(sa, sb) || dotHidden(sa, sb) || endsApart(sa, sb)) {
 			return true
 		}
 	}
