@@ -17,14 +17,21 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/ ./llm/
+	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./action/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/ ./llm/
 
 fuzz:
 	$(GO) test ./shell/  -run='^$$' -fuzz=FuzzAnalyze -fuzztime=$(FUZZTIME)
+	$(GO) test ./shell/  -run='^$$' -fuzz=FuzzFastParse -fuzztime=$(FUZZTIME)
+	$(GO) test ./action/ -run='^$$' -fuzz=FuzzFastCommand -fuzztime=$(FUZZTIME)
+	$(GO) test ./action/ -run='^$$' -fuzz=FuzzHashCommand -fuzztime=$(FUZZTIME)
+	$(GO) test ./guard/  -run='^$$' -fuzz=FuzzSegEnd -fuzztime=$(FUZZTIME)
+	$(GO) test ./internal/shglob/ -run='^$$' -fuzz=FuzzLastBytesBash -fuzztime=$(FUZZTIME)
+	$(GO) test ./internal/shglob/ -run='^$$' -fuzz=FuzzLastBytesGo -fuzztime=$(FUZZTIME)
 	$(GO) test ./policy/ -run='^$$' -fuzz=FuzzParse   -fuzztime=$(FUZZTIME)
 	$(GO) test ./action/ -run='^$$' -fuzz=FuzzDecode  -fuzztime=$(FUZZTIME)
 	$(GO) test ./shield/ -run='^$$' -fuzz=FuzzStream  -fuzztime=$(FUZZTIME)
 	$(GO) test ./ifc/    -run='^$$' -fuzz=FuzzParse   -fuzztime=$(FUZZTIME)
+	$(GO) test ./ifc/    -run='^$$' -fuzz='^FuzzSegIntersect$$' -fuzztime=$(FUZZTIME)
 	$(GO) test ./ifc/    -run='^$$' -fuzz=FuzzEvaluateCommand -fuzztime=$(FUZZTIME)
 	$(GO) test ./audit/  -run='^$$' -fuzz=FuzzVerify  -fuzztime=$(FUZZTIME)
 	$(GO) test ./audit/  -run='^$$' -fuzz=FuzzParseAgree -fuzztime=$(FUZZTIME)
