@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -186,11 +187,29 @@ var sharedCache = sync.OnceValue(func() *fsCache {
 	return newFSCache(w)
 })
 
-// defaultFS is the real filesystem, through the shared cache when there
-// is one.
+// shareReads says whether guards built from now on read through the
+// shared cache (ShareFilesystemReads).
+var shareReads atomic.Bool
+
+// ShareFilesystemReads makes guards built from now on share their
+// filesystem reads across decisions, through the change-validated cache.
+// It pays off in a process that makes many decisions (a server, a proxy,
+// a benchmark); a process that makes one should not call it: closing the
+// kernel's change watcher at exit waits for a grace period of about 10 ms.
+// PARALLAX_GUARD_FSCACHE=off keeps it off.
+func ShareFilesystemReads() {
+	if os.Getenv("PARALLAX_GUARD_FSCACHE") != "off" {
+		shareReads.Store(true)
+	}
+}
+
+// defaultFS is the real filesystem, through the shared cache when reads
+// are shared and the system can watch for changes.
 func defaultFS() FS {
-	if c := sharedCache(); c != nil && os.Getenv("PARALLAX_GUARD_FSCACHE") != "off" {
-		return c
+	if shareReads.Load() {
+		if c := sharedCache(); c != nil {
+			return c
+		}
 	}
 	return osFS{}
 }

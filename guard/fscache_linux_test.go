@@ -113,9 +113,17 @@ func TestGuardSeesLinkSwapAcrossDecisions(t *testing.T) {
 	root := t.TempDir()
 	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
 	mustDo(t, os.MkdirAll(filepath.Join(ws, "data"), 0o700), os.MkdirAll(filepath.Join(home, ".ssh"), 0o700))
+	if os.Getenv("PARALLAX_GUARD_FSCACHE") == "off" {
+		t.Skip("the shared cache is off")
+	}
+	shareReads.Store(true)
+	t.Cleanup(func() { shareReads.Store(false) })
 	g := New(ws, home)
 	if _, shared := g.fs.(*fsCache); !shared {
-		t.Skip("the shared cache is off")
+		t.Fatal("a guard built after ShareFilesystemReads does not use the shared cache")
+	}
+	if _, shared := New(ws, home, WithFS(osFS{})).fs.(*fsCache); shared {
+		t.Fatal("WithFS must win over the shared cache")
 	}
 	target := filepath.Join(ws, "data", "config")
 	for i := 0; i < 2; i++ {

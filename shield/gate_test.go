@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -173,6 +174,7 @@ func TestNL2BashCorpus(t *testing.T) {
 }
 
 func BenchmarkGateNL2Bash(b *testing.B) {
+	guard.ShareFilesystemReads() // as the long-running commands do
 	cmds := nl2bash(b)
 	g := newTestGate(b, "default")
 	reqs := make([]Request, len(cmds))
