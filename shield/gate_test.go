@@ -194,3 +194,14 @@ func BenchmarkGateNL2Bash(b *testing.B) {
 	b.ReportMetric(float64(ns[len(ns)/2]), "p50-ns")
 	b.ReportMetric(float64(ns[len(ns)*99/100]), "p99-ns")
 }
+
+func TestFastest(t *testing.T) {
+	g := newTestGate(t, "default")
+	q := Fastest(context.Background(), g, testWS, []string{"ls -la", "git status", "find . -name '*.go' | xargs grep -n TODO"}, 3, 0, 0.5, 1)
+	if len(q) != 3 || q[0] <= 0 || q[0] > q[1] || q[1] > q[2] {
+		t.Fatalf("percentiles %v: want three positive, ordered durations", q)
+	}
+	if q := Fastest(context.Background(), g, testWS, nil, 3, 0.5); len(q) != 1 || q[0] != 0 {
+		t.Fatalf("no commands: %v, want one zero", q)
+	}
+}
