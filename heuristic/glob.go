@@ -208,11 +208,32 @@ func segmentsIntersect(shellGlob, rule string) bool {
 		if sa == sb {
 			continue
 		}
+		if ok, done := segPairMeets(sa, sb); done {
+			if !ok {
+				return false
+			}
+			continue
+		}
 		if literalsDisjoint(sa, sb) || endsApart(sa, sb) || !intersect(compileGlob(sa, true), compileGlob(sb, false)) {
 			return false
 		}
 	}
 	return true
+}
+
+// segPairMeets decides the common segment pairs without the automaton,
+// exactly as it would: a bare "*" (which skips dot names) or a literal on
+// the shell side, a bare "*" on the rule side. done is false otherwise.
+func segPairMeets(shellSeg, ruleSeg string) (ok, done bool) {
+	switch {
+	case shellSeg == "*":
+		return !strings.HasPrefix(ruleSeg, "."), true
+	case !strings.ContainsAny(shellSeg, "*?[\\"):
+		return globMatch(ruleSeg, shellSeg), true
+	case ruleSeg == "*":
+		return true, true
+	}
+	return false, false
 }
 
 // endsApart reports that a shell glob segment's last character can never

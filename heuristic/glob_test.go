@@ -1,6 +1,9 @@
 package heuristic
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestGlobMatch(t *testing.T) {
 	tests := []struct {
@@ -181,4 +184,38 @@ func TestMatchGlobEndFilterIsSound(t *testing.T) {
 	if credentialPaths.matchGlob("/home/dev/project/**/*.[ch]", "/home/dev") {
 		t.Errorf("C sources are not credentials")
 	}
+}
+
+// TestSegPairMeetsAgrees: the shortcuts answer as the automaton does.
+func TestSegPairMeetsAgrees(t *testing.T) {
+	shell := []string{"*", "www", ".bashrc", "id_rsa", "a[b", "x?", "*.sh", ".*", "[.]x", "", "a*b", "\\*"}
+	rules := []string{"*", ".bashrc", "www", "id_*", "?*", "*.sh", ".config", "a[b", "x?", "?", "", "autostart"}
+	for _, a := range shell {
+		for _, b := range rules {
+			ok, done := segPairMeets(a, b)
+			if !done {
+				continue
+			}
+			if want := intersect(compileGlob(a, true), compileGlob(b, false)); ok != want {
+				t.Errorf("segPairMeets(%q, %q) = %v, the automaton says %v", a, b, ok, want)
+			}
+		}
+	}
+}
+
+func FuzzSegPairMeets(f *testing.F) {
+	for _, s := range [][2]string{{"*", ".bashrc"}, {"www", "*"}, {"x?", "x*"}, {"a[b", "a[b"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		// Paths never hold NUL; the automaton reserves byte 0 for "any other".
+		if strings.ContainsAny(a+b, "/\x00") || strings.Contains(b, "**") || len(a) > 32 || len(b) > 32 {
+			return
+		}
+		if ok, done := segPairMeets(a, b); done {
+			if want := intersect(compileGlob(a, true), compileGlob(b, false)); ok != want {
+				t.Fatalf("segPairMeets(%q, %q) = %v, the automaton says %v", a, b, ok, want)
+			}
+		}
+	})
 }

@@ -312,6 +312,10 @@ func lastLiteral(glob string) (byte, bool) {
 
 // meets is segIntersect(s.g, a.glob, s.dots).
 func (s segGlob) meets(a *affix) bool {
+	if s.g == "*" {
+		// A bare star meets every name but a dot name it may not start.
+		return s.dots || !strings.HasPrefix(a.glob, ".") && !strings.HasPrefix(a.glob, `\.`)
+	}
 	if s.meta && !s.brack && !a.meta && (!strings.HasPrefix(a.glob, s.pre) || !strings.HasSuffix(a.glob, s.suf)) {
 		return false // a literal name must carry the glob's literal ends
 	}

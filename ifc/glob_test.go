@@ -25,7 +25,7 @@ func TestSegIntersectSimpleAgreesWithTable(t *testing.T) {
 
 func TestSegGlobMeetsAgreesWithSegIntersect(t *testing.T) {
 	globs := []string{"*.old", "id_*", "*", "*rsa*", "?d_rsa", ".env*", "[.]env", "a\\*b", "*.pem", "x"}
-	rules := []string{"id_rsa", ".env", ".env.local", "key.pem", "old", "a.old", "*.key", "id_*", "?*.pem", "credentials", "x"}
+	rules := []string{"id_rsa", ".env", ".env.local", "key.pem", "old", "a.old", "*.key", "id_*", "?*.pem", "credentials", "x", "\\.hidden", "[.]env"}
 	for _, g := range globs {
 		for _, r := range rules {
 			for _, dots := range []bool{false, true} {
