@@ -173,15 +173,22 @@ func globIntersectC(shellGlob string, gt *[]gtok, rule string, rt []gtok) bool {
 	if literalsDisjoint(shellGlob, rule) {
 		return false
 	}
-	if !strings.Contains(rule, "**") {
-		return segmentsIntersect(shellGlob, rule)
+	return globIntersectK(shellGlob, strings.Count(shellGlob, "/"), gt, rule, strings.Count(rule, "/"),
+		strings.Contains(rule, "**"), rt)
+}
+
+// globIntersectK is globIntersectC after the literal ends were compared,
+// with both patterns' slash counts and whether the rule holds "**" known.
+func globIntersectK(shellGlob string, gSlashes int, gt *[]gtok, rule string, rSlashes int, rDStar bool, rt []gtok) bool {
+	if !rDStar {
+		return gSlashes == rSlashes && segmentsIntersect(shellGlob, rule)
 	}
 	if leadDisjoint(shellGlob, rule) || tailDisjoint(shellGlob, rule) {
 		return false
 	}
 	// A shell glob never matches "/" with a wildcard: its paths have
 	// exactly its slashes, and a rule's paths at least the rule's.
-	if strings.Count(shellGlob, "/") < strings.Count(rule, "/") {
+	if gSlashes < rSlashes {
 		return false
 	}
 	if *gt == nil {
@@ -193,13 +200,10 @@ func globIntersectC(shellGlob string, gt *[]gtok, rule string, rt []gtok) bool {
 	return intersect(*gt, rt)
 }
 
-// segmentsIntersect decides a rule without "**": neither side crosses
-// "/", so the paths have the same segments, and each pair of segments
-// must share a name.
+// segmentsIntersect decides a rule without "**" whose slash count is the
+// shell glob's: neither side crosses "/", so the paths have the same
+// segments, and each pair of segments must share a name.
 func segmentsIntersect(shellGlob, rule string) bool {
-	if strings.Count(shellGlob, "/") != strings.Count(rule, "/") {
-		return false
-	}
 	a, b := shellGlob, rule
 	for a != "" || b != "" {
 		var sa, sb string

@@ -85,6 +85,8 @@ type viewRule struct {
 	lastPrefix          string    // literal ends of last
 	lastSuffix          string
 	lastByte            int    // the final byte of last when it is a literal, else -1
+	slashes             int    // slashes in pat
+	dstar               bool   // pat holds "**"
 	base                string // the base-name rule ("id_rsa") of a "**/NAME" pattern, else ""
 	last                string // the last segment of pat
 }
@@ -108,7 +110,8 @@ func (s *pathSet) view(home string) *setView {
 		last := baseName(p)
 		r := viewRule{pat: p, prefix: literalPrefix(p), suffix: literalSuffix(p), base: base, last: last,
 			toks: compileGlob(p, false), lastToks: compileGlob(last, false),
-			lastPrefix: literalPrefix(last), lastSuffix: literalSuffix(last), lastByte: -1}
+			lastPrefix: literalPrefix(last), lastSuffix: literalSuffix(last), lastByte: -1,
+			slashes: strings.Count(p, "/"), dstar: strings.Contains(p, "**")}
 		if n := len(last); n > 0 && last[n-1] != '*' && last[n-1] != '?' {
 			r.lastByte = int(last[n-1])
 		}
@@ -227,6 +230,7 @@ func (s *pathSet) matchGlob(g, home string) bool {
 	}
 	gp, gs, gb := literalPrefix(g), literalSuffix(g), baseName(g)
 	gEnd, gEndKnown := shglob.LastBytes(gb, true)
+	gSlashes := strings.Count(g, "/")
 	var gt []gtok
 	v := s.view(home)
 	var idx []int
@@ -253,7 +257,7 @@ func (s *pathSet) matchGlob(g, home string) bool {
 		if r.base != "" && !baseRuleMeetsGlob(r.base, gb) {
 			continue
 		}
-		if globIntersectC(g, &gt, r.pat, r.toks) {
+		if globIntersectK(g, gSlashes, &gt, r.pat, r.slashes, r.dstar, r.toks) {
 			return true
 		}
 	}
