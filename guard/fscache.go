@@ -22,6 +22,9 @@ import (
 // returns); a change racing with a decision is a race with or without
 // the cache.
 //
+// Only directories on local filesystems are watched (fscache_linux.go):
+// /proc, /sys, network and FUSE filesystems are read afresh every time.
+//
 // What the watcher does not report: mounts. A mount over a directory
 // changes what lies below it without a change event; mounting needs
 // privileges the gate never grants without review (the analyser marks
@@ -44,7 +47,7 @@ type changeWatcher interface {
 const (
 	maxCachedStats = 16384
 	maxCachedDirs  = 1024
-	maxWatches     = 2048
+	maxWatches     = 512 // inotify watches are a per-user budget other programs share
 )
 
 type cachedStat struct {

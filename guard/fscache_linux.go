@@ -25,8 +25,26 @@ func newChangeWatcher() changeWatcher {
 }
 
 func (w *inotifyWatcher) watch(dir string) bool {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil || !localFS[int64(st.Type)] {
+		return false
+	}
 	_, err := syscall.InotifyAddWatch(w.fd, dir, dirEvents)
 	return err == nil
+}
+
+// localFS are the filesystems whose every change passes through this
+// kernel, so inotify reports it. Pseudo filesystems (/proc, /sys) change
+// without events, and network or FUSE filesystems can be changed from
+// elsewhere: their reads are never cached.
+var localFS = map[int64]bool{
+	0xEF53:     true, // ext2, ext3, ext4
+	0x58465342: true, // xfs
+	0x9123683E: true, // btrfs
+	0x01021994: true, // tmpfs (and devtmpfs)
+	0x794C7630: true, // overlayfs
+	0x2FC12FC1: true, // zfs
+	0xF2F52010: true, // f2fs
 }
 
 func (w *inotifyWatcher) changed() bool {

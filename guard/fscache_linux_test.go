@@ -168,3 +168,24 @@ func TestFSCacheConcurrent(t *testing.T) {
 		t.Errorf("after the changes settle, x exists: %v", err)
 	}
 }
+
+// TestFSCacheSkipsPseudoFilesystems: /proc changes without inotify
+// events, so nothing below it is cached.
+func TestFSCacheSkipsPseudoFilesystems(t *testing.T) {
+	c := newTestCache(t)
+	c.begin()
+	c.Lstat("/proc/self")
+	c.Lstat("/proc/self/status")
+	c.ReadDir("/proc/self")
+	if _, ok := c.stats["/proc/self/status"]; ok {
+		t.Errorf("a path under /proc was cached")
+	}
+	if _, ok := c.dirs["/proc/self"]; ok {
+		t.Errorf("a listing under /proc was cached")
+	}
+	dir := t.TempDir()
+	c.Lstat(filepath.Join(dir, "x"))
+	if _, ok := c.stats[filepath.Join(dir, "x")]; !ok {
+		t.Skip("the temp directory is not on a local filesystem this cache watches")
+	}
+}
