@@ -469,19 +469,20 @@ func couldBePID(q string, dot bool) bool {
 // pattern and checks every match with Check, so links and secret files
 // hidden behind wildcards are judged by what exists now.
 func (g *Guard) expand(w *worst, dr dirReader, segs []string, acc action.Access, dot bool) {
-	cur := []string{""}
+	cur := []found{{}}
 	budget := maxExpand
 	for i, seg := range segs {
 		last := i == len(segs)-1
-		var next []string
-		for _, dir := range cur {
+		var next []found
+		for _, d := range cur {
+			dir := d.path
 			switch {
 			case seg == "**":
 				next = g.walk(dr, dir, dot, last, next, &budget)
 			case seg == anySeg || hasMeta(seg):
 				next = g.matchDir(dr, dir, seg, dot, next, &budget)
 			default:
-				next = append(next, dir+"/"+seg)
+				next = append(next, found{path: dir + "/" + seg})
 			}
 			if budget < 0 {
 				w.add(g.badPath(strings.Join(segs, "/"), acc, "the pattern matches too many paths to check"), true)
@@ -493,16 +494,99 @@ func (g *Guard) expand(w *worst, dr dirReader, segs []string, acc action.Access,
 			return
 		}
 	}
-	for _, p := range cur {
+	var plain plainDirs
+	for _, d := range cur {
+		p := d.path
 		if p == "" {
 			p = "/"
+		}
+		if plainEntries && d.listed {
+			if f, ok, done := g.plainEntry(&plain, p, d.typ, acc); done {
+				w.add(f, ok)
+				continue
+			}
 		}
 		w.add(g.check(p, acc))
 	}
 }
 
+// found is a path expansion reached; a listed one carries its type.
+type found struct {
+	path   string
+	typ    fs.FileMode
+	listed bool
+}
+
+// plainEntries switches the plainEntry shortcut (tests compare both).
+var plainEntries = true
+
+// plainDirs remembers, for one expansion, which directories are plain.
+type plainDirs []struct {
+	dir   string
+	plain bool
+}
+
+// plainEntry checks a listed entry cheaply when check would only apply
+// the name rules to it: the entry is not a link, not a table entry nor a
+// directory holding one, its name is ordinary (no leading dot, no control
+// character), and its directory is plain — resolved as written, not under
+// /proc, no dot component, and under no table entry that applies to acc.
+// Then nothing above or below the entry can apply but its name. done is
+// false when the shortcut does not apply; check decides.
+func (g *Guard) plainEntry(pd *plainDirs, p string, typ fs.FileMode, acc action.Access) (f Finding, ok, done bool) {
+	if foldCase || len(p) > maxPathLen || typ&fs.ModeSymlink != 0 {
+		return Finding{}, false, false
+	}
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return Finding{}, false, false
+	}
+	dir, name := p[:i], p[i+1:]
+	if name == "" || name[0] == '.' || action.CheckPathChars(name) != nil {
+		return Finding{}, false, false
+	}
+	if g.prefixes[p] != nil || g.ancestors[p] != nil {
+		return Finding{}, false, false // a table entry, or a directory holding one
+	}
+	if !g.plainDir(pd, dir, acc) {
+		return Finding{}, false, false
+	}
+	if lvl, what := nameLevel(name); lvl != None {
+		f, ok = g.finding(p, p, acc, lvl, what)
+		return f, ok, true
+	}
+	return Finding{}, false, true
+}
+
+func (g *Guard) plainDir(pd *plainDirs, dir string, acc action.Access) bool {
+	for _, d := range *pd {
+		if d.dir == dir {
+			return d.plain
+		}
+	}
+	plain := !strings.HasPrefix(dir, "/proc") && !strings.Contains(dir+"/", "/.") &&
+		path.Clean(dir) == dir && action.CheckPathChars(dir) == nil
+	if plain {
+		res, err := g.resolve(dir)
+		plain = err == nil && res == dir
+	}
+	if plain {
+		// What applies to the directory's entries from above: the table
+		// entries at or above it (an entry's own name, dot components and
+		// the entries below it are the entry's, judged in plainEntry).
+		var w worst
+		g.classifyPrefix(&w, dir, dir, dir, dir[strings.LastIndexByte(dir, '/')+1:], acc)
+		plain = !w.ok
+	}
+	*pd = append(*pd, struct {
+		dir   string
+		plain bool
+	}{dir, plain})
+	return plain
+}
+
 // matchDir appends the entries of dir matching seg.
-func (g *Guard) matchDir(dr dirReader, dir, seg string, dot bool, out []string, budget *int) []string {
+func (g *Guard) matchDir(dr dirReader, dir, seg string, dot bool, out []found, budget *int) []found {
 	ents, err := dr.ReadDir(dirOrRoot(dir))
 	if err != nil {
 		return out // the shell leaves an unmatched pattern as it is
@@ -510,7 +594,7 @@ func (g *Guard) matchDir(dr dirReader, dir, seg string, dot bool, out []string, 
 	*budget -= len(ents)
 	for _, e := range ents {
 		if segMatch(seg, fold(e.Name()), dot) {
-			out = append(out, dir+"/"+e.Name())
+			out = append(out, found{dir + "/" + e.Name(), e.Type(), true})
 		}
 	}
 	return out
@@ -519,8 +603,8 @@ func (g *Guard) matchDir(dr dirReader, dir, seg string, dot bool, out []string, 
 // walk appends dir and everything below it for "**" (directories only
 // unless it is the last segment), without following links, as bash's
 // globstar does.
-func (g *Guard) walk(dr dirReader, dir string, dot, files bool, out []string, budget *int) []string {
-	out = append(out, dir)
+func (g *Guard) walk(dr dirReader, dir string, dot, files bool, out []found, budget *int) []found {
+	out = append(out, found{path: dir})
 	ents, err := dr.ReadDir(dirOrRoot(dir))
 	if err != nil {
 		return out
@@ -538,7 +622,7 @@ func (g *Guard) walk(dr dirReader, dir string, dot, files bool, out []string, bu
 		case e.IsDir() && e.Type()&fs.ModeSymlink == 0:
 			out = g.walk(dr, p, dot, files, out, budget)
 		case files:
-			out = append(out, p)
+			out = append(out, found{p, e.Type(), true})
 		}
 	}
 	return out

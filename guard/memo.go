@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -45,11 +46,9 @@ type memoFS struct {
 	base  FS
 	stats []lstatResult // a decision looks at a few directories: a list beats a map
 	links []linkResult
-	// listed holds the types of the entries of the directories listed
-	// in this decision (expansion checks each of them next), and dirs the
-	// listings themselves.
-	listed map[string]fs.FileMode
-	dirs   []dirResult
+	// dirs are the listings made in this decision, sorted by name:
+	// expansion checks their entries next, and their types answer Lstat.
+	dirs []dirResult
 }
 
 type dirResult struct {
@@ -58,8 +57,32 @@ type dirResult struct {
 	err  error
 }
 
-// maxListed bounds the listed entries a memo keeps.
-const maxListed = 2 * maxExpand
+func byName(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) }
+
+// listedType returns the type of name from a listing of its directory
+// made in this decision.
+func (m *memoFS) listedType(name string) (fs.FileMode, bool) {
+	i := strings.LastIndexByte(name, '/')
+	if i < 0 {
+		return 0, false
+	}
+	dir, base := name[:i], name[i+1:]
+	if dir == "" {
+		dir = "/"
+	}
+	for k := range m.dirs {
+		d := &m.dirs[k]
+		if d.name != dir || d.err != nil {
+			continue
+		}
+		j, found := slices.BinarySearchFunc(d.ents, base, func(e fs.DirEntry, b string) int { return strings.Compare(e.Name(), b) })
+		if !found {
+			return 0, false
+		}
+		return d.ents[j].Type(), true
+	}
+	return 0, false
+}
 
 // typeInfo is the FileInfo of a listed entry: only its type is known,
 // which is all symlink resolution asks.
@@ -92,16 +115,11 @@ func (m memoDirFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	}
 	ents, err := m.dr.ReadDir(name)
 	if len(m.dirs) < maxMemo {
-		m.dirs = append(m.dirs, dirResult{name, ents, err})
-	}
-	if err == nil && len(m.listed)+len(ents) <= maxListed {
-		if m.listed == nil {
-			m.listed = make(map[string]fs.FileMode, len(ents))
+		sorted := ents
+		if !slices.IsSortedFunc(ents, byName) {
+			sorted = slices.SortedFunc(slices.Values(ents), byName) // os.ReadDir sorts; other FSs may not
 		}
-		dir := strings.TrimSuffix(name, "/")
-		for _, e := range ents {
-			m.listed[dir+"/"+e.Name()] = e.Type()
-		}
+		m.dirs = append(m.dirs, dirResult{name, sorted, err})
 	}
 	return ents, err
 }
@@ -131,7 +149,7 @@ func (m *memoFS) Lstat(name string) (fs.FileInfo, error) {
 			return m.stats[i].fi, m.stats[i].err
 		}
 	}
-	if t, ok := m.listed[name]; ok {
+	if t, ok := m.listedType(name); ok {
 		return typeInfo{path.Base(name), t}, nil
 	}
 	if err := m.absent(name, false); err != nil {
