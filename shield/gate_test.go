@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -203,5 +205,48 @@ func TestFastest(t *testing.T) {
 	}
 	if q := Fastest(context.Background(), g, testWS, nil, 3, 0.5); len(q) != 1 || q[0] != 0 {
 		t.Fatalf("no commands: %v, want one zero", q)
+	}
+}
+
+// BenchmarkGateRealWorkspace judges commands in a workspace that exists:
+// 300 object files at the top (beside the engine's .parallax and the
+// agent's protected files) and 300 sources in src/, so globs are expanded
+// against real listings and every path is resolved on disk.
+func BenchmarkGateRealWorkspace(b *testing.B) {
+	guard.ShareFilesystemReads()
+	root := b.TempDir()
+	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
+	for _, d := range []string{filepath.Join(ws, "src"), filepath.Join(ws, ".parallax"), home} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			b.Fatal(err)
+		}
+	}
+	files := []string{filepath.Join(ws, "SOUL.md"), filepath.Join(ws, "README.md")}
+	for i := 0; i < 300; i++ {
+		files = append(files, filepath.Join(ws, fmt.Sprintf("f%d.o", i)), filepath.Join(ws, "src", fmt.Sprintf("m%d.c", i)))
+	}
+	for _, f := range files {
+		if err := os.WriteFile(f, nil, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	g, err := New(Config{Workspace: ws, Home: home, Policy: "default"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []string{"rm *.o", "cat src/*.c | wc -l", "find . -name '*.c' | xargs grep -n TODO", "ls -la", "git status"} {
+		r := CommandRequest(ws, c)
+		b.Run(c, func(b *testing.B) {
+			ns := make([]int64, 0, 1<<14)
+			for b.Loop() {
+				v := g.Evaluate(context.Background(), r)
+				if v.Decision == verdict.Block {
+					b.Fatalf("%s: %s", c, v.Reason)
+				}
+				ns = append(ns, v.NS)
+			}
+			slices.Sort(ns)
+			b.ReportMetric(float64(ns[len(ns)/2]), "p50-ns")
+		})
 	}
 }
