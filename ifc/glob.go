@@ -289,7 +289,7 @@ func newSegGlob(g string, dots bool) segGlob {
 		s.pre = g[:strings.IndexAny(g, "*?")]
 		s.suf = g[strings.LastIndexAny(g, "*?")+1:]
 	}
-	if s.brack {
+	if s.meta {
 		s.end, s.endKnown = shglob.LastBytes(g, true)
 	}
 	return s
