@@ -20,9 +20,38 @@ func (g *Guard) Memo() *Guard {
 	if c, ok := g.fs.(*fsCache); ok {
 		c.begin() // forget what changed since the last decision
 	}
-	m := *g
-	m.fs = newMemoFS(g.fs)
-	return &m
+	// One allocation: the guard, its memo and room for the first lookups.
+	mg := &memoGuard{g: *g}
+	mg.m = memoFS{base: unmemo(g.fs), stats: mg.stats[:0]}
+	if dr, ok := mg.m.base.(dirReader); ok {
+		mg.d = memoDirFS{&mg.m, dr}
+		mg.g.fs = &mg.d
+	} else {
+		mg.g.fs = &mg.m
+	}
+	return &mg.g
+}
+
+// memoGuard is what Memo allocates.
+type memoGuard struct {
+	g     Guard
+	m     memoFS
+	d     memoDirFS
+	stats [8]lstatResult
+}
+
+// unmemo returns the filesystem below a memo: a memo of a memo starts
+// afresh.
+func unmemo(f FS) FS {
+	switch m := f.(type) {
+	case memoDirFS:
+		return m.base
+	case *memoDirFS:
+		return m.base
+	case *memoFS:
+		return m.base
+	}
+	return f
 }
 
 // maxMemo bounds the entries a memo keeps; beyond it lookups go through.
@@ -127,15 +156,11 @@ func (m memoDirFS) ReadDir(name string) ([]fs.DirEntry, error) {
 var (
 	_ FS        = (*memoFS)(nil)
 	_ dirReader = memoDirFS{}
+	_ dirReader = (*memoDirFS)(nil)
 )
 
 func newMemoFS(base FS) FS {
-	if inner, ok := base.(memoDirFS); ok {
-		base = inner.base // a memo of a memo starts afresh
-	}
-	if inner, ok := base.(*memoFS); ok {
-		base = inner.base
-	}
+	base = unmemo(base)
 	m := &memoFS{base: base}
 	if dr, ok := base.(dirReader); ok {
 		return memoDirFS{m, dr}

@@ -51,7 +51,7 @@ func TestPlainEntryAgreesWithCheck(t *testing.T) {
 	// The shortcut must actually be taken for plain directories.
 	m := g.Memo()
 	var pd plainDirs
-	m.fs.(memoDirFS).ReadDir(filepath.Join(root, "other", "deep"))
+	m.fs.(dirReader).ReadDir(filepath.Join(root, "other", "deep"))
 	if _, _, done := m.plainEntry(&pd, filepath.Join(root, "other", "deep", "x.txt"), 0, action.AccessRead); done {
 		shortcuts++
 	}

@@ -37,3 +37,15 @@ func TestSegGlobMeetsAgreesWithSegIntersect(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendSegsIsSplitWithoutAllocating(t *testing.T) {
+	for _, s := range []string{"", "/", "a", "/a/b", "a//b/", "/home/dev/x"} {
+		got, want := appendSegs(nil, s), strings.Split(s, "/")
+		if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
+			t.Errorf("%q: %q vs %q", s, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { globMatchPath("/home/dev/project/**/*.txt", "/home/dev/project/a/b.txt", true) }); n != 0 {
+		t.Errorf("%v allocs", n)
+	}
+}

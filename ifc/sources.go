@@ -318,7 +318,20 @@ func (t *Tracker) activityApplies(file, p string, glob, recursive bool, mode rea
 // globMatchPath reports whether the absolute path file matches the glob
 // pat; in a recursive glob "**" matches any run of segments.
 func globMatchPath(pat, file string, recursive bool) bool {
-	return matchSegList(strings.Split(pat, "/"), strings.Split(file, "/"), recursive)
+	var pb, fb [24]string // most paths fit: no allocation
+	return matchSegList(appendSegs(pb[:0], pat), appendSegs(fb[:0], file), recursive)
+}
+
+// appendSegs appends the "/"-separated parts of s to dst, as strings.Split.
+func appendSegs(dst []string, s string) []string {
+	for {
+		i := strings.IndexByte(s, '/')
+		if i < 0 {
+			return append(dst, s)
+		}
+		dst = append(dst, s[:i])
+		s = s[i+1:]
+	}
 }
 
 func matchSegList(pat, segs []string, recursive bool) bool {
