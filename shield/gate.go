@@ -9,6 +9,7 @@ import (
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/guard"
+	"github.com/parallax/parallax/heuristic"
 	"github.com/parallax/parallax/ifc"
 	"github.com/parallax/parallax/judge"
 	"github.com/parallax/parallax/policy"
@@ -167,16 +168,17 @@ func isPreset(name string) bool {
 // Evaluate judges one request. It never panics and never allows on error.
 func (g *Gate) Evaluate(ctx context.Context, r Request) (v verdict.Verdict) {
 	start := g.now()
+	st := &state{ctx: ctx, reqv: r} // one allocation for the request, the state and its first paths
+	st.req, st.paths = &st.reqv, st.pathBuf[:0]
 	defer func() {
 		if p := recover(); p != nil {
 			v = verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageVerify,
 				Rule: RuleInternalError, Reason: "internal error in the gate; blocked to fail closed"}
 		}
 		v.Reason = clip(v.Reason)
-		v = g.recordSafely(ctx, &r, v)
+		v = g.recordSafely(ctx, st.req, v)
 		v.NS = g.now().Sub(start).Nanoseconds()
 	}()
-	st := &state{req: &r, ctx: ctx}
 	if r.Parent != "" {
 		// A sub-agent is linked before its first action is judged: it
 		// starts with what its parent has seen.
@@ -229,6 +231,9 @@ func clip(s string) string {
 
 // state is what the stages learn about one request as it moves on.
 type state struct {
+	reqv    Request
+	pathBuf [8]policy.PathRef
+	hin     heuristic.Input
 	req     *Request
 	ctx     context.Context
 	act     *action.Action
