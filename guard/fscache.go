@@ -68,6 +68,11 @@ type fsCache struct {
 	links   map[string]cachedLink
 	dirs    map[string][]fs.DirEntry
 	watched map[string]bool // true: watched; false: the watch failed (missing)
+	// gen counts the flushes: a read started before one must not be
+	// stored after it (its directory may not be watched any more).
+	gen uint64
+	// afterRead, in tests, runs between a read and its storing.
+	afterRead func()
 }
 
 func newFSCache(w changeWatcher) *fsCache {
@@ -93,6 +98,7 @@ func (c *fsCache) begin() {
 	}
 	if c.w.changed() {
 		c.clear()
+		c.gen++
 		if !c.w.reset() {
 			c.w = nil // the watcher broke: no cache from now on
 		}
@@ -130,11 +136,17 @@ func (c *fsCache) Lstat(name string) (fs.FileInfo, error) {
 	}
 	// Watch before reading: a change after the read is then reported.
 	watched := name != "/" && len(c.stats) < maxCachedStats && c.watchLocked(path.Dir(name))
+	gen := c.gen
 	c.mu.Unlock()
 	fi, err := os.Lstat(name)
+	if c.afterRead != nil {
+		c.afterRead()
+	}
 	if watched && cacheable(err) {
 		c.mu.Lock()
-		c.stats[name] = cachedStat{fi, err}
+		if c.gen == gen {
+			c.stats[name] = cachedStat{fi, err}
+		}
 		c.mu.Unlock()
 	}
 	return fi, err
@@ -147,11 +159,17 @@ func (c *fsCache) Readlink(name string) (string, error) {
 		return l.target, l.err
 	}
 	watched := name != "/" && len(c.links) < maxCachedStats && c.watchLocked(path.Dir(name))
+	gen := c.gen
 	c.mu.Unlock()
 	t, err := os.Readlink(name)
+	if c.afterRead != nil {
+		c.afterRead()
+	}
 	if watched && err == nil {
 		c.mu.Lock()
-		c.links[name] = cachedLink{t, nil}
+		if c.gen == gen {
+			c.links[name] = cachedLink{t, nil}
+		}
 		c.mu.Unlock()
 	}
 	return t, err
@@ -165,11 +183,17 @@ func (c *fsCache) ReadDir(name string) ([]fs.DirEntry, error) {
 		return ents, nil
 	}
 	watched := len(c.dirs) < maxCachedDirs && c.watchLocked(name)
+	gen := c.gen
 	c.mu.Unlock()
 	ents, err := os.ReadDir(name)
+	if c.afterRead != nil {
+		c.afterRead()
+	}
 	if watched && err == nil && len(ents) <= maxExpand {
 		c.mu.Lock()
-		c.dirs[name] = ents
+		if c.gen == gen {
+			c.dirs[name] = ents
+		}
 		c.mu.Unlock()
 	}
 	return ents, err

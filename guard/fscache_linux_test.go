@@ -189,3 +189,98 @@ func TestFSCacheSkipsPseudoFilesystems(t *testing.T) {
 		t.Skip("the temp directory is not on a local filesystem this cache watches")
 	}
 }
+
+// flakyWatcher reports a change on every other check, and records what
+// it watches in the current generation.
+type flakyWatcher struct {
+	mu      sync.Mutex
+	n       int
+	watched map[string]bool
+}
+
+func (f *flakyWatcher) watch(dir string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.watched[dir] = true
+	return true
+}
+
+func (f *flakyWatcher) changed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n++
+	return f.n%2 == 0
+}
+
+func (f *flakyWatcher) reset() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.watched = map[string]bool{}
+	return true
+}
+
+// TestFSCacheNeverKeepsUnwatched: with decisions flushing the cache
+// while others read, every entry the cache keeps has its directory
+// watched by the current watcher (a read begun before a flush is not
+// stored after it).
+func TestFSCacheNeverKeepsUnwatched(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"a", "b", "c"} {
+		mustDo(t, os.Mkdir(filepath.Join(dir, n), 0o700))
+	}
+	fw := &flakyWatcher{watched: map[string]bool{}}
+	c := newFSCache(fw)
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 300; j++ {
+				c.begin()
+				for _, n := range []string{"a", "b", "c", "a/x"} {
+					c.Lstat(filepath.Join(dir, n))
+				}
+				c.ReadDir(dir)
+			}
+		}()
+	}
+	wg.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	for p := range c.stats {
+		if !fw.watched[filepath.Dir(p)] {
+			t.Errorf("%s is cached but its directory is not watched", p)
+		}
+	}
+	for p := range c.dirs {
+		if !fw.watched[p] {
+			t.Errorf("the listing of %s is cached but the directory is not watched", p)
+		}
+	}
+}
+
+// TestFSCacheReadAcrossFlush: a read that began before a flush is not
+// kept after it, since the new watcher does not watch its directory.
+func TestFSCacheReadAcrossFlush(t *testing.T) {
+	dir := t.TempDir()
+	fw := &flakyWatcher{watched: map[string]bool{}, n: 1} // the next check reports a change
+	c := newFSCache(fw)
+	c.afterRead = func() {
+		c.afterRead = nil
+		c.begin() // another decision starts and flushes mid-read
+	}
+	p := filepath.Join(dir, "x")
+	if _, err := c.Lstat(p); !os.IsNotExist(err) {
+		t.Fatalf("lstat: %v", err)
+	}
+	if _, kept := c.stats[p]; kept {
+		t.Fatalf("a read from before the flush was kept; its directory is watched now: %v", fw.watched[dir])
+	}
+	// Without a flush in between, it is kept.
+	c.Lstat(p)
+	if _, kept := c.stats[p]; !kept {
+		t.Fatalf("an ordinary read was not kept")
+	}
+}
