@@ -143,12 +143,11 @@ func (m memoDirFS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, err
 	}
 	ents, err := m.dr.ReadDir(name)
+	if !slices.IsSortedFunc(ents, byName) {
+		ents = slices.SortedFunc(slices.Values(ents), byName) // os.ReadDir sorts; other FSs may not
+	}
 	if len(m.dirs) < maxMemo {
-		sorted := ents
-		if !slices.IsSortedFunc(ents, byName) {
-			sorted = slices.SortedFunc(slices.Values(ents), byName) // os.ReadDir sorts; other FSs may not
-		}
-		m.dirs = append(m.dirs, dirResult{name, sorted, err})
+		m.dirs = append(m.dirs, dirResult{name, ents, err})
 	}
 	return ents, err
 }
