@@ -219,3 +219,47 @@ func FuzzSegPairMeets(f *testing.F) {
 		}
 	})
 }
+
+// TestMemoKeepsHomesApart: the answers remembered for one home are never
+// given for another. "/opt/dev/.ssh/*" is a credential glob only when
+// /opt/dev is the home; asked first under /opt/dev, then under
+// /home/dev, then again, each answer is the one its own home gives.
+func TestMemoKeepsHomesApart(t *testing.T) {
+	const g = "/opt/dev/.ssh/*"
+	for i := 0; i < 2; i++ {
+		if !credentialPaths.matchGlob(g, "/opt/dev") {
+			t.Fatalf("pass %d: %s is not a credential glob with home /opt/dev", i, g)
+		}
+		if credentialPaths.matchGlob(g, "/home/dev") {
+			t.Fatalf("pass %d: %s is a credential glob with home /home/dev", i, g)
+		}
+	}
+	if !credentialPaths.matchScope("/opt/dev/.ssh", "*.key", "/opt/dev") || credentialPaths.matchScope("/opt/dev/.ssh", "*.key", "/home/dev") {
+		t.Fatal("matchScope answers for one home leak into the other")
+	}
+	// Arguments that differ only in how they split between dir and name
+	// are different questions.
+	if credentialPaths.matchScope("/opt/dev/.ssh", "x", "/opt/dev") != credentialPaths.view("/opt/dev").matchScope("/opt/dev/.ssh", "x") {
+		t.Fatal("matchScope memo disagrees with the computation")
+	}
+}
+
+// TestMemoAgrees: over many globs, the memoised answer (asked twice) is
+// the computed one, in every set.
+func TestMemoAgrees(t *testing.T) {
+	globs := []string{"/home/dev/project/**", "/home/dev/project/**.jpg", "/home/dev/*", "/home/dev/.*", "/etc/*",
+		"/home/*/.ssh/*", "/tmp/*", "/var/log/*.log", "/home/dev/.config/**", "/root/*", "/etc/cron.d/*", "/**/id_rsa*",
+		"/home/dev/project/*.[ch]", "/home/dev/.bash_*", "/etc/sudoers.d/*", "/home/dev/project/**/*.pem"}
+	sets := []*pathSet{credentialPaths, exfilSources, persistencePaths, systemPaths, logPaths, historyPaths, privilegePaths, packageSourceLists}
+	for _, set := range sets {
+		v := set.view("/home/dev")
+		for _, g := range globs {
+			want := v.matchGlob(g)
+			for i := 0; i < 2; i++ {
+				if got := set.matchGlob(g, "/home/dev"); got != want {
+					t.Errorf("ask %d of %s: memo says %v, computation %v", i, g, got, want)
+				}
+			}
+		}
+	}
+}

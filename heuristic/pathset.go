@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/parallax/parallax/internal/memo"
 	"github.com/parallax/parallax/internal/shglob"
 	"github.com/parallax/parallax/shell"
 )
@@ -36,6 +37,10 @@ type setView struct {
 	exact  map[string][]int // literal prefix → rules
 	lens   []int            // the distinct literal prefix lengths, ascending
 	sorted []prefixRef      // rules by literal prefix
+
+	// globs and scopes remember matchGlob and matchScope answers: both
+	// depend only on their arguments and this view's static patterns.
+	globs, scopes *memo.Table[bool]
 }
 
 type prefixRef struct {
@@ -105,7 +110,7 @@ func (s *pathSet) view(home string) *setView {
 	if v, ok := s.views.Load(home); ok {
 		return v.(*setView)
 	}
-	v := &setView{}
+	v := &setView{globs: memo.New[bool](0), scopes: memo.New[bool](0)}
 	mk := func(p, base string) viewRule {
 		last := baseName(p)
 		r := viewRule{pat: p, prefix: literalPrefix(p), suffix: literalSuffix(p), base: base, last: last,
@@ -220,6 +225,17 @@ func matchList(patterns []string, name string) bool {
 // matchGlob reports whether the shell glob g could match a path in the
 // set. Home patterns are tried under every home a glob could reach.
 func (s *pathSet) matchGlob(g, home string) bool {
+	v := s.view(home)
+	if r, ok := v.globs.Get(g); ok {
+		return r
+	}
+	r := v.matchGlob(g)
+	v.globs.Put(g, r)
+	return r
+}
+
+// matchGlob is pathSet.matchGlob without the memo.
+func (v *setView) matchGlob(g string) bool {
 	fold := false
 	if i := strings.LastIndexByte(g, '/'); i >= 0 {
 		if u, ok := shell.UnfoldPattern(g[i+1:]); ok {
@@ -232,7 +248,6 @@ func (s *pathSet) matchGlob(g, home string) bool {
 	gEnd, gEndKnown := shglob.LastBytes(gb, true)
 	gSlashes := strings.Count(g, "/")
 	var gt []gtok
-	v := s.view(home)
 	var idx []int
 	if !fold {
 		var buf [32]int
@@ -269,6 +284,18 @@ func (s *pathSet) matchGlob(g, home string) bool {
 // "id_rsa" meets id_rsa, "*.txt" meets nothing; directory-tree rules
 // ("~/.gnupg/**") count only for unfiltered finds.
 func (s *pathSet) matchScope(dir, name, home string) bool {
+	v := s.view(home)
+	k := dir + "\x00" + name // NUL occurs in neither
+	if r, ok := v.scopes.Get(k); ok {
+		return r
+	}
+	r := v.matchScope(dir, name)
+	v.scopes.Put(k, r)
+	return r
+}
+
+// matchScope is pathSet.matchScope without the memo.
+func (v *setView) matchScope(dir, name string) bool {
 	fold := false
 	if u, ok := shell.UnfoldPattern(name); ok {
 		name, fold = u, true // find -iname: compare lower-cased
@@ -278,7 +305,6 @@ func (s *pathSet) matchScope(dir, name, home string) bool {
 	isExt = isExt && strings.HasPrefix(ext, ".") && !strings.ContainsAny(ext, "*?[")
 	var nt []gtok // name compiled once, for the rules that need the automaton
 	endSet, endKnown := shglob.LastBytes(name, true)
-	v := s.view(home)
 	var buf [32]int
 	for _, i := range v.candidates(dir, buf[:0]) {
 		r := v.rules[i]

@@ -1,0 +1,67 @@
+package memo
+
+import (
+	"strings"
+	"sync"
+)
+
+// DefaultLimit is the number of entries a table keeps when New is given
+// no limit: enough for the distinct paths of a long session, a few
+// hundred kilobytes at most.
+const DefaultLimit = 4096
+
+// Table maps strings to results of type V. The zero value is not usable:
+// make one with New.
+type Table[V any] struct {
+	mu    sync.RWMutex
+	m     map[string]V
+	limit int
+}
+
+// New returns an empty table holding at most limit entries (DefaultLimit
+// when limit ≤ 0).
+func New[V any](limit int) *Table[V] {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	return &Table[V]{m: make(map[string]V), limit: limit}
+}
+
+// Get returns the value stored under k.
+func (t *Table[V]) Get(k string) (V, bool) {
+	t.mu.RLock()
+	v, ok := t.m[k]
+	t.mu.RUnlock()
+	return v, ok
+}
+
+// Put stores v under a copy of k. A full table is emptied first: the
+// entries that matter come back on their next use.
+func (t *Table[V]) Put(k string, v V) {
+	k = strings.Clone(k)
+	t.mu.Lock()
+	if _, ok := t.m[k]; !ok && len(t.m) >= t.limit {
+		clear(t.m)
+	}
+	t.m[k] = v
+	t.mu.Unlock()
+}
+
+// Len returns the number of entries held.
+func (t *Table[V]) Len() int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return len(t.m)
+}
+
+// Do returns the value stored under k, computing and storing f(k) when
+// there is none. f runs outside the lock: two goroutines may both
+// compute it, and both get the same answer since f is pure.
+func (t *Table[V]) Do(k string, f func(string) V) V {
+	if v, ok := t.Get(k); ok {
+		return v
+	}
+	v := f(k)
+	t.Put(k, v)
+	return v
+}
