@@ -72,7 +72,10 @@ func (g *Guard) treeNamed(root, rest string, acc action.Access) (Finding, bool) 
 	last := fold(rest[strings.LastIndexByte(rest, '/')+1:])
 	end := segEndOf(last)
 	write := acc&(action.AccessWrite|action.AccessDelete) != 0
-	var w worst
+	// Every finding here is an escalation ranked by its entry's level:
+	// the first entry of the highest level is the one reported, and its
+	// reason is built once.
+	var top *entry
 	for _, ge := range g.below(res) {
 		p := ge.e.path
 		if p == res || !within(p, res) || ge.e.level == None {
@@ -87,13 +90,18 @@ func (g *Guard) treeNamed(root, rest string, acc action.Access) (Finding, bool) 
 		default:
 			continue
 		}
-		verb := "a recursive read of "
-		if write {
-			verb = "a recursive change under "
+		if top == nil || ge.e.level > top.level {
+			top = ge.e
 		}
-		w.add(g.treeFinding(root, acc, ge.e, verb+g.show(root)+" could reach "+ge.e.what), true)
 	}
-	return w.f, w.ok
+	if top == nil {
+		return Finding{}, false
+	}
+	verb := "a recursive read of "
+	if write {
+		verb = "a recursive change under "
+	}
+	return g.treeFinding(root, acc, top, verb+g.show(root)+" could reach "+top.what), true
 }
 
 // treeBelow reports the entries below root that a recursive operation
@@ -125,13 +133,19 @@ func (g *Guard) treeBelow(root string, acc action.Access) (Finding, bool) {
 	if len(below) > maxTreeLookups {
 		return g.treeFinding(root, acc, e, "a recursive change under "+g.show(root)+" would include "+e.what), true
 	}
-	var w worst
+	var top *entry // as in treeNamed: the first of the highest level
 	for _, be := range below {
+		if top != nil && be.level <= top.level {
+			continue
+		}
 		if _, err := g.fs.Lstat(be.path); err == nil {
-			w.add(g.treeFinding(root, acc, be, "a recursive change under "+g.show(root)+" would include "+be.what), true)
+			top = be
 		}
 	}
-	return w.f, w.ok
+	if top == nil {
+		return Finding{}, false
+	}
+	return g.treeFinding(root, acc, top, "a recursive change under "+g.show(root)+" would include "+top.what), true
 }
 
 // maxTreeLookups bounds the existence checks of one recursive change.
