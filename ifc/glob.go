@@ -189,6 +189,27 @@ func (c *Paths) ClassifyGlob(pat string, recursive, broad bool) PathLabel {
 	if !hasMeta(pat) {
 		return c.Classify(pat)
 	}
+	// The key is the pattern, a NUL and one byte for the two flags; a
+	// path holds no NUL, so no two questions share a key.
+	var kb [256]byte
+	key := append(append(kb[:0], pat...), 0, '0'+(boolBit(recursive)|boolBit(broad)<<1))
+	if l, ok := c.globMemo.GetBytes(key); ok {
+		return l
+	}
+	l := c.classifyGlob(pat, recursive, broad)
+	c.globMemo.Put(string(key), l)
+	return l
+}
+
+func boolBit(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// classifyGlob is ClassifyGlob without the memo.
+func (c *Paths) classifyGlob(pat string, recursive, broad bool) PathLabel {
 	m := c.newMatch()
 	var segs []string
 	if strings.HasPrefix(pat, "/") {

@@ -2,6 +2,7 @@ package ifc
 
 import (
 	"fmt"
+	"github.com/parallax/parallax/internal/memo"
 	"path"
 	"sort"
 	"strings"
@@ -34,6 +35,10 @@ type Paths struct {
 	nameGlobs  []affix
 	words      map[string][]int
 	containers []container
+
+	// globMemo remembers ClassifyGlob answers: they depend only on the
+	// arguments and these tables, which never change after newPaths.
+	globMemo *memo.Table[PathLabel]
 }
 
 type globRule struct {
@@ -73,7 +78,7 @@ func newPaths(env Env, rules []PathRule) (*Paths, error) {
 		}
 	}
 	c := &Paths{ws: path.Clean(env.Workspace), home: path.Clean(env.Home), rules: rules,
-		trees: map[string][]int{}, names: map[string][]int{}, words: map[string][]int{}}
+		trees: map[string][]int{}, names: map[string][]int{}, words: map[string][]int{}, globMemo: memo.New[PathLabel](0)}
 	for i := range rules {
 		if err := c.add(i); err != nil {
 			return nil, err

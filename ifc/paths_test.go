@@ -180,6 +180,14 @@ func TestClassifyGlob(t *testing.T) {
 			}
 		})
 	}
+	// Asked again in reverse order, the answers come from the memo: the
+	// same pattern with other flags (/usr/share/doc/*) must not share one.
+	for i := len(cases) - 1; i >= 0; i-- {
+		tc := cases[i]
+		if got := c.ClassifyGlob(tc.pat, tc.recursive, tc.broad); got.Level != tc.want || got != c.classifyGlob(tc.pat, tc.recursive, tc.broad) {
+			t.Errorf("again %s (recursive %v, broad %v): got %v, want %v", tc.pat, tc.recursive, tc.broad, got.Level, tc.want)
+		}
+	}
 }
 
 func TestContains(t *testing.T) {

@@ -35,6 +35,14 @@ func (t *Table[V]) Get(k string) (V, bool) {
 	return v, ok
 }
 
+// GetBytes is Get for a key held in a byte slice; it does not allocate.
+func (t *Table[V]) GetBytes(k []byte) (V, bool) {
+	t.mu.RLock()
+	v, ok := t.m[string(k)]
+	t.mu.RUnlock()
+	return v, ok
+}
+
 // Put stores v under a copy of k. A full table is emptied first: the
 // entries that matter come back on their next use.
 func (t *Table[V]) Put(k string, v V) {

@@ -25,6 +25,21 @@ func TestDoComputesOnce(t *testing.T) {
 	}
 }
 
+func TestGetBytes(t *testing.T) {
+	tb := New[int](0)
+	tb.Put("k\x00a", 7)
+	if v, ok := tb.GetBytes([]byte("k\x00a")); !ok || v != 7 {
+		t.Fatalf("GetBytes = %d, %v; want 7, true", v, ok)
+	}
+	if _, ok := tb.GetBytes([]byte("k\x00b")); ok {
+		t.Fatal("GetBytes finds a key never stored")
+	}
+	key := []byte("k\x00a")
+	if n := testing.AllocsPerRun(100, func() { tb.GetBytes(key) }); n != 0 {
+		t.Fatalf("GetBytes allocates %v times", n)
+	}
+}
+
 func TestBounded(t *testing.T) {
 	tb := New[int](8)
 	for i := 0; i < 100; i++ {
