@@ -68,8 +68,7 @@ func (g *Guard) checkGlob(pattern string, acc action.Access, dot bool) (Finding,
 	if err != "" {
 		return g.badPath(pattern, acc, err), true
 	}
-	var w worst
-	g.globStatic(&w, clean, segs, acc, dot, 0)
+	w := g.staticOf(clean, segs, acc, dot)
 	// A literal leading directory may be a link: judge the pattern from
 	// where it really points as well.
 	n := 0
@@ -95,6 +94,29 @@ func (g *Guard) checkGlob(pattern string, acc action.Access, dot bool) (Finding,
 		g.expand(&w, dr, rawSegs, acc, dot)
 	}
 	return w.f, w.ok
+}
+
+// staticOf is globStatic over the segments of clean itself, remembered
+// across decisions: the tables are all it reads.
+func (g *Guard) staticOf(clean string, segs []string, acc action.Access, dot bool) worst {
+	if g.statics == nil {
+		var w worst
+		g.globStatic(&w, clean, segs, acc, dot, 0)
+		return w
+	}
+	var kb [256]byte
+	flags := byte(acc) << 1
+	if dot {
+		flags |= 1
+	}
+	key := append(append(kb[:0], clean...), 0, flags)
+	if w, ok := g.statics.GetBytes(key); ok {
+		return w
+	}
+	var w worst
+	g.globStatic(&w, clean, segs, acc, dot, 0)
+	g.statics.Put(string(key), w)
+	return w
 }
 
 // globStatic matches the pattern segments against every table entry,

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"github.com/parallax/parallax/action"
 	"path"
 	"testing"
 
@@ -63,6 +64,14 @@ func TestCheckGlob(t *testing.T) {
 		{"dot dot behind link", "$W/src/u?/../.bashrc", wr, RuleProtected, B, 0},
 	}
 	runCases(t, f, cases, f.g.CheckGlob)
+	// Again in reverse order, with what the tables say of each glob
+	// remembered: the same glob read and written must not share it.
+	rev := make([]checkCase, len(cases))
+	for i, c := range cases {
+		c.name = "again " + c.name
+		rev[len(cases)-1-i] = c
+	}
+	runCases(t, f, rev, f.g.CheckGlob)
 }
 
 func TestCheckGlobDot(t *testing.T) {
@@ -161,6 +170,46 @@ func TestCandidatesAreSound(t *testing.T) {
 			for _, dot := range []bool{false, true} {
 				if rel := reach(segs, ge.segs, dot, nil, nil); rel != 0 {
 					t.Errorf("%s: left out %s, which it reaches (%d)", p, ge.e.path, rel)
+				}
+			}
+		}
+	}
+}
+
+// TestStaticMemoKeepsQuestionsApart: what the tables say of a glob is
+// remembered per access and per dot rule. On a home that does not exist
+// (nothing for expansion to find), the same glob asked both ways, in
+// both orders, on a fresh guard, gets each way's own answer.
+func TestStaticMemoKeepsQuestionsApart(t *testing.T) {
+	const home = "/nonexistent-parallax-guard-test/u"
+	type ask struct {
+		dot  bool
+		acc  action.Access
+		rule string
+	}
+	pairs := []struct {
+		pat  string
+		a, b ask
+	}{
+		{home + "/.ssh/*.pub", ask{false, rd, ""}, ask{false, wr, RuleProtected}},
+		{home + "/*/config", ask{false, rd, ""}, ask{true, rd, RuleSealed}},
+	}
+	check := func(g *Guard, pat string, q ask) string {
+		f, ok := g.CheckGlob(pat, q.acc)
+		if q.dot {
+			f, ok = g.CheckGlobDot(pat, q.acc)
+		}
+		if !ok {
+			return ""
+		}
+		return f.Rule
+	}
+	for _, p := range pairs {
+		for _, order := range [][2]ask{{p.a, p.b}, {p.b, p.a}} {
+			g := New(home+"/proj", home)
+			for _, q := range order {
+				if got := check(g, p.pat, q); got != q.rule {
+					t.Errorf("%s (dot %v, access %v) after %v: got %q, want %q", p.pat, q.dot, q.acc, order[0], got, q.rule)
 				}
 			}
 		}

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"github.com/parallax/parallax/internal/memo"
 	"io/fs"
 	"os"
 	"path"
@@ -133,6 +134,11 @@ type Guard struct {
 	globs     []globEntry       // entries split in segments, for CheckGlob
 	globKeys  []string          // globs[i]'s segments joined by "/", ascending
 	globAt    map[string]int    // a key of globKeys → its index
+
+	// statics remembers what the tables alone say of a glob (globStatic
+	// over its own segments): it depends on nothing a decision can
+	// change. Shared by every memo of this guard.
+	statics *memo.Table[worst]
 }
 
 // New compiles the tables for a workspace and a home directory, both
@@ -155,6 +161,7 @@ func New(workspace, home string, opts ...Option) *Guard {
 	g.workspace = path.Clean(workspace)
 	g.home = path.Clean(home)
 	g.compile()
+	g.statics = memo.New[worst](0)
 	return g
 }
 
