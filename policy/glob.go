@@ -146,9 +146,11 @@ func shellLiteral(p string) (prefix, suffix string) {
 // each be matched by the glob's segment at the same depth (a shell glob
 // does not cross "/"), and one literal suffix must extend the other. A
 // glob holding "**" falls back to comparing literal prefixes.
-func (g *glob) mayOverlap(shellGlob string) bool {
+//
+// gp and gs are the glob's literal ends (shellLiteral), computed by the
+// caller once for every pattern it tries.
+func (g *glob) mayOverlap(shellGlob, gp, gs string) bool {
 	// Literal ends that disagree rule a pattern out before any matching.
-	gp, gs := shellLiteral(shellGlob)
 	if !strings.HasPrefix(gp, g.lit) && !strings.HasPrefix(g.lit, gp) {
 		return false
 	}
@@ -187,11 +189,11 @@ func (g *glob) mayOverlap(shellGlob string) bool {
 // mustContain reports whether every path a shell glob could name matches
 // this pattern. It under-approximates: only "D/**" patterns can contain a
 // glob, when the glob's literal prefix lies inside D.
-func (g *glob) mustContain(shellGlob string) bool {
+// gp is the glob's literal prefix.
+func (g *glob) mustContain(gp string) bool {
 	if g.kind != globTree {
 		return false
 	}
-	gp, _ := shellLiteral(shellGlob)
 	if g.lit == "" {
 		return strings.HasPrefix(gp, "/")
 	}
@@ -221,16 +223,33 @@ func classify(pr *PathRef) (string, pathClass) {
 	return path.Clean(p), pathConcrete // Clean does not allocate for a clean path
 }
 
+// pathArg is a PathRef prepared for matching against many patterns: its
+// class, and for a glob its literal ends.
+type pathArg struct {
+	p      string
+	c      pathClass
+	gp, gs string
+}
+
+func prepare(pr *PathRef) pathArg {
+	p, c := classify(pr)
+	a := pathArg{p: p, c: c}
+	if c == pathGlob {
+		a.gp, a.gs = shellLiteral(p)
+	}
+	return a
+}
+
 // test matches a PathRef: may (over-approximate) or must (under-approximate).
-func (g *glob) test(p string, c pathClass, must bool) bool {
-	switch c {
+func (g *glob) test(a *pathArg, must bool) bool {
+	switch a.c {
 	case pathConcrete:
-		return g.matchPath(p)
+		return g.matchPath(a.p)
 	case pathGlob:
 		if must {
-			return g.mustContain(p)
+			return g.mustContain(a.gp)
 		}
-		return g.mayOverlap(p)
+		return g.mayOverlap(a.p, a.gp, a.gs)
 	case pathUnknown:
 	}
 	return !must

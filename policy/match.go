@@ -141,11 +141,11 @@ func (r *rule) matchPaths(prs []PathRef, must bool) (int, bool) {
 // in no "paths_outside" pattern. Under may, "in" over-approximates and
 // "not in" under-approximates; under must, the reverse.
 func (r *rule) pathOK(pr *PathRef, must bool) bool {
-	p, c := classify(pr)
+	a := prepare(pr)
 	if len(r.paths) > 0 {
 		in := false
 		for _, g := range r.paths {
-			if g.test(p, c, must) {
+			if g.test(&a, must) {
 				in = true
 				break
 			}
@@ -155,7 +155,7 @@ func (r *rule) pathOK(pr *PathRef, must bool) bool {
 		}
 	}
 	for _, g := range r.outside {
-		if g.test(p, c, !must) {
+		if g.test(&a, !must) {
 			return false
 		}
 	}
