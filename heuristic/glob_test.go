@@ -263,3 +263,34 @@ func TestMemoAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestParallaxGlobMemo: the remembered answer for a glob is the one for
+// its own workspace and home, and agrees with concrete paths.
+func TestParallaxGlobMemo(t *testing.T) {
+	cases := []struct {
+		p        string
+		glob     bool
+		ws, home string
+		want     bool
+	}{
+		{"/w1/.par*/x", true, "/w1", "/h", true},
+		{"/w1/.par*/x", true, "/w2", "/h", false},
+		{"/w1/.par*/x", true, "/w1", "/h", true},
+		{"/h/.parallax/*", true, "/w2", "/h", true},
+		{"/h/.parallax/*", true, "/w2", "/h2", false},
+		{"/w1/*.log", true, "/w1", "/h", false},
+		{"/w1/.parallax", false, "/w1", "/h", true},
+		{"/w1/.parallax/policy.yaml", false, "/w1", "/h", true},
+		{"/w1/.parallaxx", false, "/w1", "/h", false},
+		{"/w1/x/.parallax", false, "/w1", "/h", false},
+		{"/tmp/audit.jsonl", false, "/w1", "/h", true},
+		{"/.parallax/x", false, "/w1", "/", true},
+	}
+	for i := 0; i < 2; i++ { // the second time from the memo
+		for _, c := range cases {
+			if got := isParallaxPath(c.p, c.glob, c.ws, c.home); got != c.want {
+				t.Errorf("pass %d: isParallaxPath(%s, glob %v, ws %s, home %s) = %v, want %v", i, c.p, c.glob, c.ws, c.home, got, c.want)
+			}
+		}
+	}
+}

@@ -4,22 +4,45 @@ import (
 	"strings"
 
 	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/internal/memo"
 	"github.com/parallax/parallax/shell"
 )
 
 // isParallaxPath reports whether p is agent-internal state: the
 // workspace's .parallax directory, the user's ~/.parallax, or an audit log.
 func isParallaxPath(p string, glob bool, ws, home string) bool {
+	if glob {
+		// A glob's answer depends on the glob and the two directories
+		// only: remembered, keyed by all three (paths hold no NUL).
+		var kb [256]byte
+		key := append(append(append(append(append(kb[:0], p...), 0), ws...), 0), home...)
+		if ok, hit := parallaxGlobs.GetBytes(key); hit {
+			return ok
+		}
+		ok := parallaxGlob(p, ws, home)
+		parallaxGlobs.Put(string(key), ok)
+		return ok
+	}
+	for _, d := range [...]string{ws, home} {
+		if rel, in := under(p, d); d != "" && in && (rel == ".parallax" || strings.HasPrefix(rel, ".parallax/")) {
+			return true
+		}
+	}
+	return baseName(p) == "audit.jsonl"
+}
+
+// parallaxGlobs remembers parallaxGlob answers across decisions.
+var parallaxGlobs = memo.New[bool](0)
+
+// parallaxGlob reports whether the glob p may name the gate's state
+// below ws or home, or an audit chain anywhere.
+func parallaxGlob(p, ws, home string) bool {
 	for _, d := range [...]string{ws, home} {
 		if d == "" {
 			continue
 		}
-		dir := d + "/.parallax"
-		if glob {
-			if globIntersect(p, dir) || globIntersect(p, dir+"/**") {
-				return true
-			}
-		} else if inside(p, dir) {
+		dir := strings.TrimSuffix(d, "/") + "/.parallax"
+		if globIntersect(p, dir) || globIntersect(p, dir+"/**") {
 			return true
 		}
 	}
