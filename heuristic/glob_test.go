@@ -294,3 +294,52 @@ func TestParallaxGlobMemo(t *testing.T) {
 		}
 	}
 }
+
+// TestListPatNeedIsSound: a pattern's literal run is in every name it
+// matches, so the filter in matchList never drops a match. Names are
+// the set patterns themselves with their wildcards filled in several
+// ways, so every pattern is tried against names it matches.
+func TestListPatNeedIsSound(t *testing.T) {
+	sets := []*pathSet{credentialPaths, exfilSources, persistencePaths, systemPaths, logPaths, historyPaths, privilegePaths, packageSourceLists}
+	fills := []struct{ dstar, star, q string }{{"", "", "x"}, {"a/b", "xy", "q"}, {"a", "*", "?"}, {".git/hooks", "hooks", "/"}}
+	var names []string
+	var pats []listPat
+	for _, s := range sets {
+		lists := [][]listPat{s.absStar, s.homeStar, s.baseG}
+		for _, l := range s.abs {
+			lists = append(lists, l)
+		}
+		for _, l := range s.home {
+			lists = append(lists, l)
+		}
+		for _, l := range lists {
+			for _, lp := range l {
+				pats = append(pats, lp)
+				for _, f := range fills {
+					n := strings.ReplaceAll(lp.pat, "**", "\x00")
+					n = strings.ReplaceAll(n, "*", f.star)
+					n = strings.ReplaceAll(n, "?", f.q)
+					names = append(names, strings.ReplaceAll(n, "\x00", f.dstar))
+				}
+			}
+		}
+	}
+	matched := 0
+	for _, lp := range pats {
+		for _, n := range names {
+			if !globMatch(lp.pat, n) {
+				continue
+			}
+			matched++
+			if !strings.Contains(n, lp.need) {
+				t.Errorf("%q matches %q but lacks its literal run %q", lp.pat, n, lp.need)
+			}
+			if !matchList([]listPat{lp}, n) {
+				t.Errorf("matchList drops %q for %q", n, lp.pat)
+			}
+		}
+	}
+	if matched < len(pats) {
+		t.Fatalf("only %d matches over %d patterns: the names do not exercise the filter", matched, len(pats))
+	}
+}

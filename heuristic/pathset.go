@@ -19,11 +19,13 @@ import (
 //
 // Pattern syntax is globMatch's: "*" and "?" within a segment, "**" across.
 type pathSet struct {
-	home  map[string][]string // first segment → home-relative patterns
-	abs   map[string][]string // first segment → absolute patterns (without the leading "/")
-	base  map[string]bool     // exact base names
-	baseG []string            // base-name patterns with wildcards
-	all   []string            // every pattern, as written (for glob intersection)
+	home     map[string][]listPat // first segment → home-relative patterns
+	abs      map[string][]listPat // first segment → absolute patterns (without the leading "/")
+	homeStar []listPat            // home["*"]: patterns whose first segment has a wildcard
+	absStar  []listPat            // abs["*"]
+	base     map[string]bool      // exact base names
+	baseG    []listPat            // base-name patterns with wildcards
+	all      []string             // every pattern, as written (for glob intersection)
 
 	// views caches, per home directory, the patterns with "~" expanded
 	// and their literal ends computed: glob lookups compare those first.
@@ -156,38 +158,58 @@ func endsDisjoint(pa, sa, pb, sb string) bool {
 }
 
 func newPathSet(patterns ...string) *pathSet {
-	s := &pathSet{home: map[string][]string{}, abs: map[string][]string{}, base: map[string]bool{}}
+	s := &pathSet{home: map[string][]listPat{}, abs: map[string][]listPat{}, base: map[string]bool{}}
 	for _, p := range patterns {
 		s.all = append(s.all, p)
 		switch {
 		case strings.HasPrefix(p, "~/"):
 			rel := p[2:]
-			s.home[firstSeg(rel)] = append(s.home[firstSeg(rel)], rel)
+			s.home[firstSeg(rel)] = append(s.home[firstSeg(rel)], newListPat(rel))
 		case strings.HasPrefix(p, "**/"):
 			b := p[3:]
 			if strings.ContainsAny(b, "*?") {
-				s.baseG = append(s.baseG, b)
+				s.baseG = append(s.baseG, newListPat(b))
 			} else {
 				s.base[b] = true
 			}
 		case strings.HasPrefix(p, "/"):
 			rel := p[1:]
-			s.abs[firstSeg(rel)] = append(s.abs[firstSeg(rel)], rel)
+			s.abs[firstSeg(rel)] = append(s.abs[firstSeg(rel)], newListPat(rel))
 		default:
 			panic("heuristic: bad path pattern " + p) // static tables only
 		}
 	}
+	s.homeStar, s.absStar = s.home["*"], s.abs["*"]
 	return s
+}
+
+// listPat is a pattern of a pathSet list with its longest literal run:
+// every name it matches holds that run ("**/.git/hooks/*" needs
+// ".git/hooks/"), a test far cheaper than the match.
+type listPat struct {
+	pat, need string
+}
+
+func newListPat(pat string) listPat {
+	lp := listPat{pat: pat}
+	for _, run := range strings.FieldsFunc(pat, func(r rune) bool { return r == '*' || r == '?' }) {
+		if len(run) > len(lp.need) {
+			lp.need = run
+		}
+	}
+	return lp
 }
 
 // firstSeg returns the first segment of a relative path ("" for "").
 // A segment holding a wildcard indexes under "*".
 func firstSeg(rel string) string {
-	if i := strings.IndexByte(rel, '/'); i >= 0 {
-		rel = rel[:i]
-	}
-	if strings.ContainsAny(rel, "*?") {
-		return "*"
+	for i := 0; i < len(rel); i++ {
+		switch rel[i] {
+		case '/':
+			return rel[:i]
+		case '*', '?':
+			return "*"
+		}
 	}
 	return rel
 }
@@ -198,11 +220,11 @@ func (s *pathSet) match(p, home string) bool {
 		return false
 	}
 	rel := p[1:]
-	if matchList(s.abs[firstSeg(rel)], rel) || matchList(s.abs["*"], rel) {
+	if matchList(s.abs[firstSeg(rel)], rel) || matchList(s.absStar, rel) {
 		return true
 	}
 	if hr, ok := homeRel(p, home); ok {
-		if matchList(s.home[firstSeg(hr)], hr) || matchList(s.home["*"], hr) {
+		if matchList(s.home[firstSeg(hr)], hr) || matchList(s.homeStar, hr) {
 			return true
 		}
 	}
@@ -213,9 +235,9 @@ func (s *pathSet) match(p, home string) bool {
 	return matchList(s.baseG, b)
 }
 
-func matchList(patterns []string, name string) bool {
-	for _, pat := range patterns {
-		if globMatch(pat, name) {
+func matchList(patterns []listPat, name string) bool {
+	for _, lp := range patterns {
+		if strings.Contains(name, lp.need) && globMatch(lp.pat, name) {
 			return true
 		}
 	}
