@@ -89,6 +89,16 @@ func (p *Policy) decide(in *Input) (Result, *rule) {
 		return Result{Effect: Deny, Rule: "policy_no_action", Reason: "policy input carries no action"}, nil
 	}
 	s := p.byType[in.Action.Type]
+	if s != nil && len(in.Paths) > 0 && in.args == nil {
+		// Every rule looks at the same paths: prepare them once.
+		var buf [8]pathArg
+		local := *in
+		local.args = buf[:0]
+		for i := range in.Paths {
+			local.args = append(local.args, prepare(&in.Paths[i]))
+		}
+		in = &local
+	}
 	if s == nil {
 		if !action.Known(in.Action.Type) {
 			return Result{Effect: Deny, Rule: "policy_unknown_type",

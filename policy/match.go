@@ -40,7 +40,7 @@ func (r *rule) match(in *Input) (ok bool, h hit) {
 		return true
 	}
 	if r.pathCond {
-		idx, good := r.matchPaths(in.Paths, must)
+		idx, good := r.matchPaths(in.Paths, in.args, must)
 		if !try(condPaths, idx, good) {
 			return false, h
 		}
@@ -111,7 +111,8 @@ func eachOf(n int, must bool, f func(int) bool) (int, bool) {
 // access list (every use when none is given). Under may, one of them
 // satisfies the path predicate; under must, all of them do and there is
 // at least one. Uses outside the access list are not looked at.
-func (r *rule) matchPaths(prs []PathRef, must bool) (int, bool) {
+// args, when it holds one entry per PathRef, is prs already prepared.
+func (r *rule) matchPaths(prs []PathRef, args []pathArg, must bool) (int, bool) {
 	acc := r.access
 	if acc == 0 {
 		acc = allAccess
@@ -121,7 +122,13 @@ func (r *rule) matchPaths(prs []PathRef, must bool) (int, bool) {
 		if accessOf(&prs[i])&acc == 0 {
 			continue
 		}
-		ok := r.pathOK(&prs[i], must)
+		var ok bool
+		if len(args) == len(prs) {
+			ok = r.pathOK(&args[i], must)
+		} else {
+			a := prepare(&prs[i])
+			ok = r.pathOK(&a, must)
+		}
 		switch {
 		case must && !ok:
 			return i, false
@@ -140,12 +147,11 @@ func (r *rule) matchPaths(prs []PathRef, must bool) (int, bool) {
 // pathOK is the path predicate: in some "paths" pattern (when given) and
 // in no "paths_outside" pattern. Under may, "in" over-approximates and
 // "not in" under-approximates; under must, the reverse.
-func (r *rule) pathOK(pr *PathRef, must bool) bool {
-	a := prepare(pr)
+func (r *rule) pathOK(a *pathArg, must bool) bool {
 	if len(r.paths) > 0 {
 		in := false
 		for _, g := range r.paths {
-			if g.test(&a, must) {
+			if g.test(a, must) {
 				in = true
 				break
 			}
@@ -155,7 +161,7 @@ func (r *rule) pathOK(pr *PathRef, must bool) bool {
 		}
 	}
 	for _, g := range r.outside {
-		if g.test(&a, !must) {
+		if g.test(a, !must) {
 			return false
 		}
 	}

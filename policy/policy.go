@@ -81,6 +81,10 @@ type Input struct {
 	Paths   []PathRef      // every path touched: payload paths and shell-effect paths
 	Hosts   []string       // every host reached, lowercase; "" for a host not known statically
 	Effects *shell.Effects // nil unless the action runs a shell command
+
+	// args are Paths prepared for matching, once per decision (decide);
+	// nil when the caller matched rules directly.
+	args []pathArg
 }
 
 // Result is the decision of Evaluate.
