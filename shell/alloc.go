@@ -17,7 +17,8 @@ func (a *analyzer) newCallSlot() *Call {
 }
 
 // wordSlice returns an empty slice with room for n words, from a slab
-// reused by the next analysis (Positional: never part of the Effects).
+// reused by the next analysis (argv and Positional: never part of the
+// Effects). Appending past n moves the slice to the heap.
 func (a *analyzer) wordSlice(n int) []Word {
 	if n == 0 {
 		return nil

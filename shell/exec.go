@@ -23,7 +23,7 @@ func (a *analyzer) callExpr(ce *syntax.CallExpr, in *stream) stream {
 		}
 		return stream{}
 	}
-	argv := make([]Word, 0, len(ce.Args)+2)
+	argv := a.wordSlice(len(ce.Args) + 2) // lives as long as the analysis
 	for _, w := range ce.Args {
 		argv = a.words(argv, w)
 	}
