@@ -127,3 +127,36 @@ func Fastest(ctx context.Context, ev Evaluator, ws string, cmds []string, n int,
 	}
 	return out
 }
+
+// Stalls measures how often this machine takes the CPU away from a
+// running thread: it reads the clock in a tight loop for d and counts,
+// per threshold, the gaps between two readings at least that long, as a
+// rate per second. An evaluation that such a gap hits takes that much
+// longer, so the rates put a single pass's tail in context. now is the
+// clock (time.Now outside tests).
+func Stalls(now func() time.Time, d time.Duration, thresholds ...time.Duration) []float64 {
+	counts := make([]int, len(thresholds))
+	start := now()
+	last := start
+	for {
+		t := now()
+		gap := t.Sub(last)
+		last = t
+		for i, th := range thresholds {
+			if gap >= th {
+				counts[i]++
+			}
+		}
+		if t.Sub(start) >= d {
+			break
+		}
+	}
+	secs := last.Sub(start).Seconds()
+	out := make([]float64, len(thresholds))
+	for i, n := range counts {
+		if secs > 0 {
+			out[i] = float64(n) / secs
+		}
+	}
+	return out
+}

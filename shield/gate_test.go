@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/verdict"
@@ -248,5 +249,37 @@ func BenchmarkGateRealWorkspace(b *testing.B) {
 			slices.Sort(ns)
 			b.ReportMetric(float64(ns[len(ns)/2]), "p50-ns")
 		})
+	}
+}
+
+// TestStalls feeds a clock that ticks by 1 µs with a 30 µs gap every 100
+// readings and a 70 µs gap every 1000: over about 0.1 s the rates must be
+// those the clock was built with.
+func TestStalls(t *testing.T) {
+	cur := time.Unix(0, 0)
+	n := 0
+	clock := func() time.Time {
+		n++
+		switch {
+		case n%1000 == 0:
+			cur = cur.Add(70 * time.Microsecond)
+		case n%100 == 0:
+			cur = cur.Add(30 * time.Microsecond)
+		default:
+			cur = cur.Add(time.Microsecond)
+		}
+		return cur
+	}
+	r := Stalls(clock, 100*time.Millisecond, 20*time.Microsecond, 50*time.Microsecond)
+	// Per 1000 readings: 990 µs of ticks, 9 gaps of 30 µs, 1 of 70 µs.
+	perSec := 1e6 / (990 + 9*30 + 70.0)
+	if want := 10 * perSec; r[0] < 0.98*want || r[0] > 1.02*want {
+		t.Errorf("gaps >= 20 us: %.0f/s, want %.0f/s", r[0], want)
+	}
+	if want := perSec; r[1] < 0.98*want || r[1] > 1.02*want {
+		t.Errorf("gaps >= 50 us: %.0f/s, want %.0f/s", r[1], want)
+	}
+	if r := Stalls(time.Now, 5*time.Millisecond); len(r) != 0 {
+		t.Errorf("no thresholds: %v", r)
 	}
 }

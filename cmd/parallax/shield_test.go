@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,5 +74,34 @@ func TestShieldEvaluateWithoutWorkspaceKeepsNothing(t *testing.T) {
 	evalLines(t, ws, home, `{"type":"execute_command","payload":{"command":"git status"}}`)
 	if _, err := os.Stat(filepath.Join(ws, ".parallax")); !os.IsNotExist(err) {
 		t.Fatalf("evaluate created state in an uninitialised workspace: %v", err)
+	}
+}
+
+// TestShieldBench runs the bench command on three commands: one routine,
+// one blocked, one escalated (and a blank line, skipped). The counts come
+// from real verdicts, and the
+// stall line reports a measured rate.
+func TestShieldBench(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "cmds")
+	if err := os.WriteFile(f, []byte("ls -la\ncat ~/.ssh/id_rsa\n\nsudo ls /var/log\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runParallax(t, "", "shield", "bench", f, "--home", "/home/dev", "--workspace", "/home/dev/project", "--stalls", "20ms")
+	if err != nil {
+		t.Fatalf("bench: %v\n%s", err, out)
+	}
+	count := func(label string) int {
+		m := regexp.MustCompile(`(?m)^` + label + ` +(\d+)`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no %s line in:\n%s", label, out)
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	if count("commands") != 3 || count("ALLOW") != 1 || count("BLOCK") != 1 || count("ESCALATE") != 1 {
+		t.Fatalf("want 3 commands, one of each decision:\n%s", out)
+	}
+	if !regexp.MustCompile(`machine stalls .* >= 20 us \d+ times/s, >= 50 us \d+ times/s \(measured for 20ms`).MatchString(out) {
+		t.Fatalf("no stall rates:\n%s", out)
 	}
 }

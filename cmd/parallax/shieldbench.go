@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/parallax/parallax/shell"
 	"github.com/parallax/parallax/shield"
@@ -17,6 +18,7 @@ import (
 func newShieldBenchCmd() *cobra.Command {
 	var workspace, home, policy string
 	var list, fastestOf int
+	var stalls time.Duration
 	cmd := &cobra.Command{
 		Use:   "bench FILE",
 		Short: "Run a file of raw shell commands through the gate and report decisions and latency",
@@ -44,6 +46,11 @@ programs behind the BLOCKs. Nothing is executed.`,
 			})
 			fmt.Fprintln(errw)
 			printBench(cmd.OutOrStdout(), st, list)
+			if stalls > 0 {
+				r := shield.Stalls(time.Now, stalls, 20*time.Microsecond, 50*time.Microsecond)
+				fmt.Fprintf(cmd.OutOrStdout(), "machine stalls  a spinning thread lost the CPU for >= 20 us %.0f times/s, >= 50 us %.0f times/s (measured for %v after the pass; each stall that hits an evaluation adds to its ns)\n",
+					r[0], r[1], stalls)
+			}
 			if fastestOf > 1 {
 				q := shield.Fastest(cmd.Context(), gate, ws, cmds, fastestOf, 0.5, 0.9, 0.99)
 				fmt.Fprintf(cmd.OutOrStdout(), "fastest of %d   p50 %d  p90 %d  p99 %d (ns, per command)\n",
@@ -56,6 +63,7 @@ programs behind the BLOCKs. Nothing is executed.`,
 	cmd.Flags().StringVar(&home, "home", "/home/dev", "what ~ means")
 	cmd.Flags().StringVar(&policy, "policy", "default", "policy preset or file")
 	cmd.Flags().IntVar(&list, "list", 0, "also list up to N blocked and N escalated commands")
+	cmd.Flags().DurationVar(&stalls, "stalls", time.Second, "after the pass, measure for this long how often the machine stalls a running thread (0: skip)")
 	cmd.Flags().IntVar(&fastestOf, "fastest-of", 0, "also evaluate each command N times and report percentiles of each one's fastest run (the gate's own cost without a shared machine's interruptions)")
 	return cmd
 }
