@@ -79,8 +79,7 @@ func TestShieldEvaluateWithoutWorkspaceKeepsNothing(t *testing.T) {
 
 // TestShieldBench runs the bench command on three commands: one routine,
 // one blocked, one escalated (and a blank line, skipped). The counts come
-// from real verdicts, and the
-// stall line reports a measured rate.
+// from real verdicts, and the stall line reports a measured rate.
 func TestShieldBench(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "cmds")
 	if err := os.WriteFile(f, []byte("ls -la\ncat ~/.ssh/id_rsa\n\nsudo ls /var/log\n"), 0o600); err != nil {
