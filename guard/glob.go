@@ -99,10 +99,13 @@ func (g *Guard) checkGlob(pattern string, acc action.Access, dot bool) (Finding,
 // staticOf is globStatic over the segments of clean itself, remembered
 // across decisions: the tables are all it reads.
 func (g *Guard) staticOf(clean string, segs []string, acc action.Access, dot bool) worst {
-	if g.statics == nil {
+	compute := func() worst {
 		var w worst
 		g.globStatic(&w, clean, segs, acc, dot, 0)
 		return w
+	}
+	if g.statics == nil {
+		return compute()
 	}
 	var kb [256]byte
 	flags := byte(acc) << 1
@@ -110,13 +113,7 @@ func (g *Guard) staticOf(clean string, segs []string, acc action.Access, dot boo
 		flags |= 1
 	}
 	key := append(append(kb[:0], clean...), 0, flags)
-	if w, ok := g.statics.GetBytes(key); ok {
-		return w
-	}
-	var w worst
-	g.globStatic(&w, clean, segs, acc, dot, 0)
-	g.statics.Put(string(key), w)
-	return w
+	return g.statics.DoBytes(key, compute)
 }
 
 // globStatic matches the pattern segments against every table entry,

@@ -16,12 +16,7 @@ func isParallaxPath(p string, glob bool, ws, home string) bool {
 		// only: remembered, keyed by all three (paths hold no NUL).
 		var kb [256]byte
 		key := append(append(append(append(append(kb[:0], p...), 0), ws...), 0), home...)
-		if ok, hit := parallaxGlobs.GetBytes(key); hit {
-			return ok
-		}
-		ok := parallaxGlob(p, ws, home)
-		parallaxGlobs.Put(string(key), ok)
-		return ok
+		return parallaxGlobs.DoBytes(key, func() bool { return parallaxGlob(p, ws, home) })
 	}
 	for _, d := range [...]string{ws, home} {
 		if rel, in := under(p, d); d != "" && in && (rel == ".parallax" || strings.HasPrefix(rel, ".parallax/")) {

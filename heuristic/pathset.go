@@ -248,12 +248,7 @@ func matchList(patterns []listPat, name string) bool {
 // set. Home patterns are tried under every home a glob could reach.
 func (s *pathSet) matchGlob(g, home string) bool {
 	v := s.view(home)
-	if r, ok := v.globs.Get(g); ok {
-		return r
-	}
-	r := v.matchGlob(g)
-	v.globs.Put(g, r)
-	return r
+	return v.globs.Do(g, func() bool { return v.matchGlob(g) })
 }
 
 // matchGlob is pathSet.matchGlob without the memo.
@@ -307,13 +302,9 @@ func (v *setView) matchGlob(g string) bool {
 // ("~/.gnupg/**") count only for unfiltered finds.
 func (s *pathSet) matchScope(dir, name, home string) bool {
 	v := s.view(home)
-	k := dir + "\x00" + name // NUL occurs in neither
-	if r, ok := v.scopes.Get(k); ok {
-		return r
-	}
-	r := v.matchScope(dir, name)
-	v.scopes.Put(k, r)
-	return r
+	var kb [256]byte
+	key := append(append(append(kb[:0], dir...), 0), name...) // NUL occurs in neither
+	return v.scopes.DoBytes(key, func() bool { return v.matchScope(dir, name) })
 }
 
 // matchScope is pathSet.matchScope without the memo.

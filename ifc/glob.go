@@ -193,12 +193,7 @@ func (c *Paths) ClassifyGlob(pat string, recursive, broad bool) PathLabel {
 	// path holds no NUL, so no two questions share a key.
 	var kb [256]byte
 	key := append(append(kb[:0], pat...), 0, '0'+(boolBit(recursive)|boolBit(broad)<<1))
-	if l, ok := c.globMemo.GetBytes(key); ok {
-		return l
-	}
-	l := c.classifyGlob(pat, recursive, broad)
-	c.globMemo.Put(string(key), l)
-	return l
+	return c.globMemo.DoBytes(key, func() PathLabel { return c.classifyGlob(pat, recursive, broad) })
 }
 
 func boolBit(b bool) byte {

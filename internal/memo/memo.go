@@ -45,8 +45,10 @@ func (t *Table[V]) GetBytes(k []byte) (V, bool) {
 
 // Put stores v under a copy of k. A full table is emptied first: the
 // entries that matter come back on their next use.
-func (t *Table[V]) Put(k string, v V) {
-	k = strings.Clone(k)
+func (t *Table[V]) Put(k string, v V) { t.put(strings.Clone(k), v) }
+
+// put stores v under k, which the caller does not share.
+func (t *Table[V]) put(k string, v V) {
 	t.mu.Lock()
 	if _, ok := t.m[k]; !ok && len(t.m) >= t.limit {
 		clear(t.m)
@@ -62,14 +64,25 @@ func (t *Table[V]) Len() int {
 	return len(t.m)
 }
 
-// Do returns the value stored under k, computing and storing f(k) when
+// Do returns the value stored under k, computing and storing f() when
 // there is none. f runs outside the lock: two goroutines may both
-// compute it, and both get the same answer since f is pure.
-func (t *Table[V]) Do(k string, f func(string) V) V {
+// compute it, and both get the same answer since it must be pure.
+func (t *Table[V]) Do(k string, f func() V) V {
 	if v, ok := t.Get(k); ok {
 		return v
 	}
-	v := f(k)
-	t.Put(k, v)
+	v := f()
+	t.put(strings.Clone(k), v)
+	return v
+}
+
+// DoBytes is Do for a key held in a byte slice (built on the stack by
+// the caller): a hit does not allocate.
+func (t *Table[V]) DoBytes(k []byte, f func() V) V {
+	if v, ok := t.GetBytes(k); ok {
+		return v
+	}
+	v := f()
+	t.put(string(k), v)
 	return v
 }

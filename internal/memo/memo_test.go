@@ -11,17 +11,30 @@ import (
 func TestDoComputesOnce(t *testing.T) {
 	tb := New[int](0)
 	calls := 0
-	f := func(k string) int { calls++; return len(k) }
+	f := func(k string) func() int { return func() int { calls++; return len(k) } }
 	for i := 0; i < 3; i++ {
-		if got := tb.Do("abc", f); got != 3 {
+		if got := tb.Do("abc", f("abc")); got != 3 {
 			t.Fatalf("Do(abc) = %d, want 3", got)
 		}
 	}
 	if calls != 1 {
 		t.Fatalf("f ran %d times, want 1", calls)
 	}
-	if got := tb.Do("", f); got != 0 || calls != 2 {
+	if got := tb.Do("", f("")); got != 0 || calls != 2 {
 		t.Fatalf("Do(\"\") = %d after %d calls, want 0 after 2", got, calls)
+	}
+	// DoBytes shares the entries and copies its key.
+	key := []byte("abc")
+	if got := tb.DoBytes(key, f("wrong")); got != 3 || calls != 2 {
+		t.Fatalf("DoBytes(abc) = %d after %d calls, want the stored 3 after 2", got, calls)
+	}
+	key = []byte("xy")
+	if got := tb.DoBytes(key, f("xy")); got != 2 || calls != 3 {
+		t.Fatalf("DoBytes(xy) = %d after %d calls, want 2 after 3", got, calls)
+	}
+	copy(key, "zz")
+	if v, ok := tb.Get("xy"); !ok || v != 2 {
+		t.Fatal("DoBytes kept a key that aliases the caller's buffer")
 	}
 }
 
@@ -85,7 +98,7 @@ func TestConcurrent(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 2000; i++ {
 				k := fmt.Sprint(i % 300)
-				if got := tb.Do(k, strings.ToUpper); got != k {
+				if got := tb.Do(k, func() string { return strings.ToLower(k) }); got != k {
 					t.Errorf("Do(%s) = %s", k, got)
 					return
 				}
