@@ -107,6 +107,8 @@ func (g *Guard) staticOf(clean string, segs []string, acc action.Access, dot boo
 	if g.statics == nil {
 		return compute()
 	}
+	// The key is the glob, a NUL and one byte of flags: two keys are
+	// equal only if their globs and flags are.
 	var kb [256]byte
 	flags := byte(acc) << 1
 	if dot {

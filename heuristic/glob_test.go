@@ -343,3 +343,31 @@ func TestListPatNeedIsSound(t *testing.T) {
 		t.Fatalf("only %d matches over %d patterns: the names do not exercise the filter", matched, len(pats))
 	}
 }
+
+// TestMemoKeysWithNUL: questions whose parts hold NUL are answered
+// afresh. Each pair below joins to one key with NUL between the parts,
+// and the two answers differ; the second asked must still get its own.
+func TestMemoKeysWithNUL(t *testing.T) {
+	v := credentialPaths.view("/home/dev")
+	type scope struct{ dir, name string }
+	for _, pair := range [][2]scope{{{"/home/dev/.ssh\x00zz", "id_rsa"}, {"/home/dev/.ssh", "zz\x00id_rsa"}}} {
+		if v.matchScope(pair[0].dir, pair[0].name) == v.matchScope(pair[1].dir, pair[1].name) {
+			t.Fatalf("the pair %q does not tell sharing apart", pair)
+		}
+		for _, q := range pair {
+			if got := credentialPaths.matchScope(q.dir, q.name, "/home/dev"); got != v.matchScope(q.dir, q.name) {
+				t.Errorf("matchScope(%q, %q) = %v from the memo", q.dir, q.name, got)
+			}
+		}
+	}
+	type own struct{ p, ws, home string }
+	pair := [2]own{{"/w/.par*", "/w\x00/h", "x"}, {"/w/.par*", "/w", "/h\x00x"}}
+	if parallaxGlob(pair[0].p, pair[0].ws, pair[0].home) == parallaxGlob(pair[1].p, pair[1].ws, pair[1].home) {
+		t.Fatalf("the pair %q does not tell sharing apart", pair)
+	}
+	for _, q := range pair {
+		if got := isParallaxPath(q.p, true, q.ws, q.home); got != parallaxGlob(q.p, q.ws, q.home) {
+			t.Errorf("isParallaxPath(%q, %q, %q) = %v from the memo", q.p, q.ws, q.home, got)
+		}
+	}
+}

@@ -13,7 +13,11 @@ import (
 func isParallaxPath(p string, glob bool, ws, home string) bool {
 	if glob {
 		// A glob's answer depends on the glob and the two directories
-		// only: remembered, keyed by all three (paths hold no NUL).
+		// only: remembered, keyed by all three joined by NUL (a path
+		// holding one is computed afresh: its key would be ambiguous).
+		if strings.IndexByte(p, 0) >= 0 || strings.IndexByte(ws, 0) >= 0 || strings.IndexByte(home, 0) >= 0 {
+			return parallaxGlob(p, ws, home)
+		}
 		var kb [256]byte
 		key := append(append(append(append(append(kb[:0], p...), 0), ws...), 0), home...)
 		return parallaxGlobs.DoBytes(key, func() bool { return parallaxGlob(p, ws, home) })

@@ -302,8 +302,11 @@ func (v *setView) matchGlob(g string) bool {
 // ("~/.gnupg/**") count only for unfiltered finds.
 func (s *pathSet) matchScope(dir, name, home string) bool {
 	v := s.view(home)
+	if strings.IndexByte(dir, 0) >= 0 || strings.IndexByte(name, 0) >= 0 {
+		return v.matchScope(dir, name) // the key would be ambiguous
+	}
 	var kb [256]byte
-	key := append(append(append(kb[:0], dir...), 0), name...) // NUL occurs in neither
+	key := append(append(append(kb[:0], dir...), 0), name...)
 	return v.scopes.DoBytes(key, func() bool { return v.matchScope(dir, name) })
 }
 

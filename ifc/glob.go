@@ -189,8 +189,8 @@ func (c *Paths) ClassifyGlob(pat string, recursive, broad bool) PathLabel {
 	if !hasMeta(pat) {
 		return c.Classify(pat)
 	}
-	// The key is the pattern, a NUL and one byte for the two flags; a
-	// path holds no NUL, so no two questions share a key.
+	// The key is the pattern, a NUL and one byte for the two flags:
+	// two keys are equal only if their patterns and flags are.
 	var kb [256]byte
 	key := append(append(kb[:0], pat...), 0, '0'+(boolBit(recursive)|boolBit(broad)<<1))
 	return c.globMemo.DoBytes(key, func() PathLabel { return c.classifyGlob(pat, recursive, broad) })
