@@ -84,11 +84,11 @@ var shapes = []shape{
 	{id: "file_edit", verbs: []string{"edit", "replace", "patch", "modify", "update"}, keys: [][]string{pathKeys, oldKeys, newKeys}, build: buildEdit},
 	{id: "file_write", verbs: []string{"write", "save", "create", "put", "append", "overwrite", "update", "edit", "upload"},
 		keys: [][]string{pathKeys, contentKeys}, build: buildWrite},
-	{id: "file_delete", verbs: []string{"delete", "remove", "rm", "unlink", "del", "trash", "rmdir"}, keys: [][]string{pathKeys}, build: buildDelete},
+	{id: "file_delete", verbs: []string{"delete", "remove", "rm", "unlink", "del", "trash", "rmdir"}, keys: [][]string{pathKeys}, build: buildPathRecursive(action.DeleteFile)},
 	{id: "directory_create", verbs: []string{"create", "make", "new", "mkdir", "makedirs", "mkdirs"},
 		also: []string{"directory", "dir", "folder", "mkdir", "makedirs", "mkdirs"}, keys: [][]string{pathKeys},
 		build: buildPathOnly(action.CreateDirectory)},
-	{id: "directory_list", verbs: []string{"list", "ls", "tree", "readdir", "dir"}, keys: [][]string{pathKeys}, build: buildList, readOnly: true},
+	{id: "directory_list", verbs: []string{"list", "ls", "tree", "readdir", "dir"}, keys: [][]string{pathKeys}, build: buildPathRecursive(action.ListDirectory), readOnly: true},
 	{id: "file_search", verbs: []string{"search", "grep", "find", "glob"}, keys: [][]string{pathKeys, patternKeys}, build: buildSearch, readOnly: true},
 	{id: "file_read", keys: [][]string{pathKeys}, build: buildPathOnly(action.ReadFile), readOnly: true},
 	{id: "url_request", keys: [][]string{urlKeys}, build: buildHTTP, readOnly: true},
@@ -393,28 +393,20 @@ func buildWrite(m *mapper, got []string) (action.Type, map[string]any, error) {
 	return action.WriteFile, payload, nil
 }
 
-func buildDelete(m *mapper, got []string) (action.Type, map[string]any, error) {
-	p, err := m.path(got[0])
-	if err != nil {
-		return "", nil, err
+// buildPathRecursive builds the actions that take a path and an optional
+// recursive flag (delete_file, list_directory).
+func buildPathRecursive(t action.Type) func(*mapper, []string) (action.Type, map[string]any, error) {
+	return func(m *mapper, got []string) (action.Type, map[string]any, error) {
+		p, err := m.path(got[0])
+		if err != nil {
+			return "", nil, err
+		}
+		payload := map[string]any{"path": p}
+		if m.flag("recursive") {
+			payload["recursive"] = true
+		}
+		return t, payload, nil
 	}
-	payload := map[string]any{"path": p}
-	if m.flag("recursive") {
-		payload["recursive"] = true
-	}
-	return action.DeleteFile, payload, nil
-}
-
-func buildList(m *mapper, got []string) (action.Type, map[string]any, error) {
-	p, err := m.path(got[0])
-	if err != nil {
-		return "", nil, err
-	}
-	payload := map[string]any{"path": p}
-	if m.flag("recursive") {
-		payload["recursive"] = true
-	}
-	return action.ListDirectory, payload, nil
 }
 
 func buildSearch(m *mapper, got []string) (action.Type, map[string]any, error) {
