@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -177,7 +176,7 @@ func TestNL2BashCorpus(t *testing.T) {
 }
 
 func BenchmarkGateNL2Bash(b *testing.B) {
-	guard.ShareFilesystemReads() // as the long-running commands do
+	LongRunning() // as the long-running commands run the gate
 	cmds := nl2bash(b)
 	g := newTestGate(b, "default")
 	reqs := make([]Request, len(cmds))
@@ -217,7 +216,7 @@ func TestFastest(t *testing.T) {
 // agent's protected files) and 300 sources in src/, so globs are expanded
 // against real listings and every path is resolved on disk.
 func BenchmarkGateRealWorkspace(b *testing.B) {
-	guard.ShareFilesystemReads()
+	LongRunning()
 	root := b.TempDir()
 	ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
 	for _, d := range []string{filepath.Join(ws, "src"), filepath.Join(ws, ".parallax"), home} {

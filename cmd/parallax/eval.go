@@ -41,7 +41,7 @@ corpus is written for.`,
   parallax eval testdata/corpus --policy strict --json > report.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			tuneGC()
+			shield.LongRunning()
 			cases, err := corpus.Load(args...)
 			if err != nil {
 				return err

@@ -83,7 +83,7 @@ passed through; this command logs to stderr (stdout is the MCP transport).`,
   parallax mcp proxy --workspace ~/project -- npx -y @modelcontextprotocol/server-filesystem ~/project`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			tuneGC()
+			shield.LongRunning()
 			return runMCPProxy(cmd, f, args)
 		},
 	}

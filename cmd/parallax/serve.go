@@ -69,7 +69,7 @@ thing between the network and the gate, and it travels in clear text.`,
     http://127.0.0.1:7420/v1/evaluate`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			tuneGC()
+			shield.LongRunning()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			go func() {

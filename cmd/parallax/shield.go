@@ -53,7 +53,7 @@ the workspace's audit chain (.parallax/audit.jsonl) before it is written.`,
   parallax shield evaluate --workspace ~/project --policy strict < actions.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			tuneGC()
+			shield.LongRunning()
 			cfg, err := gateConfig(workspace, home, policy)
 			if err != nil {
 				return err

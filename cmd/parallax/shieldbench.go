@@ -30,7 +30,7 @@ programs behind the BLOCKs. Nothing is executed.`,
 		Example: `  parallax shield bench ../shared/corpora/nl2bash/all.cm --workspace /home/dev/project --home /home/dev`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			tuneGC()
+			shield.LongRunning()
 			cmds, err := readCommands(args[0])
 			if err != nil {
 				return err
