@@ -139,6 +139,10 @@ type Guard struct {
 	// over its own segments): it depends on nothing a decision can
 	// change. Shared by every memo of this guard.
 	statics *memo.Table[worst]
+
+	// owner is the memo holding this guard, on a guard Memo returned
+	// (see Release); nil otherwise.
+	owner *memoGuard
 }
 
 // New compiles the tables for a workspace and a home directory, both

@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -20,8 +21,11 @@ func (g *Guard) Memo() *Guard {
 	if c, ok := g.fs.(*fsCache); ok {
 		c.begin() // forget what changed since the last decision
 	}
-	// One allocation: the guard, its memo and room for the first lookups.
-	mg := &memoGuard{g: *g}
+	// One object: the guard, its memo and room for the first lookups,
+	// reused once a decision has released it.
+	mg := memoPool.Get().(*memoGuard)
+	mg.g = *g
+	mg.g.owner = mg
 	mg.m = memoFS{base: unmemo(g.fs), stats: mg.stats[:0]}
 	if dr, ok := mg.m.base.(dirReader); ok {
 		mg.d = memoDirFS{&mg.m, dr}
@@ -31,6 +35,22 @@ func (g *Guard) Memo() *Guard {
 	}
 	return &mg.g
 }
+
+// Release gives a memo guard's memory back for a later decision's memo.
+// The guard must not be used afterwards; if it is, it blocks every path
+// until Memo hands its memory to another decision. Release does nothing
+// to a guard that Memo did not return.
+func (g *Guard) Release() {
+	mg := g.owner
+	if mg == nil || &mg.g != g {
+		return
+	}
+	*mg = memoGuard{} // drop what the memo saw
+	mg.g.broken = "the guard's decision has ended"
+	memoPool.Put(mg)
+}
+
+var memoPool = sync.Pool{New: func() any { return new(memoGuard) }}
 
 // memoGuard is what Memo allocates.
 type memoGuard struct {

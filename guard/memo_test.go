@@ -165,3 +165,36 @@ func TestMemoListingAnswersLstat(t *testing.T) {
 		t.Errorf("a listed link to /etc must still reach /etc/shadow: %+v %v", f, ok)
 	}
 }
+
+// TestReleasedMemo: a released memo blocks every path (a holder that
+// outlives its decision fails closed), and the next decision's memo
+// starts from what the filesystem holds now, whatever memory it reuses.
+func TestReleasedMemo(t *testing.T) {
+	links := map[string]string{"/home/dev/project/keys": "/home/dev/.ssh"}
+	g := New("/home/dev/project", "/home/dev", WithFS(linkFS{links: links}))
+	m := g.Memo()
+	if f, ok := m.Check("/home/dev/project/keys/notes.txt", action.AccessRead); !ok || f.Decision != verdict.Block {
+		t.Fatalf("through the link: %+v %v, want a BLOCK", f, ok)
+	}
+	m.Release()
+	f, ok := m.Check("/home/dev/project/README.md", action.AccessRead)
+	if !ok || f.Decision != verdict.Block || f.Rule != RuleBadPath {
+		t.Fatalf("a released memo judged a path: %+v %v, want a BLOCK", f, ok)
+	}
+	if f, ok := m.CheckGlob("/home/dev/project/*.go", action.AccessRead); !ok || f.Decision != verdict.Block {
+		t.Fatalf("a released memo judged a glob: %+v %v, want a BLOCK", f, ok)
+	}
+	delete(links, "/home/dev/project/keys") // the link is now a plain directory
+	for i := 0; i < 4; i++ {
+		n := g.Memo()
+		if f, ok := n.Check("/home/dev/project/keys/notes.txt", action.AccessRead); ok && f.Decision != verdict.Allow {
+			t.Fatalf("memo %d still sees the removed link: %+v", i, f)
+		}
+		n.Release()
+	}
+	// Release ignores guards Memo did not return.
+	g.Release()
+	if _, ok := g.Check("/home/dev/project/README.md", action.AccessRead); ok {
+		t.Fatal("Release changed a guard that is not a memo")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/parallax/parallax/action"
@@ -168,7 +169,10 @@ func isPreset(name string) bool {
 // Evaluate judges one request. It never panics and never allows on error.
 func (g *Gate) Evaluate(ctx context.Context, r Request) (v verdict.Verdict) {
 	start := g.now()
-	st := &state{ctx: ctx, reqv: r} // one allocation for the request, the state and its first paths
+	// One object for the request, the state and its first paths, reused
+	// once the decision is made.
+	st := statePool.Get().(*state)
+	st.ctx, st.reqv = ctx, r
 	st.req, st.paths = &st.reqv, st.pathBuf[:0]
 	defer func() {
 		if p := recover(); p != nil {
@@ -177,6 +181,7 @@ func (g *Gate) Evaluate(ctx context.Context, r Request) (v verdict.Verdict) {
 		}
 		v.Reason = clip(v.Reason)
 		v = g.recordSafely(ctx, st.req, v)
+		st.release()
 		v.NS = g.now().Sub(start).Nanoseconds()
 	}()
 	if r.Parent != "" {
@@ -227,6 +232,23 @@ func clip(s string) string {
 		return s
 	}
 	return s[:maxReason-3] + "..."
+}
+
+// statePool keeps the states of finished decisions. Nothing may keep a
+// pointer into a state past its decision: what leaves a decision (the
+// verdict, audit events, escalations, the session's taint and downloads)
+// holds strings and separately allocated objects (the action, the
+// effects), never the state's own fields or its path buffer.
+var statePool = sync.Pool{New: func() any { return new(state) }}
+
+// release ends a decision: its guard memo and the state go back for reuse,
+// emptied.
+func (st *state) release() {
+	if st.guard != nil {
+		st.guard.Release()
+	}
+	*st = state{}
+	statePool.Put(st)
 }
 
 // state is what the stages learn about one request as it moves on.
