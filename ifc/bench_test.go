@@ -2,6 +2,7 @@ package ifc
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/parallax/parallax/action"
@@ -71,6 +72,35 @@ func BenchmarkClassify(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		c.Classify(paths[i%len(paths)])
+		i++
+	}
+}
+
+// BenchmarkObserveGlobsOverActivity observes find and glob reads in a
+// workspace whose activity table holds 500 labelled files (a session that
+// has written while tainted): each glob read looks for a labelled file it
+// may match.
+func BenchmarkObserveGlobsOverActivity(b *testing.B) {
+	tr, st := newTracker(b, "default", nil)
+	ctx := context.Background()
+	for i := range 500 {
+		p := fmt.Sprintf("%s/out/d%d/f%d.txt", testWS, i%20, i)
+		if err := st.UpsertActivity(ctx, Activity{Path: p, Level: Confidential, Source: "test"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var ins []Input
+	for _, c := range []string{"find . -name '*.jpg' -exec ls -l {} +", "grep -rn TODO .", "cat out/*/*.log", "ls out/d1/*.md"} {
+		in := Input{Session: "s1", Action: decode(b, "execute_command", `{"command":"`+c+`"}`)}
+		in.Effects = shell.Analyze(c, shell.Options{Cwd: testWS, Home: testHome})
+		ins = append(ins, in)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if err := tr.Observe(ctx, ins[i%len(ins)], Output{}); err != nil {
+			b.Fatal(err)
+		}
 		i++
 	}
 }

@@ -19,6 +19,7 @@ type MemoryStore struct {
 	sessions map[string]*memSession
 	activity map[string]Activity
 	paths    []string // activity keys, sorted
+	levels   []Level  // levels[i] is the level of paths[i]: scans skip the map
 }
 
 type memSession struct {
@@ -129,11 +130,16 @@ func (m *MemoryStore) UpsertActivity(ctx context.Context, a Activity) error {
 		i, _ := slices.BinarySearch(m.paths, a.Path)
 		m.paths = slices.Insert(m.paths, i, a.Path)
 		a.Level = a.Level.clamp()
+		m.levels = slices.Insert(m.levels, i, a.Level)
 		a.Labels = mergeLabels(nil, a.Labels)
 		m.activity[a.Path] = a
 		return nil
 	}
-	m.activity[a.Path] = MergeActivity(old, a)
+	merged := MergeActivity(old, a)
+	m.activity[a.Path] = merged
+	if i, ok := slices.BinarySearch(m.paths, a.Path); ok {
+		m.levels[i] = merged.Level
+	}
 	return nil
 }
 
@@ -156,6 +162,28 @@ func (m *MemoryStore) ActivityUnder(ctx context.Context, p string, min Level) ([
 		}
 	}
 	return out, nil
+}
+
+// TopActivityMatching implements ActivityStore.
+func (m *MemoryStore) TopActivityMatching(ctx context.Context, p string, min Level, match func(string) bool) (Activity, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return Activity{}, false, fmt.Errorf("look up activity under %s: %w", p, err)
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var best Activity
+	found := false
+	for i := sort.SearchStrings(m.paths, p); i < len(m.paths) && strings.HasPrefix(m.paths[i], p); i++ {
+		if !under(m.paths[i], p) {
+			continue
+		}
+		// Only an entry above the best so far is worth a match.
+		if l := m.levels[i]; l >= min && (!found || l > best.Level) && match(m.paths[i]) {
+			best, found = m.activity[m.paths[i]], true
+		}
+	}
+	best.Labels = slices.Clone(best.Labels)
+	return best, found, nil
 }
 
 // TopActivity implements ActivityStore.
@@ -201,6 +229,7 @@ func (m *MemoryStore) DeleteActivity(ctx context.Context, p string) error {
 	delete(m.activity, p)
 	if i, ok := slices.BinarySearch(m.paths, p); ok {
 		m.paths = slices.Delete(m.paths, i, i+1)
+		m.levels = slices.Delete(m.levels, i, i+1)
 	}
 	return nil
 }

@@ -288,3 +288,71 @@ func TestTopActivity(t *testing.T) {
 		}
 	}
 }
+
+// TestTopActivityMatching: the highest entry among those match accepts,
+// under p only, at or above min; match never sees an entry that could
+// not win.
+func TestTopActivityMatching(t *testing.T) {
+	ctx := context.Background()
+	m := NewMemoryStore()
+	for _, a := range []Activity{{Path: "/w/a.txt", Level: Confidential, Labels: []string{"email"}}, {Path: "/w/b/c.txt", Level: Restricted},
+		{Path: "/w/b/d.log", Level: Critical}, {Path: "/w/e.txt", Level: Restricted}, {Path: "/wx/f.txt", Level: Critical}} {
+		if err := m.UpsertActivity(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	txt := func(p string) bool { return strings.HasSuffix(p, ".txt") }
+	tests := []struct {
+		p     string
+		min   Level
+		match func(string) bool
+		want  string
+	}{
+		{"/w", Public, txt, "/w/b/c.txt"}, // Restricted twice: the first in path order
+		{"/w", Public, func(string) bool { return true }, "/w/b/d.log"},
+		{"/w", Critical, txt, ""},
+		{"/w/a.txt", Public, txt, "/w/a.txt"},
+		{"/w", Public, func(p string) bool { return p == "/w/a.txt" }, "/w/a.txt"},
+		{"/", Critical, txt, "/wx/f.txt"},
+		{"/w", Public, func(string) bool { return false }, ""},
+	}
+	for _, tc := range tests {
+		seen := map[string]int{}
+		a, ok, err := m.TopActivityMatching(ctx, tc.p, tc.min, func(p string) bool { seen[p]++; return tc.match(p) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := map[bool]string{true: a.Path, false: ""}[ok]; got != tc.want {
+			t.Errorf("TopActivityMatching(%s, %v): got %q, want %q", tc.p, tc.min, got, tc.want)
+		}
+		for p, n := range seen {
+			if n > 1 || !under(p, tc.p) {
+				t.Errorf("TopActivityMatching(%s): match saw %s %d times", tc.p, p, n)
+			}
+		}
+		if _, wasted := seen["/w/e.txt"]; wasted && tc.p == "/w" && tc.want == "/w/b/c.txt" {
+			t.Errorf("match asked about /w/e.txt after an entry of its level had won")
+		}
+	}
+	// A raised level and a deletion are seen by the next scan.
+	if err := m.UpsertActivity(ctx, Activity{Path: "/w/a.txt", Level: Critical}); err != nil {
+		t.Fatal(err)
+	}
+	if a, _, _ := m.TopActivityMatching(ctx, "/w", Public, txt); a.Path != "/w/a.txt" {
+		t.Errorf("after raising /w/a.txt to critical: got %q", a.Path)
+	}
+	if err := m.DeleteActivity(ctx, "/w/a.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if a, _, _ := m.TopActivityMatching(ctx, "/w", Public, txt); a.Path != "/w/b/c.txt" {
+		t.Errorf("after deleting /w/a.txt: got %q", a.Path)
+	}
+	if err := m.UpsertActivity(ctx, Activity{Path: "/w/a.txt", Level: Confidential, Labels: []string{"email"}}); err != nil {
+		t.Fatal(err)
+	}
+	a, _, _ := m.TopActivityMatching(ctx, "/w", Public, func(p string) bool { return p == "/w/a.txt" })
+	a.Labels[0] = "changed"
+	if b, _, _ := m.TopActivityMatching(ctx, "/w", Public, func(p string) bool { return p == "/w/a.txt" }); b.Labels[0] != "email" {
+		t.Error("the returned labels alias the store's")
+	}
+}

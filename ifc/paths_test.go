@@ -1,6 +1,7 @@
 package ifc
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -272,5 +273,43 @@ func TestNewPathsRefusesRelative(t *testing.T) {
 		if _, err := NewPaths(env); err == nil {
 			t.Errorf("NewPaths(%+v): got nil error, want one", env)
 		}
+	}
+}
+
+// TestGlobSegsMatchesAsGlobMatchPath: the prefiltered matcher answers as
+// globMatchPath for random globs (malformed ones included) and files.
+func TestGlobSegsMatchesAsGlobMatchPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alpha = "ab.*?[]\\-!^"
+	word := func(chars string, n int) string {
+		b := make([]byte, rng.IntN(n))
+		for i := range b {
+			b[i] = chars[rng.IntN(len(chars))]
+		}
+		return string(b)
+	}
+	path := func(chars string) string {
+		segs := make([]string, 1+rng.IntN(4))
+		for i := range segs {
+			segs[i] = word(chars, 5)
+			if chars == alpha && rng.IntN(6) == 0 {
+				segs[i] = "**"
+			}
+		}
+		return "/" + strings.Join(segs, "/")
+	}
+	matched := 0
+	for i := 0; i < 20000; i++ {
+		pat, file, rec := path(alpha), path("ab.-!^*?["), rng.IntN(2) == 0
+		want := globMatchPath(pat, file, rec)
+		if got := newGlobSegs(pat, rec).match(file); got != want {
+			t.Fatalf("glob %q on %q (recursive %v): got %v, globMatchPath says %v", pat, file, rec, got, want)
+		}
+		if want {
+			matched++
+		}
+	}
+	if matched < 500 {
+		t.Fatalf("only %d of 20000 random pairs matched: the test does not exercise matches", matched)
 	}
 }

@@ -291,35 +291,72 @@ func (t *Tracker) readOrigin(ctx context.Context, p string, glob, recursive bool
 		}
 		return origin{level: e.Level.clamp(), kind: originActivity, what: e.Path, rule: e.Source, labels: e.Labels}, nil
 	}
-	entries, err := t.store.ActivityUnder(ctx, literalDir(p), o.level+1)
-	if err != nil {
-		return origin{}, err
+	// A glob inherits the highest label among the files it may match.
+	g := newGlobSegs(p, recursive)
+	e, ok, err := t.store.TopActivityMatching(ctx, literalDir(p), o.level+1, g.match)
+	if err != nil || !ok {
+		return o, err
 	}
-	for _, e := range entries {
-		if e.Level.clamp() <= o.level || !t.activityApplies(e.Path, p, glob, recursive, mode) {
-			continue
-		}
-		o = origin{level: e.Level.clamp(), kind: originActivity, what: e.Path, rule: e.Source, labels: e.Labels}
-	}
-	return o, nil
-}
-
-// activityApplies reports whether a labelled file counts for a read of p.
-func (t *Tracker) activityApplies(file, p string, glob, recursive bool, mode readMode) bool {
-	switch {
-	case glob:
-		return globMatchPath(p, file, recursive)
-	case mode == forFlow:
-		return true // p itself or a file below the directory p
-	}
-	return file == p
+	return origin{level: e.Level.clamp(), kind: originActivity, what: e.Path, rule: e.Source, labels: e.Labels}, nil
 }
 
 // globMatchPath reports whether the absolute path file matches the glob
 // pat; in a recursive glob "**" matches any run of segments.
 func globMatchPath(pat, file string, recursive bool) bool {
-	var pb, fb [24]string // most paths fit: no allocation
-	return matchSegList(appendSegs(pb[:0], pat), appendSegs(fb[:0], file), recursive)
+	var pb [24]string // most paths fit: no allocation
+	return globMatchSegs(appendSegs(pb[:0], pat), file, recursive)
+}
+
+// globMatchSegs is globMatchPath with the pattern split by appendSegs.
+func globMatchSegs(pat []string, file string, recursive bool) bool {
+	var fb [24]string
+	return matchSegList(pat, appendSegs(fb[:0], file), recursive)
+}
+
+// globSegs is a glob ready to be matched against many files (the
+// activity table): split once, with a cheap test that rules out most
+// files first. The file's last segment must match the glob's last one,
+// so it must start with that segment's literal start and end with its
+// literal end.
+type globSegs struct {
+	segs           []string
+	recursive      bool
+	filter         bool // prefix and suffix apply
+	prefix, suffix string
+}
+
+func newGlobSegs(p string, recursive bool) *globSegs {
+	g := &globSegs{segs: appendSegs(nil, p), recursive: recursive}
+	last := g.segs[len(g.segs)-1]
+	if recursive && last == "**" {
+		return g // any file below
+	}
+	for _, s := range g.segs {
+		if _, err := path.Match(s, ""); err != nil {
+			return g // a malformed segment matches anything (matchSegList)
+		}
+	}
+	i := strings.IndexAny(last, "*?[\\")
+	if i < 0 {
+		g.prefix, g.filter = last, true
+		return g
+	}
+	g.prefix, g.filter = last[:i], true
+	if !strings.ContainsAny(last, "[\\") {
+		g.suffix = last[strings.LastIndexAny(last, "*?")+1:]
+	}
+	return g
+}
+
+// match reports whether file matches the glob, as globMatchPath.
+func (g *globSegs) match(file string) bool {
+	if g.filter {
+		base := file[strings.LastIndexByte(file, '/')+1:]
+		if len(base) < len(g.prefix)+len(g.suffix) || !strings.HasPrefix(base, g.prefix) || !strings.HasSuffix(base, g.suffix) {
+			return false
+		}
+	}
+	return globMatchSegs(g.segs, file, g.recursive)
 }
 
 // appendSegs appends the "/"-separated parts of s to dst, as strings.Split.

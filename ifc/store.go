@@ -41,6 +41,12 @@ type ActivityStore interface {
 	// for p, or for p and every path below it when below is set; ok is
 	// false when there is none. Ties go to the first path in order.
 	TopActivity(ctx context.Context, p string, below bool, min Level) (a Activity, ok bool, err error)
+	// TopActivityMatching is TopActivity over p and every path below it,
+	// counting only the paths match accepts: the entry a glob read
+	// inherits. match is called with the store's lock held, at most once
+	// per entry and only for entries that could win; it must not call the
+	// store.
+	TopActivityMatching(ctx context.Context, p string, min Level, match func(path string) bool) (a Activity, ok bool, err error)
 	// DeleteActivity removes the entry for p (no error if there is none).
 	DeleteActivity(ctx context.Context, p string) error
 }

@@ -120,6 +120,32 @@ func (db *DB) TopActivity(ctx context.Context, p string, below bool, min int) (A
 	return a, true, nil
 }
 
+// TopActivityMatching is TopActivity over p and every path below it,
+// counting only the paths match accepts. Candidates are read highest
+// level first (ties by path), so the first accepted one is the answer;
+// match sees each candidate's path once and must not use db.
+func (db *DB) TopActivityMatching(ctx context.Context, p string, min int, match func(string) bool) (Activity, bool, error) {
+	q, args := underQuery(p, min)
+	rows, err := db.r.QueryContext(ctx, "SELECT "+activityCols+" FROM ifc_activity WHERE "+q+" ORDER BY level DESC, path", args...)
+	if err != nil {
+		return Activity{}, false, fmt.Errorf("top activity under %s: %w", p, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		a, err := scanActivity(rows)
+		if err != nil {
+			return Activity{}, false, fmt.Errorf("top activity under %s: %w", p, err)
+		}
+		if match(a.Path) {
+			return a, true, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return Activity{}, false, fmt.Errorf("top activity under %s: %w", p, err)
+	}
+	return Activity{}, false, nil
+}
+
 // underQuery selects p and the paths below it ("p/…": between "p/" and
 // "p0", '0' being the byte after '/') at level min or above.
 func underQuery(p string, min int) (string, []any) {

@@ -205,3 +205,44 @@ func TestTaintOfAndEnsureSession(t *testing.T) {
 		}
 	}
 }
+
+// TestTopActivityMatching: the highest entry among those match accepts,
+// under p only, at or above min; ties go to the first path.
+func TestTopActivityMatching(t *testing.T) {
+	db, _ := openTest(t)
+	ctx := context.Background()
+	for _, a := range []Activity{{Path: "/w/a.txt", Level: 2, Labels: []string{"email"}, Source: "x", Session: "s"},
+		{Path: "/w/b/c.txt", Level: 3, Source: "x", Session: "s"}, {Path: "/w/b/d.log", Level: 4, Source: "x", Session: "s"},
+		{Path: "/w/e.txt", Level: 3, Source: "x", Session: "s"}, {Path: "/wx/f.txt", Level: 4, Source: "x", Session: "s"}} {
+		if err := db.UpsertActivity(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	txt := func(p string) bool { return strings.HasSuffix(p, ".txt") }
+	tests := []struct {
+		p     string
+		min   int
+		match func(string) bool
+		want  string
+	}{
+		{"/w", 0, txt, "/w/b/c.txt"},
+		{"/w", 0, func(string) bool { return true }, "/w/b/d.log"},
+		{"/w", 4, txt, ""},
+		{"/w/a.txt", 0, txt, "/w/a.txt"},
+		{"/w", 0, func(p string) bool { return p == "/w/a.txt" }, "/w/a.txt"},
+		{"/", 4, txt, "/wx/f.txt"},
+		{"/w", 0, func(string) bool { return false }, ""},
+	}
+	for _, tc := range tests {
+		a, ok, err := db.TopActivityMatching(ctx, tc.p, tc.min, tc.match)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := map[bool]string{true: a.Path, false: ""}[ok]; got != tc.want {
+			t.Errorf("TopActivityMatching(%s, %d): got %q, want %q", tc.p, tc.min, got, tc.want)
+		}
+		if ok && a.Path == "/w/a.txt" && (len(a.Labels) != 1 || a.Labels[0] != "email") {
+			t.Errorf("labels of /w/a.txt: %v", a.Labels)
+		}
+	}
+}

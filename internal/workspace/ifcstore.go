@@ -91,6 +91,14 @@ func (s ifcStore) TopActivity(ctx context.Context, p string, below bool, min ifc
 	return fromStore(r), true, nil
 }
 
+func (s ifcStore) TopActivityMatching(ctx context.Context, p string, min ifc.Level, match func(string) bool) (ifc.Activity, bool, error) {
+	r, ok, err := s.db.TopActivityMatching(ctx, p, int(min), match)
+	if err != nil || !ok {
+		return ifc.Activity{}, false, err
+	}
+	return fromStore(r), true, nil
+}
+
 func (s ifcStore) DeleteActivity(ctx context.Context, p string) error {
 	_, err := s.db.DeleteActivity(ctx, p)
 	return err
