@@ -300,19 +300,6 @@ func (t *Tracker) readOrigin(ctx context.Context, p string, glob, recursive bool
 	return origin{level: e.Level.clamp(), kind: originActivity, what: e.Path, rule: e.Source, labels: e.Labels}, nil
 }
 
-// globMatchPath reports whether the absolute path file matches the glob
-// pat; in a recursive glob "**" matches any run of segments.
-func globMatchPath(pat, file string, recursive bool) bool {
-	var pb [24]string // most paths fit: no allocation
-	return globMatchSegs(appendSegs(pb[:0], pat), file, recursive)
-}
-
-// globMatchSegs is globMatchPath with the pattern split by appendSegs.
-func globMatchSegs(pat []string, file string, recursive bool) bool {
-	var fb [24]string
-	return matchSegList(pat, appendSegs(fb[:0], file), recursive)
-}
-
 // globSegs is a glob ready to be matched against many files (the
 // activity table): split once, with a cheap test that rules out most
 // files first. The file's last segment must match the glob's last one,
@@ -348,7 +335,8 @@ func newGlobSegs(p string, recursive bool) *globSegs {
 	return g
 }
 
-// match reports whether file matches the glob, as globMatchPath.
+// match reports whether the absolute path file matches the glob; in a
+// recursive glob "**" matches any run of segments.
 func (g *globSegs) match(file string) bool {
 	if g.filter {
 		base := file[strings.LastIndexByte(file, '/')+1:]
@@ -356,7 +344,8 @@ func (g *globSegs) match(file string) bool {
 			return false
 		}
 	}
-	return globMatchSegs(g.segs, file, g.recursive)
+	var fb [24]string // most paths fit: no allocation
+	return matchSegList(g.segs, appendSegs(fb[:0], file), g.recursive)
 }
 
 // appendSegs appends the "/"-separated parts of s to dst, as strings.Split.
