@@ -171,19 +171,7 @@ func (m *MemoryStore) TopActivityMatching(ctx context.Context, p string, min Lev
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	var best Activity
-	found := false
-	for i := sort.SearchStrings(m.paths, p); i < len(m.paths) && strings.HasPrefix(m.paths[i], p); i++ {
-		if !under(m.paths[i], p) {
-			continue
-		}
-		// Only an entry above the best so far is worth a match.
-		if l := m.levels[i]; l >= min && (!found || l > best.Level) && match(m.paths[i]) {
-			best, found = m.activity[m.paths[i]], true
-		}
-	}
-	best.Labels = slices.Clone(best.Labels)
-	return best, found, nil
+	return m.top(p, min, match)
 }
 
 // TopActivity implements ActivityStore.
@@ -193,26 +181,33 @@ func (m *MemoryStore) TopActivity(ctx context.Context, p string, below bool, min
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
+	if below {
+		return m.top(p, min, nil)
+	}
+	a, ok := m.activity[p]
+	if !ok || a.Level < min {
+		return Activity{}, false, nil
+	}
+	a.Labels = slices.Clone(a.Labels)
+	return a, true, nil
+}
+
+// top returns the entry of the highest level at or above min among p and
+// the paths below it that match accepts (all when match is nil); ties go
+// to the first path. m.mu is held.
+func (m *MemoryStore) top(p string, min Level, match func(string) bool) (Activity, bool, error) {
 	var best Activity
 	found := false
-	if !below {
-		a, ok := m.activity[p]
-		if !ok || a.Level < min {
-			return Activity{}, false, nil
-		}
-		best, found = a, true
-	}
-	for i := sort.SearchStrings(m.paths, p); below && i < len(m.paths) && strings.HasPrefix(m.paths[i], p); i++ {
+	for i := sort.SearchStrings(m.paths, p); i < len(m.paths) && strings.HasPrefix(m.paths[i], p); i++ {
 		if !under(m.paths[i], p) {
 			continue
 		}
-		if a := m.activity[m.paths[i]]; a.Level >= min && (!found || a.Level > best.Level) {
-			best, found = a, true
+		// Only an entry above the best so far is worth a match.
+		if l := m.levels[i]; l >= min && (!found || l > best.Level) && (match == nil || match(m.paths[i])) {
+			best, found = m.activity[m.paths[i]], true
 		}
 	}
-	if found {
-		best.Labels = slices.Clone(best.Labels)
-	}
+	best.Labels = slices.Clone(best.Labels)
 	return best, found, nil
 }
 
