@@ -324,6 +324,19 @@ func fold(p string) string {
 	return p
 }
 
+// leadingSegs is the path of the first n components of a clean absolute
+// path ("/" + the first n of splitSegs(p), joined), without splitting it.
+func leadingSegs(p string, n int) string {
+	for i := 1; i < len(p); i++ {
+		if p[i] == '/' {
+			if n--; n == 0 {
+				return p[:i]
+			}
+		}
+	}
+	return strings.TrimRight(p, "/")
+}
+
 // splitSegs splits a clean absolute path into its components.
 func splitSegs(p string) []string {
 	p = strings.Trim(p, "/")

@@ -76,7 +76,7 @@ func (g *Guard) checkGlob(pattern string, acc action.Access, dot bool) (Finding,
 		n++
 	}
 	if n > 0 {
-		dir := "/" + strings.Join(splitSegs(clean)[:n], "/")
+		dir := leadingSegs(clean, n)
 		res, rerr := g.resolve(dir)
 		switch {
 		case rerr != nil:

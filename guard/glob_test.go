@@ -1,10 +1,11 @@
 package guard
 
 import (
-	"github.com/parallax/parallax/action"
 	"path"
+	"strings"
 	"testing"
 
+	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -211,6 +212,18 @@ func TestStaticMemoKeepsQuestionsApart(t *testing.T) {
 				if got := check(g, p.pat, q); got != q.rule {
 					t.Errorf("%s (dot %v, access %v) after %v: got %q, want %q", p.pat, q.dot, q.acc, order[0], got, q.rule)
 				}
+			}
+		}
+	}
+}
+
+func TestLeadingSegs(t *testing.T) {
+	for _, p := range []string{"/", "/a", "/a/b", "/usr/lib/x86_64/*.so", "/home/dev/project/**/*.bak", "/a/"} {
+		segs := splitSegs(p)
+		for n := 1; n <= len(segs); n++ {
+			want := "/" + strings.Join(segs[:n], "/")
+			if got := leadingSegs(p, n); got != want {
+				t.Errorf("leadingSegs(%q, %d) = %q, want %q", p, n, got, want)
 			}
 		}
 	}

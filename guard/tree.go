@@ -124,10 +124,13 @@ func (g *Guard) treeBelow(root string, acc action.Access) (Finding, bool) {
 	// A recursive change touches the protected entries that exist below
 	// the root. A broad tree (/, ~) holds too many to look up: it needs
 	// review whatever exists.
-	var below []*entry
+	var buf [maxTreeLookups + 1]*entry
+	below := buf[:0]
 	for _, ge := range g.below(res) {
 		if p := ge.e.path; p != res && within(p, res) && ge.e.level != None {
-			below = append(below, ge.e)
+			if below = append(below, ge.e); len(below) > maxTreeLookups {
+				break // too many: the count is all that is asked below
+			}
 		}
 	}
 	if len(below) > maxTreeLookups {

@@ -166,6 +166,15 @@ var criticalRoots = [...]string{"/bin", "/boot", "/dev", "/etc", "/home", "/lib"
 	"/libx32", "/opt", "/proc", "/root", "/sbin", "/srv", "/sys", "/usr", "/var", "/snap",
 	"/System", "/Library", "/Applications", "/Users", "/private", "/nix"}
 
+// criticalRootGlobs are the criticalRoots' direct children, "ROOT/*".
+var criticalRootGlobs = func() []string {
+	out := make([]string, len(criticalRoots))
+	for i, r := range criticalRoots {
+		out[i] = r + "/*"
+	}
+	return out
+}()
+
 // isCriticalDir reports whether deleting p (recursively) destroys the
 // machine, the home directory or the workspace: "/", a critical root or
 // one of its direct children, the home directory, the workspace root, or
@@ -192,8 +201,11 @@ func isCriticalGlob(g, home, workspace string) bool {
 	if globIntersect(g, "/*") {
 		return true
 	}
-	for _, r := range criticalRoots {
-		if globIntersect(g, r+"/*") {
+	// The literal start of g rules most roots out before any matching
+	// (the first test globIntersect makes, done once here).
+	pg := literalPrefix(g)
+	for _, r := range criticalRootGlobs {
+		if n := min(len(pg), len(r)-1); pg[:n] == r[:n] && globIntersect(g, r) {
 			return true
 		}
 	}
