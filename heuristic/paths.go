@@ -202,7 +202,8 @@ func isCriticalGlob(g, home, workspace string) bool {
 		return true
 	}
 	// The literal start of g rules most roots out before any matching
-	// (the first test globIntersect makes, done once here).
+	// (the first test globIntersect makes, done once here); a root glob's
+	// literal start is all of it but the final "*".
 	pg := literalPrefix(g)
 	for _, r := range criticalRootGlobs {
 		if n := min(len(pg), len(r)-1); pg[:n] == r[:n] && globIntersect(g, r) {
