@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// RequireEnv is the environment variable that turns a missing program
+// from a skip into a failure.
+const RequireEnv = "PARALLAX_E2E"
+
+// Root is the repository root: the nearest directory at or above the
+// working directory holding go.mod and .e2e/.
+func Root() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if fileExists(filepath.Join(dir, "go.mod")) && fileExists(filepath.Join(dir, ".e2e", "package.json")) {
+			return dir, nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", errors.New("no repository root (go.mod and .e2e/) above the working directory")
+		}
+		dir = up
+	}
+}
+
+// NodeModules is .e2e/node_modules of the repository.
+func NodeModules(tb testing.TB) string {
+	tb.Helper()
+	root, err := Root()
+	if err != nil {
+		missing(tb, err.Error())
+	}
+	return filepath.Join(root, ".e2e", "node_modules")
+}
+
+// Bin is the path of an installed npm program (node_modules/.bin/NAME),
+// for instance "claude", "mcp-server-filesystem" or "mcp-server-everything".
+func Bin(tb testing.TB, name string) string {
+	tb.Helper()
+	p := filepath.Join(NodeModules(tb), ".bin", name)
+	if !fileExists(p) {
+		missing(tb, name+" is not installed at "+p)
+	}
+	return p
+}
+
+// Module is the directory of an installed npm package such as
+// "@modelcontextprotocol/sdk".
+func Module(tb testing.TB, pkg string) string {
+	tb.Helper()
+	p := filepath.Join(NodeModules(tb), filepath.FromSlash(pkg))
+	if !fileExists(filepath.Join(p, "package.json")) {
+		missing(tb, pkg+" is not installed at "+p)
+	}
+	return p
+}
+
+func missing(tb testing.TB, what string) {
+	tb.Helper()
+	msg := what + "; run .ci/e2e-deps (npm) to install the end-to-end programs"
+	if os.Getenv(RequireEnv) == "require" {
+		tb.Fatal(msg)
+	}
+	tb.Skip(msg)
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil || !errors.Is(err, fs.ErrNotExist)
+}
