@@ -47,6 +47,7 @@ Parallax workspace. It creates DIR/.parallax (mode 0700) holding:
   policy.yaml    your rules, layered over the preset (none yet; see parallax policy add)
   canary.token   a random canary (32 bytes, hex, 0600)
   api.token      the bearer token of the HTTP API (32 bytes, hex, 0600)
+  .gitignore     keeps all but config.yaml and policy.yaml out of git
   audit.jsonl    the audit chain; its first entry records the initialisation
   parallax.db    sessions, taint, IFC labels, the Chronicle index
   chronicle/     snapshot contents

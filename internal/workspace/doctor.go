@@ -184,7 +184,11 @@ func (d *doctor) checkLayout() Check {
 		return warn("missing "+strings.Join(missing, ", ")+" in "+StateDir(d.root),
 			"create it with mode 0700 (mkdir -m 700), or re-create the workspace with parallax init --force")
 	}
-	return ok("chronicle/ and backups/ present; no leftovers of an interrupted init")
+	if b, err := os.ReadFile(GitignorePath(d.root)); err != nil || string(b) != gitignore { //nolint:gosec // the workspace's own file
+		return warn(GitignorePath(d.root)+" is missing or not the one parallax init writes: the tokens may reach version control",
+			"write it with these lines: "+strings.Join(strings.Fields(gitignoreRules), " "))
+	}
+	return ok("chronicle/, backups/ and .gitignore present; no leftovers of an interrupted init")
 }
 
 func (d *doctor) checkConfig() Check {

@@ -73,7 +73,9 @@ func (o InitOptions) withDefaults() (InitOptions, error) {
 // Init creates the workspace state of root (absolute; created if
 // missing): .parallax/ (0700) with config.yaml naming the preset,
 // policy.yaml (no rules, a header on how to add them), canary.token and
-// api.token (32 random bytes as hex, 0600), the database with its schema,
+// api.token (32 random bytes as hex, 0600), a .gitignore that keeps all
+// but config.yaml and policy.yaml out of version control, the database
+// with its schema,
 // an audit chain whose first entry records the initialisation, and the
 // chronicle/ and backups/ directories.
 //
@@ -152,6 +154,9 @@ func (b *builder) run(ctx context.Context) (InitResult, error) {
 		{"config", b.config},
 		{"policy", b.policy},
 		{"tokens", b.tokens},
+		{"gitignore", func(context.Context) error {
+			return writeNew(filepath.Join(b.stage, gitignoreFile), []byte(gitignore))
+		}},
 		{"database", b.database},
 		{"audit", b.audit},
 		{"sync", func(context.Context) error { return syncDir(b.stage) }},

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -100,6 +101,7 @@ func TestInitLayout(t *testing.T) {
 				".parallax/policy.yaml":      "-rw-------",
 				".parallax/canary.token":     "-rw-------",
 				".parallax/api.token":        "-rw-------",
+				".parallax/.gitignore":       "-rw-------",
 				".parallax/parallax.db":      "-rw-------",
 				".parallax/parallax.db.lock": "-rw-------",
 				".parallax/audit.jsonl":      "-rw-------",
@@ -503,5 +505,37 @@ func BenchmarkInit(b *testing.B) {
 		if _, err := Init(context.Background(), filepath.Join(dir, fmt.Sprint(i)), InitOptions{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestInitKeepsStateOutOfGit adds a fresh workspace to a real git
+// repository: only the files a team may share are tracked, never the
+// tokens, the database or the audit chain.
+func TestInitKeepsStateOutOfGit(t *testing.T) {
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	root := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(gitBin, args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+root, "GIT_CONFIG_GLOBAL=/dev/null")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	git("init", "-q")
+	if _, err := Init(context.Background(), root, fixedOpts("default")); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "-A")
+	got := strings.Fields(git("ls-files"))
+	want := []string{".parallax/.gitignore", ".parallax/config.yaml", ".parallax/policy.yaml"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("tracked after git add -A: got %v, want %v", got, want)
 	}
 }

@@ -18,6 +18,7 @@ const (
 	policyFile    = "policy.yaml"
 	canaryFile    = "canary.token"
 	apiTokenFile  = "api.token"
+	gitignoreFile = ".gitignore"
 	chronicleDir  = "chronicle"
 	backupsDir    = "backups"
 	initTempGlob  = ".parallax-init-*"
@@ -36,6 +37,24 @@ func CanaryPath(root string) string { return filepath.Join(StateDir(root), canar
 
 // APITokenPath is the bearer token of the workspace's HTTP API.
 func APITokenPath(root string) string { return filepath.Join(StateDir(root), apiTokenFile) }
+
+// GitignorePath keeps the workspace's tokens, database, audit chain,
+// snapshots and backups out of version control.
+func GitignorePath(root string) string { return filepath.Join(StateDir(root), gitignoreFile) }
+
+// gitignore is what Init writes to .parallax/.gitignore: everything but
+// the two files a team may share (the preset and its own rules).
+const gitignore = `# Written by parallax init. The tokens (canary.token, api.token), the
+# database, the audit chain, snapshots and backups must not reach version
+# control; config.yaml and policy.yaml may be shared with your team.
+` + gitignoreRules
+
+// gitignoreRules are the lines of the .gitignore without its header.
+const gitignoreRules = `*
+!.gitignore
+!config.yaml
+!policy.yaml
+`
 
 // BackupsDir holds what parallax init --force moved aside.
 func BackupsDir(root string) string { return filepath.Join(StateDir(root), backupsDir) }
