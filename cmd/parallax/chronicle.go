@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/chronicle"
 )
 
@@ -234,7 +236,9 @@ state is snapshotted first, so the rollback can itself be rolled back: the
 command prints that snapshot's id. Each file is replaced atomically.
 
 Shows what will change and asks for confirmation on the terminal unless
---yes is given.`,
+--yes is given. The rollback is recorded in the workspace's audit chain
+(TransactionRollback: the snapshot, the undo snapshot, the counts, or the
+error); when the chain cannot be opened nothing is rolled back.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseSnapshotID(args[0])
@@ -252,16 +256,38 @@ Shows what will change and asks for confirmation on the terminal unless
 					return err
 				}
 			}
-			res, err := c.Rollback(cmd.Context(), id)
-			if err != nil {
-				return chronicleErr(id, err)
-			}
-			return write(cmd, fmt.Sprintf("rolled back to #%d: %d restored, %d removed\nundo with: parallax chronicle rollback %d\n",
-				id, res.Restored, res.Removed, res.Undo.ID))
+			return auditedRollback(cmd, c, id)
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
 	return cmd
+}
+
+// auditedRollback rolls back to snapshot id and records it in the
+// workspace's audit chain. The chain is opened first: a rollback that
+// could not be recorded does not start. A failed rollback is recorded too.
+func auditedRollback(cmd *cobra.Command, c *chronicle.Chronicle, id int64) (err error) {
+	log, err := audit.Open(audit.DefaultPath(c.Root()), audit.Options{})
+	if err != nil {
+		return &exitError{code: exitChronicle, err: fmt.Errorf("nothing was rolled back: the audit chain cannot record it (%w); "+
+			"run `parallax doctor`", err)}
+	}
+	defer func() { err = errors.Join(err, log.Close()) }()
+	res, rerr := c.Rollback(cmd.Context(), id)
+	ev := audit.Event{Type: audit.TransactionRollback, Stage: "human", Reason: fmt.Sprintf("chronicle rollback to #%d", id),
+		Detail: audit.Detail{Code: "chronicle_rollback", Ref: "snapshot:" + strconv.FormatInt(id, 10),
+			Message: fmt.Sprintf("%d restored, %d removed; undo with snapshot #%d", res.Restored, res.Removed, res.Undo.ID)}}
+	if rerr != nil {
+		ev.Detail.Code, ev.Detail.Message = "chronicle_rollback_failed", rerr.Error()
+	}
+	if _, aerr := log.Append(context.WithoutCancel(cmd.Context()), ev); aerr != nil {
+		return errors.Join(chronicleErr(id, rerr), fmt.Errorf("the rollback to #%d was not recorded in the audit chain: %w", id, aerr))
+	}
+	if rerr != nil {
+		return chronicleErr(id, rerr)
+	}
+	return write(cmd, fmt.Sprintf("rolled back to #%d: %d restored, %d removed\nundo with: parallax chronicle rollback %d\n",
+		id, res.Restored, res.Removed, res.Undo.ID))
 }
 
 // confirmRollback shows the pending changes and reads y/N from stdin.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/chronicle"
 )
 
@@ -182,5 +183,50 @@ func TestChronicleHelp(t *testing.T) {
 				t.Errorf("%v: help lacks %q", args, w)
 			}
 		}
+	}
+}
+
+// TestChronicleRollbackAudited: each rollback, done or failed, is a
+// TransactionRollback entry in the chain, which still verifies; a chain
+// that cannot record it stops the rollback before anything changes.
+func TestChronicleRollbackAudited(t *testing.T) {
+	ws := chronicleWorkspace(t)
+	notes := filepath.Join(ws, "notes.txt")
+	if out, err := runChronicle(t, "", "rollback", "-y", "1", "--workspace", ws); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, err := runChronicle(t, "", "rollback", "-y", "42", "--workspace", ws); err == nil {
+		t.Fatal("rollback to a missing snapshot succeeded")
+	}
+	var got []string
+	err := audit.Scan(audit.DefaultPath(ws), audit.Filter{}, func(e audit.Entry) error {
+		if e.Type == audit.TransactionRollback {
+			got = append(got, e.Detail.Code+" "+e.Detail.Ref)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "chronicle_rollback snapshot:1,chronicle_rollback_failed snapshot:42"; strings.Join(got, ",") != want {
+		t.Errorf("rollback entries: got %q, want %q", strings.Join(got, ","), want)
+	}
+	if out, err := runParallax(t, "", "audit", "--verify", "--workspace", ws); err != nil {
+		t.Fatalf("chain does not verify: %v\n%s", err, out)
+	}
+
+	// A chain that cannot be written: nothing is rolled back.
+	if err := os.WriteFile(notes, []byte("changed again\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(audit.DefaultPath(ws), 5); err != nil { // a torn chain refuses appends
+		t.Fatal(err)
+	}
+	out, err := runChronicle(t, "", "rollback", "-y", "1", "--workspace", ws)
+	if err == nil || !strings.Contains(err.Error(), "nothing was rolled back") {
+		t.Fatalf("got %v, want a refusal\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "changed again\n" {
+		t.Errorf("notes.txt changed to %q although the rollback could not be audited", b)
 	}
 }
