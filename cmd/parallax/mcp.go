@@ -48,7 +48,7 @@ type mcpProxyFlags struct {
 	workspace, home, policy, session, name, approval string
 	noWorkspace                                      bool
 	timeout                                          time.Duration
-	trust                                            []string
+	trust, roots                                     []string
 }
 
 func newMCPProxyCmd() *cobra.Command {
@@ -66,6 +66,12 @@ hourly cap, denied after the timeout), else blocked ("needs approval; no
 approval channel"). Results pass DLP
 (redacted or withheld) and taint the session; results that read as orders to
 the agent are flagged.
+
+Relative path arguments are resolved the way the server resolves them:
+against the allowed directories of server-filesystem (its arguments), or
+against --root DIR. When the base is unknown (no root, or several and a
+server whose rule Parallax does not know) the call is blocked. ~ is the
+server's HOME.
 
 Tool definitions are pinned per server (SHA-256 of name, title, description,
 input schema, annotations) in .parallax/mcp/pins.json on first sight. A
@@ -99,6 +105,8 @@ passed through; this command logs to stderr (stdout is the MCP transport).`,
 	fl.StringVar(&f.approval, "approval", "tty", "approval channel for escalations: tty (the controlling terminal) or none (block)")
 	fl.DurationVar(&f.timeout, "approval-timeout", 0, "how long a question waits before it is denied (default: the workspace's approval.timeout, else 300s)")
 	fl.StringSliceVar(&f.trust, "trust-tool", nil, "approve escalations of this tool in advance (repeatable; never overrides a BLOCK)")
+	fl.StringArrayVar(&f.roots, "root", nil, "directory the server resolves relative paths against (repeatable; "+
+		"default: learned from the command line of servers Parallax knows, such as server-filesystem)")
 	return cmd
 }
 
@@ -119,6 +127,17 @@ func runMCPProxy(cmd *cobra.Command, f mcpProxyFlags, argv []string) (err error)
 		cfg.ServerID = mcpproxy.ServerID(argv)
 	}
 	cfg.Command = strings.Join(argv, " ")
+	if cfg.ServerHome = os.Getenv("HOME"); cfg.ServerHome == "" {
+		cfg.ServerHome = cfg.Home // the server inherits this environment
+	}
+	if len(f.roots) > 0 {
+		if cfg.Roots, err = mcpproxy.ExplicitRoots(f.roots, cfg.Dir, cfg.ServerHome); err != nil {
+			return err
+		}
+		_, cfg.Roots.Filesystem = mcpproxy.LearnRoots(argv, cfg.Dir, cfg.ServerHome)
+	} else if r, ok := mcpproxy.LearnRoots(argv, cfg.Dir, cfg.ServerHome); ok {
+		cfg.Roots = r
+	}
 	if cfg.Session = f.session; cfg.Session == "" {
 		if cfg.Session, err = mcpSessionID(); err != nil {
 			return err
