@@ -39,7 +39,7 @@ func newMCPCmd() *cobra.Command {
 		Use:   "mcp",
 		Short: "Put the gate between an MCP client and an MCP server",
 	}
-	cmd.AddCommand(newMCPProxyCmd(), newMCPPinsCmd())
+	cmd.AddCommand(newMCPProxyCmd(), newMCPPinsCmd(), newMCPTrustCmd())
 	return cmd
 }
 
@@ -212,17 +212,23 @@ func mcpApprover(cfg *mcpproxy.Config, ws *pxworkspace.Workspace, f mcpProxyFlag
 	none := func() error { return nil }
 	switch f.approval {
 	case "none":
+		cfg.NoApproval = " (--approval none)"
 		return none, nil
 	case "tty":
 	default:
 		return none, fmt.Errorf("--approval %q: want tty or none", f.approval)
 	}
 	if ws == nil {
+		cfg.NoApproval = " (no workspace, so no audited approvals)"
 		logger.Warn("mcp proxy: no workspace, so no audited approvals; escalations are blocked")
 		return none, nil
 	}
+	// Detected up front: with no controlling terminal (a desktop client
+	// launched us) opening /dev/tty fails at once (ENXIO), and every
+	// escalation is a BLOCK that says how to approve, never a wait.
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
+		cfg.NoApproval = " (no terminal to ask on; a configured approval webhook answers parallax serve, not this proxy)"
 		logger.Warn("mcp proxy: no terminal for approvals; escalations are blocked", "error", err)
 		return none, nil
 	}
@@ -447,4 +453,123 @@ func mcpOneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+func newMCPTrustCmd() *cobra.Command {
+	var workspace string
+	var remove bool
+	cmd := &cobra.Command{
+		Use:   "trust [SERVER TOOL]",
+		Short: "Let a tool's escalations through without asking (never its BLOCKs)",
+		Long: `Records a standing approval of the escalations of TOOL on SERVER (the id
+shown by ` + "`parallax mcp pins`" + `, or the server's name when unique), for its
+pinned definition: once the definition changes, the trust is void. Like
+--trust-tool it lifts escalations only; the guard, the denylist, protected
+files and information-flow rules still block. --remove withdraws it; with
+no arguments the trusted tools are listed. Each change is audited
+(ConfigChanged, mcp_tool_trusted / mcp_tool_untrusted).`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 0 && len(args) != 2 {
+				return errors.New("want SERVER TOOL, or nothing to list")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := mcpWorkspaceRoot(workspace)
+			if err != nil {
+				return err
+			}
+			store := mcpproxy.FilePins{Path: mcpPinsPath(root)}
+			if len(args) == 0 {
+				if remove {
+					return errors.New("--remove needs SERVER TOOL")
+				}
+				pf, err := store.Load(cmd.Context())
+				if err != nil {
+					return err
+				}
+				_, err = io.WriteString(cmd.OutOrStdout(), mcpTrustTable(pf))
+				return err
+			}
+			return runMCPTrust(cmd, root, store, args[0], args[1], remove)
+		},
+	}
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace root (default: current directory)")
+	cmd.Flags().BoolVar(&remove, "remove", false, "withdraw the trust")
+	return cmd
+}
+
+func runMCPTrust(cmd *cobra.Command, root string, store mcpproxy.FilePins, server, tool string, remove bool) (err error) {
+	pf, err := store.Load(cmd.Context())
+	if err != nil {
+		return err
+	}
+	id, err := mcpResolveServer(pf, server)
+	if err != nil {
+		return err
+	}
+	ws, err := pxworkspace.Open(cmd.Context(), root)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, ws.Close()) }()
+	var e audit.Event
+	if remove {
+		ok, err := mcpproxy.Untrust(cmd.Context(), store, id, tool)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("tool %s on server %s is not trusted", tool, id)
+		}
+		e = audit.Event{Type: audit.ConfigChanged, Detail: audit.Detail{Code: "mcp_tool_untrusted", Ref: id,
+			Message: fmt.Sprintf("tool %s on server %s no longer trusted", tool, id)}}
+		fmt.Fprintf(cmd.OutOrStdout(), "%s on %s is no longer trusted\n", tool, id)
+	} else {
+		tr, err := mcpproxy.Trust(cmd.Context(), store, id, tool, time.Now())
+		if err != nil {
+			return err
+		}
+		e = audit.Event{Type: audit.ConfigChanged, Detail: audit.Detail{Code: "mcp_tool_trusted", Ref: id,
+			Message: fmt.Sprintf("tool %s on server %s trusted for definition %s (escalations only)", tool, id, tr.Hash)}}
+		fmt.Fprintf(cmd.OutOrStdout(), "trusted %s on %s (%s): its escalations pass without asking; BLOCKs still block\n",
+			tool, id, mcpShortHash(tr.Hash))
+	}
+	if _, err := ws.Audit.Append(cmd.Context(), e); err != nil {
+		return fmt.Errorf("audit the trust of %s: %w", tool, err)
+	}
+	return nil
+}
+
+// mcpTrustTable lists the trusted tools, one line each; a trust whose
+// definition changed since is shown void.
+func mcpTrustTable(pf *mcpproxy.PinFile) string {
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	n := 0
+	for _, id := range pf.SortedServers() {
+		sp := pf.Servers[id]
+		tools := make([]string, 0, len(sp.Trusted))
+		for t := range sp.Trusted {
+			tools = append(tools, t)
+		}
+		sort.Strings(tools)
+		for _, t := range tools {
+			if n == 0 {
+				fmt.Fprintln(tw, "SERVER\tTOOL\tSTATE\tHASH\tSINCE (UTC)")
+			}
+			n++
+			tr := sp.Trusted[t]
+			state := "trusted"
+			if pin, ok := sp.Tools[t]; !ok || pin.Hash != tr.Hash {
+				state = "void (definition changed)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", id, t, state, mcpShortHash(tr.Hash), tr.TrustedAt.UTC().Format(time.DateTime))
+		}
+	}
+	if n == 0 {
+		return "no trusted MCP tools\n"
+	}
+	_ = tw.Flush()
+	return b.String()
 }
