@@ -63,7 +63,9 @@ anything else an mcp_call) and judged by the gate: BLOCK returns a tool error
 with the reason; ESCALATE is approved when the tool is named by --trust-tool,
 else asked on the terminal (/dev/tty, through the approval broker: grants,
 hourly cap, denied after the timeout), else blocked ("needs approval; no
-approval channel"). Results pass DLP
+approval channel"). Before a write, edit, move or delete is forwarded,
+Chronicle snapshots its targets inside the workspace (parallax chronicle
+rollback undoes it); a snapshot that fails refuses the call. Results pass DLP
 (redacted or withheld) and taint the session; results that read as orders to
 the agent are flagged.
 
@@ -198,6 +200,7 @@ func mcpProxyConfig(cmd *cobra.Command, f mcpProxyFlags) (mcpproxy.Config, *pxwo
 		return cfg, nil, errors.Join(err, ws.Close())
 	}
 	cfg.Gate, cfg.Audit, cfg.Pins = g, ws.Audit, mcpproxy.FilePins{Path: mcpPinsPath(gcfg.Workspace)}
+	cfg.Chronicle = ws // snapshots before writes, as the hook takes them
 	return cfg, ws, nil
 }
 

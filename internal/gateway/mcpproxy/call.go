@@ -64,6 +64,9 @@ func (p *Proxy) call(ctx context.Context, name string, req *mcp.CallToolRequest)
 	if v := p.judge(ctx, name, st, mapped, args); v.Decision != verdict.Allow {
 		return blocked(v), nil
 	}
+	if _, v := p.snapshot(ctx, name, mapped); v != nil {
+		return blocked(*v), nil
+	}
 	res, err := p.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		// The message may carry what the server read: masked, and as a

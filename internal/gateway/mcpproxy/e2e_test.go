@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/chronicle"
 	"github.com/parallax/parallax/internal/e2e"
 	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/shield"
@@ -44,7 +46,7 @@ func newRealHome(t *testing.T) (home, ws string) {
 
 // startReal runs argv (a real server) behind an in-process proxy that
 // learns its roots from argv, as `parallax mcp proxy` does.
-func startReal(t *testing.T, home, ws string, argv []string, session string, trust []string) *realEnv {
+func startReal(t *testing.T, home, ws string, argv []string, session string, trust []string, tune ...func(*Config)) *realEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	w, err := workspace.Open(ctx, ws)
@@ -56,9 +58,13 @@ func startReal(t *testing.T, home, ws string, argv []string, session string, tru
 		t.Fatal(err)
 	}
 	roots, _ := LearnRoots(argv, ws, home)
-	p, err := New(Config{Gate: g, Audit: w.Audit, Pins: FilePins{Path: filepath.Join(workspace.StateDir(ws), "mcp", "pins.json")},
+	cfg := Config{Gate: g, Audit: w.Audit, Pins: FilePins{Path: filepath.Join(workspace.StateDir(ws), "mcp", "pins.json")},
 		TrustTools: trust, ServerID: ServerID(argv), Command: strings.Join(argv, " "), Session: session,
-		Workspace: ws, Dir: ws, Home: home, Roots: roots})
+		Workspace: ws, Dir: ws, Home: home, Roots: roots, Chronicle: w, ChronicleOptions: chronicle.Options{NoSync: true}}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	p, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +156,22 @@ func TestRealFilesystemServer(t *testing.T) {
 		if b, _ := os.ReadFile(notes); string(b) != "v2\n" {
 			t.Fatalf("notes.md: got %q, want v2", b)
 		}
-		// SNAPSHOT
+		checkSnapshotRollback(t, e, notes, "v1\n")
+	})
+	t.Run("a snapshot that fails refuses the write", func(t *testing.T) {
+		e := startReal(t, home, ws, argv, "fs-5", nil, func(c *Config) { c.ChronicleOptions.MaxBytes = 1 })
+		big := filepath.Join(ws, "big.txt")
+		if err := os.WriteFile(big, []byte("more than one byte\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, isErr := e.call("edit_file", map[string]any{"path": big, "edits": []any{
+			map[string]any{"oldText": "more", "newText": "less"}}})
+		if !isErr || !strings.Contains(got, RuleSnapshotFailed) {
+			t.Errorf("got %q (error %v), want %s", got, isErr, RuleSnapshotFailed)
+		}
+		if b, _ := os.ReadFile(big); string(b) != "more than one byte\n" {
+			t.Errorf("big.txt changed: %q", b)
+		}
 	})
 	t.Run("tainted session still reads the workspace", func(t *testing.T) {
 		e := startReal(t, home, ws, argv, "fs-4", nil)
@@ -199,5 +220,34 @@ func TestRealEverythingServer(t *testing.T) {
 	got, isErr = e.call("gzip-file-as-resource", map[string]any{"name": "x.gz", "data": "https://upload.example.com/x"})
 	if !isErr || !strings.Contains(got, "credentials_stay_home") || strings.Contains(got, RuleTrustedTool) {
 		t.Errorf("open-world tool in a tainted session: got %q (error %v), want a block the trust does not lift", got, isErr)
+	}
+}
+
+// checkSnapshotRollback: the write was snapshotted before it ran (one
+// snapshot, of that file, audited), and rolling back restores want.
+func checkSnapshotRollback(t *testing.T, e *realEnv, path, want string) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := chronicle.New(e.w.Root, e.w.DB, chronicle.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	snaps, err := c.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snaps) != 1 || len(snaps[0].Paths) != 1 || snaps[0].Paths[0] != "notes.md" {
+		t.Fatalf("snapshots: got %+v, want one of notes.md", snaps)
+	}
+	if _, err := c.Rollback(ctx, snaps[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != want {
+		t.Errorf("after rollback: got %q, want %q", b, want)
+	}
+	b, err := os.ReadFile(audit.DefaultPath(e.ws))
+	if err != nil || !strings.Contains(string(b), CodeSnapshotTaken) {
+		t.Errorf("audit chain lacks the snapshot (%s): %v", CodeSnapshotTaken, err)
 	}
 }

@@ -15,7 +15,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/chronicle"
 	"github.com/parallax/parallax/dlp"
+	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/shield"
 	"github.com/parallax/parallax/verdict"
 )
@@ -74,6 +76,13 @@ type Config struct {
 	Roots Roots
 	// ServerHome is what ~ means to the server (its HOME; default Home).
 	ServerHome string
+	// Chronicle, when set, is the workspace whose Chronicle snapshots
+	// what an allowed call writes, edits, moves or deletes inside it
+	// before the call is forwarded; a snapshot that fails refuses the
+	// call. Nil takes none (no workspace).
+	Chronicle *workspace.Workspace
+	// ChronicleOptions tune those snapshots (zero: Chronicle's defaults).
+	ChronicleOptions chronicle.Options
 	// DLP screens results; nil uses dlp.New().
 	DLP *dlp.Detector
 	// Now is the clock (default time.Now).
