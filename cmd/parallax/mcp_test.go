@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/internal/e2e"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
 )
 
@@ -393,5 +394,42 @@ func TestMCPProxyNoTerminal(t *testing.T) {
 		if !strings.Contains(string(b), code) {
 			t.Errorf("audit chain lacks %s", code)
 		}
+	}
+}
+
+// TestMCPProxyNoTerminalEverything: the real server-everything behind the
+// binary with no controlling terminal, as a desktop client runs it: echo
+// (annotated read-only and local) works; an unannotated-effect tool is
+// refused at once with what is unknown and how to approve.
+func TestMCPProxyNoTerminalEverything(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	everything := e2e.Bin(t, "mcp-server-everything")
+	px := buildParallax(t)
+	ws := t.TempDir()
+	if err := os.Mkdir(pxworkspace.StateDir(ws), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	proxy := exec.Command(px, "mcp", "proxy", "--workspace", ws, "--name", "everything", "--", everything)
+	proxy.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	var stderr mcpStderr
+	proxy.Stderr = &stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "px-desktop", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: proxy}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	s := &mcpSession{t: t, client: cs}
+	if got, isErr := s.call("echo", map[string]any{"message": "hello"}); isErr || !strings.Contains(got, "Echo: hello") {
+		t.Errorf("echo: got %q (error %v), want it allowed", got, isErr)
+	}
+	got, isErr := s.call("toggle-simulated-logging", map[string]any{})
+	if !isErr || !strings.Contains(got, "does not know what tool toggle-simulated-logging of server everything does") ||
+		!strings.Contains(got, "`parallax mcp trust everything toggle-simulated-logging`") {
+		t.Errorf("unknown tool: got %q (error %v)", got, isErr)
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v\n%s", err, stderr.String())
 	}
 }
