@@ -94,7 +94,7 @@ func (p *Proxy) judge(ctx context.Context, name string, st toolState, m Mapped, 
 		// Arguments a shape did not explain reach a local process that
 		// only reads: they leave nothing behind and go nowhere.
 		m.Extra = nil
-		if m.Shape == "mcp_call" && len(m.More) == 0 && !f.schemaPaths && !hasURL(args) {
+		if m.Shape == "mcp_call" && len(m.Paths) == 0 && !f.schemaPaths && !hasURL(args) {
 			return p.allowLocal(ctx, name, m.Primary)
 		}
 	}

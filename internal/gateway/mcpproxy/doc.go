@@ -18,8 +18,9 @@
 // learned from its command line with its rule for several roots, or
 // --root), and a relative path with no known base is blocked
 // (mcp_relative_path) with a reason naming --root. ALLOW forwards the
-// call, after Chronicle snapshots what it writes, edits, moves or
-// deletes inside the workspace (a snapshot that fails refuses it); BLOCK
+// call, after Chronicle snapshots what its mapped actions write, edit,
+// move or delete inside the workspace (a snapshot that fails refuses
+// it; an unknown tool's path arguments are judged, not snapshotted); BLOCK
 // returns a tool error carrying the rule and reason; ESCALATE is approved
 // when the tool is trusted in advance (Config.TrustTools, --trust-tool,
 // or a trust stored by `parallax mcp trust` for the tool's current

@@ -24,11 +24,15 @@ type Mapped struct {
 	// Primary is the action the call amounts to.
 	Primary shield.Request
 	// More are further actions of the same call (each edit of a
-	// multi-edit, each file of a multi-read) and, for the arguments of an
-	// mcp_call, a write_file per path-like argument: whatever the tool
-	// does with a path, the gate judges it as a write there (guard,
-	// denylist, protected files), so no trust can skip those checks.
+	// multi-edit, each file of a multi-read).
 	More []shield.Request
+	// Paths are, for the arguments of an mcp_call, a write_file per
+	// path-like argument: whatever the tool does with a path, the gate
+	// judges it as a write there (guard, denylist, protected files), so
+	// no trust can skip those checks. They are judged only: Chronicle
+	// does not snapshot them (a directory argument would mean the whole
+	// tree, for a tool that may only read it).
+	Paths []shield.Request
 	// Extra, when set, is an mcp_call carrying the arguments the shape
 	// did not explain and that could matter (long, structured, path- or
 	// URL-like, or holding anything DLP finds). It is judged too; the
@@ -36,9 +40,10 @@ type Mapped struct {
 	Extra *shield.Request
 }
 
-// Requests are every action of the call: Primary, More, Extra.
+// Requests are every action of the call: Primary, More, Paths, Extra.
 func (m Mapped) Requests() []shield.Request {
 	out := append([]shield.Request{m.Primary}, m.More...)
+	out = append(out, m.Paths...)
 	if m.Extra != nil {
 		out = append(out, *m.Extra)
 	}
@@ -183,7 +188,7 @@ func Map(tool string, args json.RawMessage, env MapEnv) (Mapped, error) {
 			if err != nil {
 				return Mapped{}, err
 			}
-			out.More = append(out.More, writes...)
+			out.Paths = writes
 		}
 		return out, nil
 	}
@@ -195,7 +200,7 @@ func Map(tool string, args json.RawMessage, env MapEnv) (Mapped, error) {
 		return Mapped{}, err
 	}
 	writes, err := m.pathWrites(args)
-	return Mapped{Shape: "mcp_call", Primary: req, More: writes}, err
+	return Mapped{Shape: "mcp_call", Primary: req, Paths: writes}, err
 }
 
 // match reports whether s applies and which argument it uses per group.

@@ -168,7 +168,7 @@ func TestMapPathArguments(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, r := range m.More {
+		for _, r := range m.Paths {
 			if r.Type != string(action.WriteFile) {
 				t.Errorf("got %s, want write_file", r.Type)
 			}

@@ -21,9 +21,10 @@ const (
 
 // targets lists what an allowed call will write, delete or move inside
 // or outside the workspace: the write and delete paths of its actions
-// (the primary action and More; a path an unknown tool names is judged,
-// and so snapshotted, as a write). An action that does not decode is an
-// error: the call must not run unsnapshotted.
+// (the primary action and More; not Paths, the paths an unknown tool
+// names, which are judged as writes but may be whole trees it only
+// reads). An action that does not decode is an error: the call must not
+// run unsnapshotted.
 func (p *Proxy) targets(m Mapped) ([]snapshot.Target, error) {
 	var out []snapshot.Target
 	for _, r := range append([]shield.Request{m.Primary}, m.More...) {
