@@ -251,3 +251,47 @@ func checkSnapshotRollback(t *testing.T, e *realEnv, path, want string) {
 		t.Errorf("audit chain lacks the snapshot (%s): %v", CodeSnapshotTaken, err)
 	}
 }
+
+// TestRealFilesystemSeveralRoots: with two allowed directories the proxy
+// places a relative path where the real server writes it (its rule: the
+// first root under which the path stays allowed), as the snapshot taken
+// before the write shows.
+func TestRealFilesystemSeveralRoots(t *testing.T) {
+	bin := e2e.Bin(t, "mcp-server-filesystem")
+	home, ws := newRealHome(t)
+	a, b := filepath.Join(ws, "a"), filepath.Join(ws, "b")
+	for _, d := range []string{a, b} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := startReal(t, home, ws, []string{bin, a, b}, "roots-1", nil)
+	for _, c := range []struct{ rel, want string }{
+		{"x.txt", filepath.Join(a, "x.txt")},
+		{"../b/y.txt", filepath.Join(b, "y.txt")},
+	} {
+		if got, isErr := e.call("write_file", map[string]any{"path": c.rel, "content": "z"}); isErr {
+			t.Fatalf("write %s: %s", c.rel, got)
+		}
+		if _, err := os.Stat(c.want); err != nil {
+			t.Errorf("the server did not write %s: %v", c.want, err)
+		}
+	}
+	ctx := context.Background()
+	ch, err := chronicle.New(e.w.Root, e.w.DB, chronicle.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ch.Close()
+	snaps, err := ch.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range snaps {
+		got = append(got, s.Paths...)
+	}
+	if strings.Join(got, ",") != "a/x.txt,b/y.txt" && strings.Join(got, ",") != "b/y.txt,a/x.txt" {
+		t.Errorf("snapshotted %v, want a/x.txt and b/y.txt (where the server wrote)", got)
+	}
+}
