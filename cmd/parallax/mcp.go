@@ -39,7 +39,7 @@ func newMCPCmd() *cobra.Command {
 		Use:   "mcp",
 		Short: "Put the gate between an MCP client and an MCP server",
 	}
-	cmd.AddCommand(newMCPProxyCmd(), newMCPPinsCmd())
+	cmd.AddCommand(newMCPProxyCmd(), newMCPPinsCmd(), newMCPTrustCmd())
 	return cmd
 }
 
@@ -48,7 +48,7 @@ type mcpProxyFlags struct {
 	workspace, home, policy, session, name, approval string
 	noWorkspace                                      bool
 	timeout                                          time.Duration
-	trust                                            []string
+	trust, roots                                     []string
 }
 
 func newMCPProxyCmd() *cobra.Command {
@@ -63,9 +63,17 @@ anything else an mcp_call) and judged by the gate: BLOCK returns a tool error
 with the reason; ESCALATE is approved when the tool is named by --trust-tool,
 else asked on the terminal (/dev/tty, through the approval broker: grants,
 hourly cap, denied after the timeout), else blocked ("needs approval; no
-approval channel"). Results pass DLP
+approval channel"). Before a write, edit, move or delete is forwarded,
+Chronicle snapshots its targets inside the workspace (parallax chronicle
+rollback undoes it); a snapshot that fails refuses the call. Results pass DLP
 (redacted or withheld) and taint the session; results that read as orders to
 the agent are flagged.
+
+Relative path arguments are resolved the way the server resolves them:
+against the allowed directories of server-filesystem (its arguments), or
+against --root DIR. When the base is unknown (no root, or several and a
+server whose rule Parallax does not know) the call is blocked. ~ is the
+server's HOME.
 
 Tool definitions are pinned per server (SHA-256 of name, title, description,
 input schema, annotations) in .parallax/mcp/pins.json on first sight. A
@@ -99,6 +107,8 @@ passed through; this command logs to stderr (stdout is the MCP transport).`,
 	fl.StringVar(&f.approval, "approval", "tty", "approval channel for escalations: tty (the controlling terminal) or none (block)")
 	fl.DurationVar(&f.timeout, "approval-timeout", 0, "how long a question waits before it is denied (default: the workspace's approval.timeout, else 300s)")
 	fl.StringSliceVar(&f.trust, "trust-tool", nil, "approve escalations of this tool in advance (repeatable; never overrides a BLOCK)")
+	fl.StringArrayVar(&f.roots, "root", nil, "directory the server resolves relative paths against (repeatable; "+
+		"default: learned from the command line of servers Parallax knows, such as server-filesystem)")
 	return cmd
 }
 
@@ -119,6 +129,17 @@ func runMCPProxy(cmd *cobra.Command, f mcpProxyFlags, argv []string) (err error)
 		cfg.ServerID = mcpproxy.ServerID(argv)
 	}
 	cfg.Command = strings.Join(argv, " ")
+	if cfg.ServerHome = os.Getenv("HOME"); cfg.ServerHome == "" {
+		cfg.ServerHome = cfg.Home // the server inherits this environment
+	}
+	if len(f.roots) > 0 {
+		if cfg.Roots, err = mcpproxy.ExplicitRoots(f.roots, cfg.Dir, cfg.ServerHome); err != nil {
+			return err
+		}
+		_, cfg.Roots.Filesystem = mcpproxy.LearnRoots(argv, cfg.Dir, cfg.ServerHome)
+	} else if r, ok := mcpproxy.LearnRoots(argv, cfg.Dir, cfg.ServerHome); ok {
+		cfg.Roots = r
+	}
 	if cfg.Session = f.session; cfg.Session == "" {
 		if cfg.Session, err = mcpSessionID(); err != nil {
 			return err
@@ -179,6 +200,7 @@ func mcpProxyConfig(cmd *cobra.Command, f mcpProxyFlags) (mcpproxy.Config, *pxwo
 		return cfg, nil, errors.Join(err, ws.Close())
 	}
 	cfg.Gate, cfg.Audit, cfg.Pins = g, ws.Audit, mcpproxy.FilePins{Path: mcpPinsPath(gcfg.Workspace)}
+	cfg.Chronicle = ws // snapshots before writes, as the hook takes them
 	return cfg, ws, nil
 }
 
@@ -193,17 +215,23 @@ func mcpApprover(cfg *mcpproxy.Config, ws *pxworkspace.Workspace, f mcpProxyFlag
 	none := func() error { return nil }
 	switch f.approval {
 	case "none":
+		cfg.NoApproval = " (--approval none)"
 		return none, nil
 	case "tty":
 	default:
 		return none, fmt.Errorf("--approval %q: want tty or none", f.approval)
 	}
 	if ws == nil {
+		cfg.NoApproval = " (no workspace, so no audited approvals)"
 		logger.Warn("mcp proxy: no workspace, so no audited approvals; escalations are blocked")
 		return none, nil
 	}
+	// Detected up front: with no controlling terminal (a desktop client
+	// launched us) opening /dev/tty fails at once (ENXIO), and every
+	// escalation is a BLOCK that says how to approve, never a wait.
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
+		cfg.NoApproval = " (no terminal to ask on; a configured approval webhook answers parallax serve, not this proxy)"
 		logger.Warn("mcp proxy: no terminal for approvals; escalations are blocked", "error", err)
 		return none, nil
 	}
@@ -428,4 +456,123 @@ func mcpOneLine(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+func newMCPTrustCmd() *cobra.Command {
+	var workspace string
+	var remove bool
+	cmd := &cobra.Command{
+		Use:   "trust [SERVER TOOL]",
+		Short: "Let a tool's escalations through without asking (never its BLOCKs)",
+		Long: `Records a standing approval of the escalations of TOOL on SERVER (the id
+shown by ` + "`parallax mcp pins`" + `, or the server's name when unique), for its
+pinned definition: once the definition changes, the trust is void. Like
+--trust-tool it lifts escalations only; the guard, the denylist, protected
+files and information-flow rules still block. --remove withdraws it; with
+no arguments the trusted tools are listed. Each change is audited
+(ConfigChanged, mcp_tool_trusted / mcp_tool_untrusted).`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 0 && len(args) != 2 {
+				return errors.New("want SERVER TOOL, or nothing to list")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := mcpWorkspaceRoot(workspace)
+			if err != nil {
+				return err
+			}
+			store := mcpproxy.FilePins{Path: mcpPinsPath(root)}
+			if len(args) == 0 {
+				if remove {
+					return errors.New("--remove needs SERVER TOOL")
+				}
+				pf, err := store.Load(cmd.Context())
+				if err != nil {
+					return err
+				}
+				_, err = io.WriteString(cmd.OutOrStdout(), mcpTrustTable(pf))
+				return err
+			}
+			return runMCPTrust(cmd, root, store, args[0], args[1], remove)
+		},
+	}
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace root (default: current directory)")
+	cmd.Flags().BoolVar(&remove, "remove", false, "withdraw the trust")
+	return cmd
+}
+
+func runMCPTrust(cmd *cobra.Command, root string, store mcpproxy.FilePins, server, tool string, remove bool) (err error) {
+	pf, err := store.Load(cmd.Context())
+	if err != nil {
+		return err
+	}
+	id, err := mcpResolveServer(pf, server)
+	if err != nil {
+		return err
+	}
+	ws, err := pxworkspace.Open(cmd.Context(), root)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, ws.Close()) }()
+	var e audit.Event
+	if remove {
+		ok, err := mcpproxy.Untrust(cmd.Context(), store, id, tool)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("tool %s on server %s is not trusted", tool, id)
+		}
+		e = audit.Event{Type: audit.ConfigChanged, Detail: audit.Detail{Code: "mcp_tool_untrusted", Ref: id,
+			Message: fmt.Sprintf("tool %s on server %s no longer trusted", tool, id)}}
+		fmt.Fprintf(cmd.OutOrStdout(), "%s on %s is no longer trusted\n", tool, id)
+	} else {
+		tr, err := mcpproxy.Trust(cmd.Context(), store, id, tool, time.Now())
+		if err != nil {
+			return err
+		}
+		e = audit.Event{Type: audit.ConfigChanged, Detail: audit.Detail{Code: "mcp_tool_trusted", Ref: id,
+			Message: fmt.Sprintf("tool %s on server %s trusted for definition %s (escalations only)", tool, id, tr.Hash)}}
+		fmt.Fprintf(cmd.OutOrStdout(), "trusted %s on %s (%s): its escalations pass without asking; BLOCKs still block\n",
+			tool, id, mcpShortHash(tr.Hash))
+	}
+	if _, err := ws.Audit.Append(cmd.Context(), e); err != nil {
+		return fmt.Errorf("audit the trust of %s: %w", tool, err)
+	}
+	return nil
+}
+
+// mcpTrustTable lists the trusted tools, one line each; a trust whose
+// definition changed since is shown void.
+func mcpTrustTable(pf *mcpproxy.PinFile) string {
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	n := 0
+	for _, id := range pf.SortedServers() {
+		sp := pf.Servers[id]
+		tools := make([]string, 0, len(sp.Trusted))
+		for t := range sp.Trusted {
+			tools = append(tools, t)
+		}
+		sort.Strings(tools)
+		for _, t := range tools {
+			if n == 0 {
+				fmt.Fprintln(tw, "SERVER\tTOOL\tSTATE\tHASH\tSINCE (UTC)")
+			}
+			n++
+			tr := sp.Trusted[t]
+			state := "trusted"
+			if pin, ok := sp.Tools[t]; !ok || pin.Hash != tr.Hash {
+				state = "void (definition changed)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", id, t, state, mcpShortHash(tr.Hash), tr.TrustedAt.UTC().Format(time.DateTime))
+		}
+	}
+	if n == 0 {
+		return "no trusted MCP tools\n"
+	}
+	_ = tw.Flush()
+	return b.String()
 }

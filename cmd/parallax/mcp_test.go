@@ -10,12 +10,14 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/internal/e2e"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
 )
 
@@ -309,5 +311,125 @@ func TestMCPProxyBinary(t *testing.T) {
 	}
 	if _, err := audit.Verify(audit.DefaultPath(ws), audit.VerifyOptions{}); err != nil {
 		t.Errorf("audit chain: %v", err)
+	}
+}
+
+// buildParallax builds the parallax binary into a temporary directory.
+func buildParallax(t *testing.T) string {
+	t.Helper()
+	px := filepath.Join(t.TempDir(), "parallax")
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if out, err := exec.Command(gobin, "build", "-o", px, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build parallax: %v\n%s", err, out)
+	}
+	return px
+}
+
+// TestMCPProxyNoTerminal runs the binary as a desktop client would: in a
+// new session (Setsid), so it has no controlling terminal. An escalation
+// must come back at once as a BLOCK saying how to approve, never wait on
+// a terminal; `parallax mcp trust` then lets it through, `--remove`
+// withdraws it, and both are audited.
+func TestMCPProxyNoTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	px := buildParallax(t)
+	bin := buildMCPTestServer(t)
+	ws := t.TempDir()
+	if err := os.Mkdir(pxworkspace.StateDir(ws), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	connect := func() (*mcpSession, *mcpStderr) {
+		proxy := exec.Command(px, "mcp", "proxy", "--workspace", ws, "--home", "/home/dev", "--name", "canned", "--", bin)
+		proxy.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		var stderr mcpStderr
+		proxy.Stderr = &stderr
+		client := mcp.NewClient(&mcp.Implementation{Name: "px-desktop", Version: "1"}, nil)
+		cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: proxy}, nil)
+		if err != nil {
+			t.Fatalf("connect: %v\n%s", err, stderr.String())
+		}
+		return &mcpSession{t: t, client: cs}, &stderr
+	}
+	s, stderr := connect()
+	got, isErr := s.call("echo", map[string]any{"text": "hello"})
+	if !isErr || !strings.Contains(got, "no terminal") || !strings.Contains(got, "`parallax mcp trust canned echo`") {
+		t.Errorf("escalation with no terminal: got %q (error %v), want a BLOCK naming the trust command", got, isErr)
+	}
+	if err := s.client.Close(); err != nil {
+		t.Errorf("close: %v\n%s", err, stderr.String())
+	}
+
+	out, err := runMCP(t, "trust", "canned", "echo", "--workspace", ws)
+	if err != nil || !strings.Contains(out, "trusted echo on canned") {
+		t.Fatalf("mcp trust: %q, %v", out, err)
+	}
+	if out, err := runMCP(t, "trust", "--workspace", ws); err != nil || !strings.Contains(out, "canned") || !strings.Contains(out, "trusted") {
+		t.Errorf("mcp trust list: %q, %v", out, err)
+	}
+	s, _ = connect()
+	if got, isErr := s.call("echo", map[string]any{"text": "hello"}); isErr || !strings.Contains(got, "hello") {
+		t.Errorf("trusted echo: got %q (error %v), want it served", got, isErr)
+	}
+	// Trust never lifts a BLOCK.
+	if _, err := runMCP(t, "trust", "canned", "run_command", "--workspace", ws); err != nil {
+		t.Fatal(err)
+	}
+	if got, isErr := s.call("run_command", map[string]any{"command": "cat ~/.ssh/id_rsa"}); !isErr || !strings.Contains(got, "guard_restricted") {
+		t.Errorf("trusted run_command of a denylisted read: got %q (error %v), want a BLOCK", got, isErr)
+	}
+	_ = s.client.Close()
+	if out, err := runMCP(t, "trust", "canned", "echo", "--remove", "--workspace", ws); err != nil || !strings.Contains(out, "no longer trusted") {
+		t.Errorf("mcp trust --remove: %q, %v", out, err)
+	}
+	if _, err := runMCP(t, "trust", "canned", "nope", "--workspace", ws); err == nil {
+		t.Errorf("trusting an unknown tool: want an error")
+	}
+	b, err := os.ReadFile(audit.DefaultPath(ws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range []string{"mcp_tool_trusted", "mcp_tool_untrusted", "approval_unavailable"} {
+		if !strings.Contains(string(b), code) {
+			t.Errorf("audit chain lacks %s", code)
+		}
+	}
+}
+
+// TestMCPProxyNoTerminalEverything: the real server-everything behind the
+// binary with no controlling terminal, as a desktop client runs it: echo
+// (annotated read-only and local) works; an unannotated-effect tool is
+// refused at once with what is unknown and how to approve.
+func TestMCPProxyNoTerminalEverything(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	everything := e2e.Bin(t, "mcp-server-everything")
+	px := buildParallax(t)
+	ws := t.TempDir()
+	if err := os.Mkdir(pxworkspace.StateDir(ws), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	proxy := exec.Command(px, "mcp", "proxy", "--workspace", ws, "--name", "everything", "--", everything)
+	proxy.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	var stderr mcpStderr
+	proxy.Stderr = &stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "px-desktop", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: proxy}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	s := &mcpSession{t: t, client: cs}
+	if got, isErr := s.call("echo", map[string]any{"message": "hello"}); isErr || !strings.Contains(got, "Echo: hello") {
+		t.Errorf("echo: got %q (error %v), want it allowed", got, isErr)
+	}
+	got, isErr := s.call("toggle-simulated-logging", map[string]any{})
+	if !isErr || !strings.Contains(got, "does not know what tool toggle-simulated-logging of server everything does") ||
+		!strings.Contains(got, "`parallax mcp trust everything toggle-simulated-logging`") {
+		t.Errorf("unknown tool: got %q (error %v)", got, isErr)
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v\n%s", err, stderr.String())
 	}
 }

@@ -60,7 +60,7 @@ func TestPlan(t *testing.T) {
 			}
 			var sk []string
 			for _, s := range skipped {
-				sk = append(sk, s.path+" "+s.code)
+				sk = append(sk, s.Path+" "+s.Code)
 			}
 			if !slices.Equal(rel, c.paths) || !slices.Equal(sk, c.skipped) {
 				t.Errorf("got %v skipped %v, want %v skipped %v", rel, sk, c.paths, c.skipped)

@@ -2,6 +2,7 @@ package mcpproxy
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/parallax/parallax/action"
@@ -25,7 +26,11 @@ var _ Broker = (*approval.Broker)(nil)
 // hourly cap), else nobody (BLOCK). The broker audits what it asks and
 // what it is told; the proxy audits its own outcomes. An outcome that
 // cannot be audited is a BLOCK.
-func (p *Proxy) approve(ctx context.Context, name string, r shield.Request, v verdict.Verdict) verdict.Verdict {
+func (p *Proxy) approve(ctx context.Context, name, hash string, r shield.Request, v verdict.Verdict) verdict.Verdict {
+	if v.Decision != verdict.Escalate {
+		// Only an escalation may be lifted; anything else is refused.
+		return verdict.Verdict{Decision: verdict.Block, Stage: v.Stage, Tier: v.Tier, Rule: v.Rule, Reason: v.Reason, Hash: v.Hash}
+	}
 	record := func(t audit.EventType, out verdict.Verdict) verdict.Verdict {
 		e := audit.FromVerdict(t, p.cfg.Session, r.Type, out)
 		e.Detail = audit.Detail{Ref: p.cfg.ServerID, Message: "tool " + name}
@@ -42,9 +47,19 @@ func (p *Proxy) approve(ctx context.Context, name string, r shield.Request, v ve
 		return record(audit.ActionApproved, human(verdict.Allow, RuleTrustedTool,
 			"tool "+name+" is trusted by the proxy's configuration (--trust-tool); escalated by "+v.Rule))
 	}
+	switch ok, err := p.trusted(ctx, name, hash); {
+	case err != nil:
+		return record(audit.ActionBlocked, human(verdict.Block, RuleApprovalUnavailable,
+			"the stored trust of this tool could not be read ("+redactErr(p.dlp, err)+"); blocked to fail closed: "+v.Reason))
+	case ok:
+		return record(audit.ActionApproved, human(verdict.Allow, RuleTrustedTool,
+			"tool "+name+" is trusted (parallax mcp trust, for this definition); escalated by "+v.Rule))
+	}
 	if p.cfg.Approver == nil {
 		return record(audit.ActionBlocked, human(verdict.Block, RuleApprovalUnavailable,
-			"needs approval; no approval channel: "+v.Reason))
+			"needs approval; no approval channel"+p.cfg.NoApproval+": "+v.Reason+
+				fmt.Sprintf(". To let this tool's escalations through without asking, run `parallax mcp trust %s %s` "+
+					"(a BLOCK is never lifted); or run the proxy where a terminal can ask", p.cfg.ServerID, name)))
 	}
 	ans, err := p.cfg.Approver.Request(ctx, approval.Ask{Session: p.cfg.Session, ActionType: r.Type,
 		ActionHash: v.Hash, Payload: r.Payload, Reason: v.Reason, Rule: v.Rule, Stage: string(v.Stage),
@@ -63,6 +78,17 @@ func (p *Proxy) approve(ctx context.Context, name string, r shield.Request, v ve
 		return record(audit.ActionBlocked, out)
 	}
 	return out
+}
+
+// trusted reports whether a stored trust (parallax mcp trust) covers
+// tool with the definition hash it is served with. It is read at each
+// escalation, so a trust or its removal takes effect at once.
+func (p *Proxy) trusted(ctx context.Context, tool, hash string) (bool, error) {
+	pf, err := p.cfg.Pins.Load(ctx)
+	if err != nil {
+		return false, err
+	}
+	return pf.Trusted(p.cfg.ServerID, tool, hash), nil
 }
 
 // scope is what the request touches, for the grants a human may give.

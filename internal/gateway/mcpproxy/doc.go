@@ -7,18 +7,38 @@
 //		ServerID: mcpproxy.ServerID(argv), Session: id, Workspace: root, Dir: cwd})
 //	err = p.Run(ctx, &mcp.IOTransport{…stdin/stdout…}, &mcp.CommandTransport{Command: exec.Command(argv[0], argv[1:]...)})
 //
-// Every tools/call is mapped to a catalog action (Map: a static, ordered
+// Every tools/call is mapped to catalog actions (Map: a static, ordered
 // table of tool shapes — a command argument is execute_command, a path is
 // read_file, or write_file/edit_file/delete_file/… when the tool name says
-// so, a url is http_request; anything else is mcp_call with its arguments)
-// and judged by the gate. ALLOW forwards the call; BLOCK returns a tool
-// error carrying the rule and reason; ESCALATE is approved when the tool
-// is trusted in advance (Config.TrustTools, --trust-tool), else asked of
-// a human through the approval broker (Config.Approver: in the CLI the
-// terminal, /dev/tty, since stdin and stdout carry MCP; grants, hourly
-// cap and timeout as the broker does them), else blocked with "needs
-// approval; no approval channel". The result is screened (Screen) and
-// recorded for the session (gate.Observe) before the client sees it.
+// so, a list of edits is one edit_file each, a list of paths one read_file
+// each, a url is http_request; anything else is mcp_call with its
+// arguments) and judged by the gate. Paths are placed the way the server
+// places them: ~ is the server's HOME, a relative path resolves against
+// the server's roots (Roots: server-filesystem's allowed directories,
+// learned from its command line with its rule for several roots, or
+// --root), and a relative path with no known base is blocked
+// (mcp_relative_path) with a reason naming --root. ALLOW forwards the
+// call, after Chronicle snapshots what its mapped actions write, edit,
+// move or delete inside the workspace (a snapshot that fails refuses
+// it; an unknown tool's path arguments are judged, not snapshotted); BLOCK
+// returns a tool error carrying the rule and reason; ESCALATE is approved
+// when the tool is trusted in advance (Config.TrustTools, --trust-tool,
+// or a trust stored by `parallax mcp trust` for the tool's current
+// definition), else asked of a human through the approval broker
+// (Config.Approver: in the CLI the terminal, /dev/tty, since stdin and
+// stdout carry MCP; grants, hourly cap and timeout as the broker does
+// them), else blocked with "needs approval; no approval channel" and
+// the exact trust command. The result is screened (Screen) and recorded
+// for the session (gate.Observe) before the client sees it.
+//
+// A tool whose arguments fit no shape is judged by its pinned
+// definition (toolFacts): annotated readOnlyHint true and openWorldHint
+// false (explicitly; the specification's default is open world), with
+// no path or URL in its schema or arguments, it cannot send or change
+// anything and the proxy allows it (mcp_local_read_only, audited), also
+// in a tainted session. Anything else escalates saying "Parallax does
+// not know what tool X of server S does", and stays an outbound sink for
+// information-flow control (a tainted session cannot use it).
 //
 // One proxy process is one gate session (Config.Session; the CLI takes
 // --session or makes a random "mcp-<16 hex>"), so what one call returned
@@ -26,6 +46,11 @@
 // chain live in the workspace and are shared with hooks and other proxies.
 //
 // Defenses:
+//   - Trust lifts escalations only. approve never sees a BLOCK, and
+//     every path-like argument of an mcp_call (absolute, ~, ./, ../,
+//     file://, or under a path-named key, at any depth) is also judged
+//     as a write_file there, so the guard, the denylist and the
+//     protected files apply to trusted and unknown tools alike.
 //   - Fail closed. Arguments that are not a JSON object, or that name a
 //     key twice (the server might read the other one), are blocked. An
 //     escalation nobody can approve is blocked; a timeout is a denial. A

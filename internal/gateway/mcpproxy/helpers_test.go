@@ -154,7 +154,8 @@ func start(t testing.TB, ws string, o options) *env {
 	}
 	broker := e.broker(w, o)
 	e.proxy, err = New(Config{Gate: gate, Audit: aud, Pins: pins, Approver: broker, TrustTools: o.trust,
-		ServerID: "px-testserver", Command: testServer(t), Session: o.session, Workspace: ws, Dir: ws, Home: testHome, Now: fixedNow})
+		ServerID: "px-testserver", Command: testServer(t), Session: o.session, Workspace: ws, Dir: ws, Home: testHome, Now: fixedNow,
+		Roots: Roots{Dirs: []string{ws}, Source: "--root"}})
 	if err != nil {
 		t.Fatal(err)
 	}

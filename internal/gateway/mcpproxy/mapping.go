@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"unicode"
@@ -21,6 +23,16 @@ type Mapped struct {
 	Shape string
 	// Primary is the action the call amounts to.
 	Primary shield.Request
+	// More are further actions of the same call (each edit of a
+	// multi-edit, each file of a multi-read).
+	More []shield.Request
+	// Paths are, for the arguments of an mcp_call, a write_file per
+	// path-like argument: whatever the tool does with a path, the gate
+	// judges it as a write there (guard, denylist, protected files), so
+	// no trust can skip those checks. They are judged only: Chronicle
+	// does not snapshot them (a directory argument would mean the whole
+	// tree, for a tool that may only read it).
+	Paths []shield.Request
 	// Extra, when set, is an mcp_call carrying the arguments the shape
 	// did not explain and that could matter (long, structured, path- or
 	// URL-like, or holding anything DLP finds). It is judged too; the
@@ -28,11 +40,28 @@ type Mapped struct {
 	Extra *shield.Request
 }
 
+// Requests are every action of the call: Primary, More, Paths, Extra.
+func (m Mapped) Requests() []shield.Request {
+	out := append([]shield.Request{m.Primary}, m.More...)
+	out = append(out, m.Paths...)
+	if m.Extra != nil {
+		out = append(out, *m.Extra)
+	}
+	return out
+}
+
 // MapEnv is what mapping needs to know about the server.
 type MapEnv struct {
 	Server    string // the server's name, for mcp_call
-	Dir       string // the server's working directory (absolute): relative paths resolve here
+	Dir       string // the server's working directory (absolute): commands run here
 	Workspace string // the gate's workspace: commands elsewhere get "cd DIR && "
+	// Roots is how the server resolves a relative path argument (not
+	// against Dir: server-filesystem uses its allowed directories). A
+	// relative path with no known base refuses the call (PathError).
+	Roots Roots
+	// Home is what ~ means to the server (its HOME); empty leaves ~ to
+	// the gate.
+	Home string
 	// Sensitive reports whether DLP finds anything in a string; nil
 	// treats every string as sensitive.
 	Sensitive func(string) bool
@@ -45,8 +74,11 @@ var (
 	cwdKeys     = []string{"cwd", "workdir", "working_directory", "working_dir", "dir", "directory"}
 	pathKeys    = []string{"path", "file_path", "filepath", "file", "filename", "file_name", "target_file"}
 	contentKeys = []string{"content", "contents", "text", "data", "body"}
-	oldKeys     = []string{"old_string", "old_str", "old_text", "old", "search"}
-	newKeys     = []string{"new_string", "new_str", "new_text", "new", "replace", "replacement"}
+	oldKeys     = []string{"old_string", "old_str", "old_text", "oldText", "old", "search"}
+	newKeys     = []string{"new_string", "new_str", "new_text", "newText", "new", "replace", "replacement"}
+	editsKeys   = []string{"edits", "changes", "replacements"}
+	pathsKeys   = []string{"paths", "files", "file_paths", "filepaths"}
+	excludeKeys = []string{"excludePatterns", "exclude_patterns", "exclude"}
 	patternKeys = []string{"pattern", "query", "regex", "glob"}
 	urlKeys     = []string{"url", "uri", "href", "link"}
 	srcKeys     = []string{"source", "src", "from", "source_path"}
@@ -82,6 +114,7 @@ var shapes = []shape{
 	{id: "file_copy", verbs: []string{"copy", "cp"}, keys: [][]string{srcKeys, dstKeys}, build: buildTransfer(action.CopyFile)},
 	{id: "download", verbs: []string{"download", "fetch", "save", "get"}, keys: [][]string{urlKeys, pathKeys}, build: buildDownload},
 	{id: "file_edit", verbs: []string{"edit", "replace", "patch", "modify", "update"}, keys: [][]string{pathKeys, oldKeys, newKeys}, build: buildEdit},
+	{id: "file_edits", verbs: []string{"edit", "replace", "patch", "modify", "update"}, keys: [][]string{pathKeys, editsKeys}, build: buildEdits},
 	{id: "file_write", verbs: []string{"write", "save", "create", "put", "append", "overwrite", "update", "edit", "upload"},
 		keys: [][]string{pathKeys, contentKeys}, build: buildWrite},
 	{id: "file_delete", verbs: []string{"delete", "remove", "rm", "unlink", "del", "trash", "rmdir"}, keys: [][]string{pathKeys}, build: buildPathRecursive(action.DeleteFile)},
@@ -91,6 +124,7 @@ var shapes = []shape{
 	{id: "directory_list", verbs: []string{"list", "ls", "tree", "readdir", "dir"}, keys: [][]string{pathKeys}, build: buildPathRecursive(action.ListDirectory), readOnly: true},
 	{id: "file_search", verbs: []string{"search", "grep", "find", "glob"}, keys: [][]string{pathKeys, patternKeys}, build: buildSearch, readOnly: true},
 	{id: "file_read", keys: [][]string{pathKeys}, build: buildPathOnly(action.ReadFile), readOnly: true},
+	{id: "file_read_many", keys: [][]string{pathsKeys}, build: buildReadMany, readOnly: true},
 	{id: "url_request", keys: [][]string{urlKeys}, build: buildHTTP, readOnly: true},
 }
 
@@ -109,6 +143,7 @@ type mapper struct {
 	words    map[string]bool
 	args     map[string]json.RawMessage
 	consumed map[string]bool
+	more     []shield.Request // further actions a build adds
 }
 
 // Map turns a tool call into the actions the gate judges. The arguments
@@ -129,7 +164,12 @@ func Map(tool string, args json.RawMessage, env MapEnv) (Mapped, error) {
 		for _, k := range got {
 			m.consumed[k] = true
 		}
+		m.more = nil
 		typ, payload, err := s.build(m, got)
+		var perr *PathError
+		if errors.As(err, &perr) {
+			return Mapped{}, err // the path is the problem, not the shape
+		}
 		if err != nil {
 			continue // this shape does not fit these values; try the next
 		}
@@ -137,13 +177,18 @@ func Map(tool string, args json.RawMessage, env MapEnv) (Mapped, error) {
 		if err != nil {
 			return Mapped{}, err
 		}
-		out := Mapped{Shape: s.id, Primary: req}
+		out := Mapped{Shape: s.id, Primary: req, More: m.more}
 		if rest := m.leftovers(); rest != nil {
 			extra, err := mcpCall(env.Server, tool, rest)
 			if err != nil {
 				return Mapped{}, err
 			}
 			out.Extra = &extra
+			writes, err := m.pathWrites(rest)
+			if err != nil {
+				return Mapped{}, err
+			}
+			out.Paths = writes
 		}
 		return out, nil
 	}
@@ -151,7 +196,11 @@ func Map(tool string, args json.RawMessage, env MapEnv) (Mapped, error) {
 		args = json.RawMessage("{}")
 	}
 	req, err := mcpCall(env.Server, tool, args)
-	return Mapped{Shape: "mcp_call", Primary: req}, err
+	if err != nil {
+		return Mapped{}, err
+	}
+	writes, err := m.pathWrites(args)
+	return Mapped{Shape: "mcp_call", Primary: req, Paths: writes}, err
 }
 
 // match reports whether s applies and which argument it uses per group.
@@ -229,21 +278,36 @@ func (m *mapper) flag(k string) bool {
 	return false
 }
 
-// path reads argument k as a path: file:// is stripped, ~ is left for the
-// gate, a relative path is resolved against the server's directory.
+// path reads argument k as a path (see place).
 func (m *mapper) path(k string) (string, error) {
 	p, err := m.str(k)
 	if err != nil {
 		return "", err
 	}
-	p = strings.TrimPrefix(p, "file://")
-	if p == "" {
+	if strings.TrimPrefix(p, "file://") == "" {
 		return "", fmt.Errorf("argument %q is empty", k)
 	}
-	if p == "~" || strings.HasPrefix(p, "~/") || filepath.IsAbs(p) {
+	return m.place(p)
+}
+
+// place makes a path argument absolute the way the server will: file://
+// is stripped, ~ is the server's home (left for the gate when unknown),
+// a relative path resolves against the server's roots (Roots.Resolve:
+// a PathError when they do not say).
+func (m *mapper) place(p string) (string, error) {
+	p = strings.TrimPrefix(p, "file://")
+	switch {
+	case p == "":
+		return "", errors.New("empty path")
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if m.env.Home == "" {
+			return p, nil
+		}
+		return filepath.Join(m.env.Home, p[1:]), nil
+	case filepath.IsAbs(p):
 		return p, nil
 	}
-	return filepath.Join(m.env.Dir, p), nil
+	return m.env.Roots.Resolve(m.env.Server, p)
 }
 
 // leftovers returns the unconsumed arguments that could matter, as a JSON
@@ -377,6 +441,184 @@ func buildEdit(m *mapper, got []string) (action.Type, map[string]any, error) {
 	return action.EditFile, map[string]any{"path": p, "old": o, "new": n}, nil
 }
 
+// buildEdits maps a list of edits ({path, edits:[{oldText,newText}],
+// dryRun}, server-filesystem's edit_file): one edit_file per edit, the
+// first as the primary action. A dry run is judged as the edit it
+// previews.
+func buildEdits(m *mapper, got []string) (action.Type, map[string]any, error) {
+	p, err := m.path(got[0])
+	if err != nil {
+		return "", nil, err
+	}
+	var edits []map[string]json.RawMessage
+	if err := json.Unmarshal(m.args[got[1]], &edits); err != nil {
+		return "", nil, fmt.Errorf("argument %q is not a list of edits", got[1])
+	}
+	payloads := make([]map[string]any, 0, len(edits))
+	for i, e := range edits {
+		o, n, err := editPair(e)
+		if err != nil {
+			return "", nil, fmt.Errorf("edit %d: %w", i, err)
+		}
+		payloads = append(payloads, map[string]any{"path": p, "old": o, "new": n})
+	}
+	m.flag("dryRun")
+	m.flag("dry_run")
+	if len(payloads) == 0 {
+		return action.EditFile, map[string]any{"path": p}, nil
+	}
+	for _, pl := range payloads[1:] {
+		r, err := request(action.EditFile, pl)
+		if err != nil {
+			return "", nil, err
+		}
+		m.more = append(m.more, r)
+	}
+	return action.EditFile, payloads[0], nil
+}
+
+// editPair reads one edit: an old and a new string and nothing else.
+func editPair(e map[string]json.RawMessage) (string, string, error) {
+	var o, n string
+	var haveOld, haveNew bool
+	for k, raw := range e {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", "", fmt.Errorf("field %q is not a string", k)
+		}
+		switch {
+		case slices.Contains(oldKeys, k) && !haveOld:
+			o, haveOld = s, true
+		case slices.Contains(newKeys, k) && !haveNew:
+			n, haveNew = s, true
+		default:
+			return "", "", fmt.Errorf("unexpected field %q", k)
+		}
+	}
+	if !haveOld || !haveNew {
+		return "", "", errors.New("wants an old and a new text")
+	}
+	return o, n, nil
+}
+
+// buildReadMany maps a list of paths to read: one read_file each.
+func buildReadMany(m *mapper, got []string) (action.Type, map[string]any, error) {
+	var raw []string
+	if err := json.Unmarshal(m.args[got[0]], &raw); err != nil || len(raw) == 0 {
+		return "", nil, fmt.Errorf("argument %q is not a non-empty list of paths", got[0])
+	}
+	paths := make([]string, len(raw))
+	for i, r := range raw {
+		p, err := m.place(r)
+		if err != nil {
+			return "", nil, err
+		}
+		paths[i] = p
+	}
+	for _, p := range paths[1:] {
+		r, err := request(action.ReadFile, map[string]any{"path": p})
+		if err != nil {
+			return "", nil, err
+		}
+		m.more = append(m.more, r)
+	}
+	return action.ReadFile, map[string]any{"path": paths[0]}, nil
+}
+
+// excludes consumes a list of exclusion globs (strings only).
+func (m *mapper) excludes() {
+	k := m.first(excludeKeys)
+	var globs []string
+	if k != "" && json.Unmarshal(m.args[k], &globs) == nil {
+		m.consumed[k] = true
+	}
+}
+
+// pathWords are argument-name words that say the value is a path.
+var pathWords = []string{"path", "paths", "file", "files", "filename", "filepath", "dir", "dirs",
+	"directory", "directories", "folder", "cwd"}
+
+// pathWrites finds the path-like strings in the arguments of an mcp_call
+// (absolute, ~, file://, ./ or ../, or any string under a path-named
+// key, at any depth) and returns a write_file with no content for each:
+// what an unknown tool does at a path is judged as the worst it could,
+// a write, so the guard, the denylist and the protected files always
+// apply. A relative one with no known base is a PathError.
+func (m *mapper) pathWrites(args json.RawMessage) ([]shield.Request, error) {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("decode arguments: %w", err)
+	}
+	var paths []string
+	var werr error
+	var walk func(key string, v any)
+	walk = func(key string, v any) {
+		switch x := v.(type) {
+		case string:
+			if !pathLike(key, x) || werr != nil {
+				return
+			}
+			p, err := m.place(x)
+			if err != nil {
+				werr = err
+				return
+			}
+			if !slices.Contains(paths, p) {
+				paths = append(paths, p)
+			}
+		case []any:
+			for _, e := range x {
+				walk(key, e)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(k, x[k])
+			}
+		}
+	}
+	walk("", v)
+	if werr != nil {
+		return nil, werr
+	}
+	out := make([]shield.Request, 0, len(paths))
+	for _, p := range paths {
+		r, err := request(action.WriteFile, map[string]any{"path": p, "content": ""})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// pathLike reports whether a string argument under key names a path.
+func pathLike(key, s string) bool {
+	if strings.TrimSpace(s) == "" {
+		return false
+	}
+	if strings.Contains(s, "://") {
+		return strings.HasPrefix(s, "file://")
+	}
+	words := nameWords(key)
+	for _, w := range pathWords {
+		if words[w] {
+			return true
+		}
+	}
+	if strings.ContainsAny(s, "\n\x00") || len(s) > 4096 {
+		return false // text that happens to start like a path
+	}
+	return s == "~" || strings.HasPrefix(s, "~/") || strings.HasPrefix(s, "/") ||
+		strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || s == "." || s == ".."
+}
+
 func buildWrite(m *mapper, got []string) (action.Type, map[string]any, error) {
 	p, err := m.path(got[0])
 	if err != nil {
@@ -402,8 +644,11 @@ func buildPathRecursive(t action.Type) func(*mapper, []string) (action.Type, map
 			return "", nil, err
 		}
 		payload := map[string]any{"path": p}
-		if m.flag("recursive") {
+		if m.flag("recursive") || t == action.ListDirectory && m.words["tree"] {
 			payload["recursive"] = true
+		}
+		if t == action.ListDirectory {
+			m.excludes() // they narrow what is listed
 		}
 		return t, payload, nil
 	}
@@ -418,6 +663,7 @@ func buildSearch(m *mapper, got []string) (action.Type, map[string]any, error) {
 	if err != nil {
 		return "", nil, err
 	}
+	m.excludes() // they narrow what is searched
 	return action.SearchFiles, map[string]any{"path": p, "pattern": pat}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 )
 
 var testEnv = MapEnv{Server: "fs", Dir: "/home/dev/project", Workspace: "/home/dev/project",
+	Roots:     Roots{Dirs: []string{"/home/dev/project"}, Source: "--root"},
 	Sensitive: func(s string) bool { return strings.Contains(s, "AKIA") }}
 
 func TestMap(t *testing.T) {

@@ -48,6 +48,65 @@ type ServerPins struct {
 	ServerVersion string                 `json:"server_version,omitempty"`
 	Tools         map[string]ToolPin     `json:"tools"`
 	Pending       map[string]PendingTool `json:"pending,omitempty"`
+	// Trusted are the tools whose escalations a human lifted in advance
+	// (parallax mcp trust), each for one definition: the trust is void
+	// once the definition's hash changes.
+	Trusted map[string]ToolTrust `json:"trusted,omitempty"`
+}
+
+// ToolTrust is a standing approval of a tool's escalations (never of a
+// BLOCK), for the definition with Hash.
+type ToolTrust struct {
+	Hash      string    `json:"hash"`
+	TrustedAt time.Time `json:"trusted_at"`
+}
+
+// ErrNotPinned is returned by Trust for a tool with no pinned definition.
+var ErrNotPinned = errors.New("no pinned definition")
+
+// Trust records a standing approval of tool's escalations on server, for
+// its pinned definition. A tool held for review cannot be trusted.
+func Trust(ctx context.Context, s PinStore, server, tool string, now time.Time) (ToolTrust, error) {
+	var got ToolTrust
+	err := s.Update(ctx, server, func(sp *ServerPins) error {
+		if _, held := sp.Pending[tool]; held {
+			return fmt.Errorf("trust %s on %s: its definition is held for review; run `parallax mcp pins approve %s %s` first",
+				tool, server, server, tool)
+		}
+		pin, ok := sp.Tools[tool]
+		if !ok {
+			return fmt.Errorf("trust %s on %s: %w (run the proxy once so it pins the tool)", tool, server, ErrNotPinned)
+		}
+		got = ToolTrust{Hash: pin.Hash, TrustedAt: now.UTC()}
+		if sp.Trusted == nil {
+			sp.Trusted = map[string]ToolTrust{}
+		}
+		sp.Trusted[tool] = got
+		return nil
+	})
+	return got, err
+}
+
+// Untrust removes the standing approval of tool on server; ok is false
+// when there was none.
+func Untrust(ctx context.Context, s PinStore, server, tool string) (ok bool, err error) {
+	err = s.Update(ctx, server, func(sp *ServerPins) error {
+		_, ok = sp.Trusted[tool]
+		delete(sp.Trusted, tool)
+		return nil
+	})
+	return ok, err
+}
+
+// Trusted reports whether tool on server is trusted for the definition
+// with hash.
+func (pf *PinFile) Trusted(server, tool, hash string) bool {
+	sp := pf.Servers[server]
+	if sp == nil || hash == "" {
+		return false
+	}
+	t, ok := sp.Trusted[tool]
+	return ok && t.Hash == hash
 }
 
 // ToolPin is a trusted tool definition.

@@ -15,7 +15,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/chronicle"
 	"github.com/parallax/parallax/dlp"
+	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/shield"
 	"github.com/parallax/parallax/verdict"
 )
@@ -51,6 +53,9 @@ type Config struct {
 	// escalations are blocked. The Gate itself must have none: the proxy
 	// asks, after --trust-tool.
 	Approver Broker
+	// NoApproval says why there is no Approver, for reasons (for
+	// instance " (no terminal: …)"); empty says nothing.
+	NoApproval string
 	// TrustTools are tool names whose escalations are approved in
 	// advance (a human's standing decision, audited per call). A BLOCK is
 	// never overridden.
@@ -63,9 +68,21 @@ type Config struct {
 	// Session is the gate session of this proxy process.
 	Session string
 	// Workspace is the gate's workspace; Dir is the server's working
-	// directory (relative tool paths resolve there); Home is what ~
-	// means. All absolute.
+	// directory (its commands run there); Home is what ~ means to the
+	// gate. All absolute.
 	Workspace, Dir, Home string
+	// Roots is how the server resolves relative path arguments (LearnRoots,
+	// ExplicitRoots); with none, a relative path is refused.
+	Roots Roots
+	// ServerHome is what ~ means to the server (its HOME; default Home).
+	ServerHome string
+	// Chronicle, when set, is the workspace whose Chronicle snapshots
+	// what an allowed call writes, edits, moves or deletes inside it
+	// before the call is forwarded; a snapshot that fails refuses the
+	// call. Nil takes none (no workspace).
+	Chronicle *workspace.Workspace
+	// ChronicleOptions tune those snapshots (zero: Chronicle's defaults).
+	ChronicleOptions chronicle.Options
 	// DLP screens results; nil uses dlp.New().
 	DLP *dlp.Detector
 	// Now is the clock (default time.Now).
@@ -132,6 +149,9 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if p.cfg.Now == nil {
 		p.cfg.Now = time.Now
+	}
+	if p.cfg.ServerHome == "" {
+		p.cfg.ServerHome = p.cfg.Home
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -228,7 +228,8 @@ func TestRugPullAcrossRestarts(t *testing.T) {
 func TestNoApprovalChannel(t *testing.T) {
 	e := start(t, newWorkspace(t), options{})
 	got, isErr := e.call("echo", map[string]any{"text": "hello"})
-	if !isErr || !strings.Contains(got, "needs approval; no approval channel") || !strings.Contains(got, RuleApprovalUnavailable) {
+	if !isErr || !strings.Contains(got, "needs approval; no approval channel") || !strings.Contains(got, RuleApprovalUnavailable) ||
+		!strings.Contains(got, "`parallax mcp trust px-testserver echo`") || !strings.Contains(got, "does not know what tool echo") {
 		t.Errorf("got %q (error %v), want a block for want of an approval channel", got, isErr)
 	}
 	if s := e.served(); len(s) != 0 {

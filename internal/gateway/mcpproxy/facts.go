@@ -1,0 +1,158 @@
+package mcpproxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// toolFacts is what a tool's (pinned) definition says about it: its MCP
+// annotations and whether its input schema takes paths or URLs.
+//
+// Annotations are hints a server gives about its own tools. The proxy
+// believes them for one decision only: a tool annotated readOnlyHint
+// true and openWorldHint false (explicitly: the specification's default
+// is true, and a missing hint is not a promise) cannot send the
+// arguments anywhere or change anything, so a call that names no path
+// or URL is allowed, and taint does not stop it (the server is a local
+// process the user installed; if it lied about its tools it could do
+// anything without being called). The definition is pinned, so the
+// hints cannot change without the tool being held. Everything else that
+// fits no shape escalates, saying what is unknown.
+type toolFacts struct {
+	annotated   bool
+	readOnly    bool
+	openWorld   *bool
+	destructive *bool
+	schemaPaths bool // the input schema has a path- or URL-named property, or a uri format
+}
+
+func factsOf(t *mcp.Tool) toolFacts {
+	if t == nil {
+		return toolFacts{schemaPaths: true}
+	}
+	f := toolFacts{schemaPaths: schemaTakesPaths(t.InputSchema)}
+	if a := t.Annotations; a != nil {
+		f.annotated, f.readOnly, f.openWorld, f.destructive = true, a.ReadOnlyHint, a.OpenWorldHint, a.DestructiveHint
+	}
+	return f
+}
+
+// localReadOnly: annotated read-only and explicitly not open-world.
+func (f toolFacts) localReadOnly() bool {
+	return f.readOnly && f.openWorld != nil && !*f.openWorld
+}
+
+// describe says what the annotations claim, for reasons.
+func (f toolFacts) describe() string {
+	if !f.annotated {
+		return "it has no annotations"
+	}
+	var parts []string
+	if f.readOnly {
+		parts = append(parts, "annotated read-only")
+	} else {
+		parts = append(parts, "not annotated read-only")
+	}
+	switch {
+	case f.openWorld == nil:
+		parts = append(parts, "open-world unless it says otherwise")
+	case *f.openWorld:
+		parts = append(parts, "annotated open-world")
+	default:
+		parts = append(parts, "annotated local")
+	}
+	if f.destructive != nil && *f.destructive && !f.readOnly {
+		parts = append(parts, "destructive")
+	}
+	if f.localReadOnly() {
+		parts = append(parts, "but it takes a path or URL")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// urlWords are property-name words that say a value is a location.
+var urlWords = []string{"url", "urls", "uri", "uris", "href", "link", "endpoint", "host", "webhook"}
+
+// schemaTakesPaths reports whether an input schema has a property whose
+// name says path or URL, or whose format is uri, at any depth. A schema
+// that does not decode counts as taking paths.
+func schemaTakesPaths(schema any) bool {
+	if schema == nil {
+		return false
+	}
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return true
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return true
+	}
+	var walk func(v any) bool
+	walk = func(v any) bool {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				if walk(e) {
+					return true
+				}
+			}
+		case map[string]any:
+			if f, _ := x["format"].(string); f == "uri" || f == "uri-reference" || f == "iri" {
+				return true
+			}
+			if props, ok := x["properties"].(map[string]any); ok {
+				for k := range props {
+					w := nameWords(k)
+					for _, n := range append(append([]string(nil), pathWords...), urlWords...) {
+						if w[n] {
+							return true
+						}
+					}
+				}
+			}
+			for _, e := range x {
+				if walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v)
+}
+
+// hasURL reports whether any string in the arguments looks like a URL
+// or a path.
+func hasURL(args json.RawMessage) bool {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return true
+	}
+	var walk func(key string, v any) bool
+	walk = func(key string, v any) bool {
+		switch x := v.(type) {
+		case string:
+			return strings.Contains(x, "://") || pathLike(key, x)
+		case []any:
+			for _, e := range x {
+				if walk(key, e) {
+					return true
+				}
+			}
+		case map[string]any:
+			for k, e := range x {
+				if walk(k, e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk("", v)
+}
