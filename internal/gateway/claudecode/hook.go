@@ -77,11 +77,15 @@ func (o Outcome) JSON() []byte {
 // Run answers one hook call: it reads the input from stdin and, for
 // PreToolUse, writes the decision to stdout. A non-nil error means the
 // caller must print it on stderr and exit with status 2, Claude Code's
-// blocking status: a PreToolUse call is then refused, and for
-// PostToolUse Claude is shown the message. Input that cannot be read is
-// such an error, whatever the event.
+// blocking status: a PreToolUse call is then refused, and for the events
+// after a call Claude is shown the message. Input that cannot be read is
+// such an error, whatever the event, and so is an event this hook does not
+// answer (it names the event).
 func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) error {
 	in, err := ReadInput(stdin)
+	if errors.Is(err, ErrUnknownEvent) {
+		return fmt.Errorf("%w; nothing was judged or recorded", err)
+	}
 	if err != nil {
 		return fmt.Errorf("%w; the tool call is refused to fail closed", err)
 	}
@@ -94,11 +98,14 @@ func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) e
 			}
 		}
 		return nil
-	case EventPostToolUse:
+	case EventPostToolUse, EventPostToolUseFailure:
 		return PostToolUse(ctx, opts, in)
+	case EventPostToolBatch:
+		return postToolBatch(ctx, opts, in)
 	}
-	return fmt.Errorf("hook event %q: this hook answers PreToolUse and PostToolUse only; "+
-		"register it for those events (parallax hook claude-code install)", in.HookEventName)
+	// ParseInput lets through only the events above.
+	return fmt.Errorf("%w: hook event %s is not handled; nothing was judged", ErrUnknownEvent,
+		quoteName(in.HookEventName))
 }
 
 // PreToolUse judges one tool call. BLOCK is a deny with the reason,
