@@ -141,15 +141,16 @@ type Guard struct {
 
 	prefixes  map[string]*entry // folded absolute path → entry
 	ancestors map[string]*entry // folded strict ancestor of an entry → worst entry below
+	globs     []globEntry       // entries split in segments, for CheckGlob
+	globKeys  []string          // globs[i]'s segments joined by "/", ascending
+	globAt    map[string]int    // a key of globKeys → its index
+
 	// cfgDirs are the directories that hold agent configuration (see
 	// catGateCfg) below the home or the workspace, such as .claude:
 	// creating or replacing one whole (mkdir, mv dir .claude, ln -s)
 	// would put a configuration there that no file check saw.
 	cfgDirs map[string]*entry
 	extra   []string // protected paths added with WithProtected
-	globs     []globEntry       // entries split in segments, for CheckGlob
-	globKeys  []string          // globs[i]'s segments joined by "/", ascending
-	globAt    map[string]int    // a key of globKeys → its index
 
 	// statics remembers what the tables alone say of a glob (globStatic
 	// over its own segments): it depends on nothing a decision can
