@@ -48,7 +48,9 @@
 //     payload fields or are dropped with the reason that dropping cannot
 //     widen the call (labels, output shaping, narrowing filters). Fields
 //     the mapping does not know make an ALLOW an ESCALATE; unknown tools
-//     are gated as mcp_call and never allowed without a human. Input with
+//     are gated as mcp_call and never allowed without a human, and the
+//     human reads that Parallax does not know the tool (not the reason
+//     of the mcp_call rule that happened to fire). Input with
 //     a duplicated key is refused (the host and the gate must not read
 //     different copies). Relative paths resolve against cwd; a Glob
 //     pattern is judged at the directory it reaches ("../../x/*").
@@ -58,6 +60,14 @@
 //     globs expanded, recursive selections by their root). If that fails,
 //     the call is denied. Paths outside the workspace are skipped, and
 //     each skip is audited (ChronicleSnapshotFailed, outside_workspace).
+//   - Not switchable off by the agent it guards: the gate (guard tables)
+//     blocks writes and deletes of Claude Code's settings files (project,
+//     local, user, ~/.claude.json, and any file install wrote, recorded
+//     in the workspace) and of the MCP client configurations, moving or
+//     deleting a directory holding them, and parallax commands run by
+//     the agent (hook uninstall, policy add, …). install runs the binary
+//     it writes in first; it replaces any older Parallax entry, and
+//     uninstall removes every one, whatever its binary.
 //   - Every decision is audited: the gate's verdicts, the hook's own
 //     refusals, escalations and host-internal calls, snapshots.
 //   - Unclassifiable results fail closed: the session is raised to
@@ -65,7 +75,8 @@
 //   - Reasons name rules and paths, never payload secrets; the audit
 //     chain redacts what DLP finds.
 //
-// Limits: the hook sees only what the host shows it. A tool the host
+// Limits: the hook sees only what the host shows it. Shell lines a skill
+// runs itself (PreSkillShellCommand) are not judged by this hook yet. A tool the host
 // runs without a PreToolUse call, a binary that is missing (the host
 // treats a failing hook command as non-blocking), or a Bash command whose
 // effects the analyser cannot see are outside its reach; the kernel
