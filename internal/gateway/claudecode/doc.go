@@ -75,10 +75,11 @@
 //   - Reasons name rules and paths, never payload secrets; the audit
 //     chain redacts what DLP finds.
 //
-// Limits: the hook sees only what the host shows it. Shell lines a skill
-// runs itself (PreSkillShellCommand) are not judged by this hook yet. A tool the host
-// runs without a PreToolUse call, a binary that is missing (the host
-// treats a failing hook command as non-blocking), or a Bash command whose
-// effects the analyser cannot see are outside its reach; the kernel
-// sandbox of Parallax's own agent mode is the stronger boundary.
+// Limits: the hook sees only what the host shows it. A tool the host
+// runs without a PreToolUse call (shell lines a skill runs itself fire
+// PreSkillShellCommand, which this hook does not judge yet), a binary
+// that is missing (the host treats a failing hook command as
+// non-blocking), or a Bash command whose effects the analyser cannot see
+// are outside its reach; the kernel sandbox of Parallax's own agent mode
+// is the stronger boundary.
 package claudecode
