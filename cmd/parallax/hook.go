@@ -37,7 +37,7 @@ func newHookCmd() *cobra.Command {
 func newHookClaudeCodeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "claude-code",
-		Short: "Claude Code hook: PreToolUse, PostToolUse, PostToolUseFailure (reads the hook JSON on stdin)",
+		Short: "Claude Code hook: PreToolUse, PostToolUse, PostToolUseFailure, PreSkillShellCommand (reads the hook JSON on stdin)",
 		Long: `Run by Claude Code before and after every tool call; install it with
 "parallax hook claude-code install". It reads the hook JSON on stdin, finds
 the Parallax workspace at or above $CLAUDE_PROJECT_DIR or the call's cwd,
@@ -50,6 +50,10 @@ nothing, so Claude Code's own permission rules still apply. Before a call
 that may run changes files, Chronicle snapshots them (parallax chronicle
 rollback undoes the call); if it cannot, the call is denied. A tool
 Parallax does not know is always asked about, saying so.
+
+PreSkillShellCommand: a shell line a skill runs itself is judged as the
+Bash call it is; what the gate blocks, or would ask a human about (Claude
+Code has no prompt for these lines), is refused with exit status 2.
 
 PostToolUse and PostToolUseFailure: what the model is shown (tool_response;
 for a failed tool, such as a command exiting non-zero, the error text) is

@@ -233,6 +233,11 @@ func TestHookFailureEventProcess(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, `"permissionDecision":"deny"`) || strings.Contains(stdout, "q8Vt2LmN0") {
 		t.Errorf("upload after the failed cat: exit %d, stdout %q, stderr %q; want a deny", code, stdout, stderr)
 	}
+	skill := []byte(`{"session_id":"f2","cwd":"` + root + `","hook_event_name":"PreSkillShellCommand","tool_name":"Bash",` +
+		`"tool_input":{"command":"cat ~/.ssh/id_rsa"},"tool_use_id":"t1","command_name":"x","invoked_by":"model"}`)
+	if stdout, stderr, code := h.call(t, skill); code != exitHookBlocked || stdout != "" || !strings.Contains(stderr, "guard_restricted") {
+		t.Errorf("a skill's shell line reading a key: exit %d, stdout %q, stderr %q; want exit 2 with the reason", code, stdout, stderr)
+	}
 	stop := []byte(`{"session_id":"f1","cwd":"` + root + `","hook_event_name":"Stop","stop_hook_active":false}`)
 	if stdout, stderr, code := h.call(t, stop); code != exitHookBlocked || stdout != "" || !strings.Contains(stderr, `"Stop"`) {
 		t.Errorf("unknown event: exit %d, stdout %q, stderr %q; want exit 2 naming the event", code, stdout, stderr)
@@ -356,8 +361,8 @@ func TestHookInstallCommand(t *testing.T) {
 		t.Fatalf("install: %v\n%s", err, out)
 	}
 	b, _ := os.ReadFile(settings)
-	if strings.Count(string(b), want) != 3 {
-		t.Errorf("settings hold %d hook entries, want 3 (PreToolUse, PostToolUse, PostToolUseFailure):\n%s", strings.Count(string(b), want), b)
+	if n := len(claudecode.Events()); strings.Count(string(b), want) != n {
+		t.Errorf("settings hold %d hook entries, want %d (%v):\n%s", strings.Count(string(b), want), n, claudecode.Events(), b)
 	}
 	if out, err = runHookCmd("claude-code", "install", "--settings", settings, "--binary", bin); err != nil || !strings.Contains(out, "already installed") {
 		t.Errorf("second install: %v\n%s", err, out)
@@ -372,8 +377,8 @@ func TestHookInstallCommand(t *testing.T) {
 		t.Fatalf("install with another binary: %v\n%s", err, out)
 	}
 	b, _ = os.ReadFile(settings)
-	if strings.Contains(string(b), bin+"'") || strings.Count(string(b), bin2+" hook claude-code") != 3 {
-		t.Errorf("after installing %s: want only its 3 entries:\n%s", bin2, b)
+	if strings.Contains(string(b), bin+"'") || strings.Count(string(b), bin2+" hook claude-code") != len(claudecode.Events()) {
+		t.Errorf("after installing %s: want only its entries, one per event:\n%s", bin2, b)
 	}
 	// The file is recorded in the workspace: its gate protects it.
 	prot, err := pxworkspace.LoadProtected(root)

@@ -1,7 +1,7 @@
 // Package claudecode puts the gate in front of Claude Code (2.1 and
 // earlier) as its command hook (`parallax hook claude-code`) for the
-// events around a tool call: PreToolUse, PostToolUse, PostToolUseFailure
-// (and PostToolBatch when registered). Every hook call is a new process:
+// events around a tool call: PreToolUse, PostToolUse, PostToolUseFailure,
+// PreSkillShellCommand (and PostToolBatch when registered). Every hook call is a new process:
 // it finds the workspace, opens its database and audit chain, maps the
 // tool call to a catalog action and answers on stdout.
 //
@@ -28,6 +28,9 @@
 //	             BLOCK → deny (Claude reads the reason), ESCALATE → ask
 //	             (Claude Code's prompt is the human tier), ALLOW → no
 //	             decision: the host's own permission rules still apply.
+//	PreSkillShellCommand: a shell line a skill runs itself is judged as
+//	             the Bash call it is; BLOCK, and ESCALATE too (the host has
+//	             no prompt for it), refuse it with exit status 2.
 //	PostToolUse, PostToolUseFailure, PostToolBatch: what the model is
 //	             shown is the action's result — tool_response, and for a
 //	             failure the error text (a failing command's output): DLP
@@ -76,10 +79,10 @@
 //     chain redacts what DLP finds.
 //
 // Limits: the hook sees only what the host shows it. A tool the host
-// runs without a PreToolUse call (shell lines a skill runs itself fire
-// PreSkillShellCommand, which this hook does not judge yet), a binary
-// that is missing (the host treats a failing hook command as
-// non-blocking), or a Bash command whose effects the analyser cannot see
-// are outside its reach; the kernel sandbox of Parallax's own agent mode
-// is the stronger boundary.
+// runs without a hook call, a binary that is missing (the host treats a
+// failing hook command as non-blocking), or a Bash command whose effects
+// the analyser cannot see are outside its reach; the kernel sandbox of
+// Parallax's own agent mode is the stronger boundary. The shape of
+// PreSkillShellCommand was read from the 2.1.332 binary, not captured
+// from a run.
 package claudecode

@@ -98,6 +98,8 @@ func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) e
 			}
 		}
 		return nil
+	case EventPreSkillShellCommand:
+		return preSkillShellCommand(ctx, opts, in)
 	case EventPostToolUse, EventPostToolUseFailure:
 		return PostToolUse(ctx, opts, in)
 	case EventPostToolBatch:
@@ -106,6 +108,22 @@ func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) e
 	// ParseInput lets through only the events above.
 	return fmt.Errorf("%w: hook event %s is not handled; nothing was judged", ErrUnknownEvent,
 		quoteName(in.HookEventName))
+}
+
+// preSkillShellCommand judges a shell line a skill runs itself as the
+// tool call it is (Bash). Claude Code takes a blocking error (exit status
+// 2) as the refusal of such a line, and has no prompt for it: what the
+// gate would ask a human about is refused too, saying so.
+func preSkillShellCommand(ctx context.Context, opts Options, in *Input) error {
+	out := PreToolUse(ctx, opts, in)
+	switch out.Decision {
+	case "":
+		return nil
+	case DecisionAsk:
+		return errors.New(clip(out.Reason + " — a skill's own shell line cannot be asked about, so it is refused; " +
+			"run the command yourself if you want it"))
+	}
+	return errors.New(out.Reason)
 }
 
 // PreToolUse judges one tool call. BLOCK is a deny with the reason,
