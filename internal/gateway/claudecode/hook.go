@@ -203,6 +203,10 @@ func (p *pre) decide(ctx context.Context) Outcome {
 		out.Decision, out.Reason = DecisionAsk, reasonOf(v)
 	default:
 		out.Decision, out.Reason = DecisionDeny, reasonOf(v)
+		if m.Generic {
+			// Say what the verdict's "mcp" stands for.
+			out.Reason = clip(out.Reason + " (" + genericNote(&m) + ", so it was judged as an MCP call)")
+		}
 		return out
 	}
 	// The call may run (now, or once the human says yes): snapshot first.
@@ -242,16 +246,22 @@ func (p *pre) escalateUnknown(ctx context.Context, m *Mapped, v verdict.Verdict)
 		" tool; what it does know is allowed, a human must decide the rest"
 	switch {
 	case m.Generic && m.What != "":
-		rule, reason = RuleUnknownTool, "Claude Code's "+quoteName(m.Tool)+" tool "+m.What+
-			"; Parallax cannot judge that, a human must decide"
+		rule, reason = RuleUnknownTool, genericNote(m)+"; Parallax cannot judge that, a human must decide"
 	case m.Generic:
-		rule, reason = RuleUnknownTool, "Parallax does not know the tool "+quoteName(m.Tool)+
-			"; a human must decide"
+		rule, reason = RuleUnknownTool, genericNote(m)+"; a human must decide"
 	}
 	out := verdict.Verdict{Decision: verdict.Escalate, Stage: stageHook, Tier: 3, Rule: rule, Reason: reason,
 		Hash: v.Hash}
 	_, err := p.ws.Audit.Append(ctx, audit.FromVerdict(audit.ActionEscalated, p.in.SessionID, string(m.Type), out))
 	return out, err
+}
+
+// genericNote says what a tool gated as an mcp_call is.
+func genericNote(m *Mapped) string {
+	if m.What != "" {
+		return "Claude Code's " + quoteName(m.Tool) + " tool " + m.What
+	}
+	return "Parallax does not know the tool " + quoteName(m.Tool)
 }
 
 // snapshot takes the Chronicle snapshot of what the call changes. Any
