@@ -1,21 +1,43 @@
-// Package claudecode puts the gate in front of Claude Code as its
-// PreToolUse and PostToolUse command hook (`parallax hook claude-code`).
-// Every hook call is a new process: it finds the workspace, opens its
-// database and audit chain, maps the tool call to a catalog action and
-// answers on stdout.
+// Package claudecode puts the gate in front of Claude Code (2.1 and
+// earlier) as its command hook (`parallax hook claude-code`) for the
+// events around a tool call: PreToolUse, PostToolUse, PostToolUseFailure,
+// PreSkillShellCommand (and PostToolBatch when registered). Every hook call is a new process:
+// it finds the workspace, opens its database and audit chain, maps the
+// tool call to a catalog action and answers on stdout.
 //
-//	PreToolUse:  Bash → execute_command (in cwd), Read → read_file,
-//	             Write → write_file, Edit/MultiEdit/NotebookEdit → edit_file,
+//	PreToolUse:  Bash, Monitor (command) → execute_command (in cwd),
+//	             Read, NotebookRead → read_file, Write → write_file,
+//	             Edit/MultiEdit/NotebookEdit → edit_file,
 //	             Glob/Grep → search_files, LS → list_directory,
-//	             WebFetch → http_request, WebSearch → web_search,
-//	             Task → create_agent, mcp__<server>__<tool> → mcp_call,
-//	             anything else → mcp_call on server "claude-code".
+//	             WebFetch, Monitor (ws) → http_request, WebSearch → web_search,
+//	             Agent (Task before 2.1), Workflow → create_agent,
+//	             SendMessage → agent_message,
+//	             CronCreate, ScheduleWakeup → create_schedule,
+//	             CronDelete → delete_schedule, CronList → list_schedules,
+//	             PushNotification, SendFeedback → send_message,
+//	             ReadMcpResourceTool → mcp_call resources/read,
+//	             mcp__<server>__<tool> → mcp_call.
+//	             The host's bookkeeping (TodoWrite, TaskCreate/Get/Update/
+//	             List/Output/Stop, plan mode, AskUserQuestion, ToolSearch,
+//	             Skill, …) is audited and left to the host (hostInternal).
+//	             Tools whose effect the catalog cannot express
+//	             (EnterWorktree, ExitWorktree, RemoteTrigger, PowerShell, …)
+//	             and tools Parallax does not know are gated as mcp_call on
+//	             server "claude-code" and always go to a human, with a
+//	             reason that says what the tool is or that it is unknown.
 //	             BLOCK → deny (Claude reads the reason), ESCALATE → ask
 //	             (Claude Code's prompt is the human tier), ALLOW → no
 //	             decision: the host's own permission rules still apply.
-//	PostToolUse: tool_response is the action's result: DLP labels, session
-//	             taint by session_id in the workspace database, labels on
-//	             written files, an IFCClassified audit entry.
+//	PreSkillShellCommand: a shell line a skill runs itself is judged as
+//	             the Bash call it is; BLOCK, and ESCALATE too (the host has
+//	             no prompt for it), refuse it with exit status 2.
+//	PostToolUse, PostToolUseFailure, PostToolBatch: what the model is
+//	             shown is the action's result — tool_response, and for a
+//	             failure the error text (a failing command's output): DLP
+//	             labels, session taint by session_id in the workspace
+//	             database, labels on written files, an IFCClassified audit
+//	             entry. Any other event is refused with exit status 2,
+//	             naming it.
 //
 // Defenses:
 //   - Never looser than no hook: ALLOW writes nothing, so the host's
@@ -29,7 +51,9 @@
 //     payload fields or are dropped with the reason that dropping cannot
 //     widen the call (labels, output shaping, narrowing filters). Fields
 //     the mapping does not know make an ALLOW an ESCALATE; unknown tools
-//     are gated as mcp_call and never allowed without a human. Input with
+//     are gated as mcp_call and never allowed without a human, and the
+//     human reads that Parallax does not know the tool (not the reason
+//     of the mcp_call rule that happened to fire). Input with
 //     a duplicated key is refused (the host and the gate must not read
 //     different copies). Relative paths resolve against cwd; a Glob
 //     pattern is judged at the directory it reaches ("../../x/*").
@@ -39,6 +63,14 @@
 //     globs expanded, recursive selections by their root). If that fails,
 //     the call is denied. Paths outside the workspace are skipped, and
 //     each skip is audited (ChronicleSnapshotFailed, outside_workspace).
+//   - Not switchable off by the agent it guards: the gate (guard tables)
+//     blocks writes and deletes of Claude Code's settings files (project,
+//     local, user, ~/.claude.json, and any file install wrote, recorded
+//     in the workspace) and of the MCP client configurations, moving or
+//     deleting a directory holding them, and parallax commands run by
+//     the agent (hook uninstall, policy add, …). install runs the binary
+//     it writes in first; it replaces any older Parallax entry, and
+//     uninstall removes every one, whatever its binary.
 //   - Every decision is audited: the gate's verdicts, the hook's own
 //     refusals, escalations and host-internal calls, snapshots.
 //   - Unclassifiable results fail closed: the session is raised to
@@ -47,8 +79,10 @@
 //     chain redacts what DLP finds.
 //
 // Limits: the hook sees only what the host shows it. A tool the host
-// runs without a PreToolUse call, a binary that is missing (the host
-// treats a failing hook command as non-blocking), or a Bash command whose
-// effects the analyser cannot see are outside its reach; the kernel
-// sandbox of Parallax's own agent mode is the stronger boundary.
+// runs without a hook call, a binary that is missing (the host treats a
+// failing hook command as non-blocking), or a Bash command whose effects
+// the analyser cannot see are outside its reach; the kernel sandbox of
+// Parallax's own agent mode is the stronger boundary. The shape of
+// PreSkillShellCommand was read from the 2.1.332 binary, not captured
+// from a run.
 package claudecode
