@@ -1,0 +1,205 @@
+package claudecli
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite internal/gateway/claudecode/testdata/cc2.1 from this run")
+
+// captureDir is where -update writes the captured hook inputs.
+const captureDir = "../../gateway/claudecode/testdata/cc2.1"
+
+const notebook = `{"cells":[{"cell_type":"code","id":"c1","metadata":{},"execution_count":null,"outputs":[],"source":["print(1)"]}],
+"metadata":{},"nbformat":4,"nbformat_minor":5}
+`
+
+const skill = `---
+name: hello
+description: Says hello. Use when asked to greet.
+---
+Say hello and stop.
+`
+
+// captureScript is one tool call per model turn, covering the tools and
+// outcomes whose hook inputs the gate must understand.
+func captureScript(project, pageURL string) []Turn {
+	bash := func(cmd string) Turn {
+		return Turn{Tools: []ToolUse{{Name: "Bash", Input: map[string]any{"command": cmd, "description": "run it"}}}}
+	}
+	one := func(name string, in map[string]any) Turn { return Turn{Tools: []ToolUse{{Name: name, Input: in}}} }
+	return []Turn{
+		bash("echo hello-from-bash"),
+		bash("echo to-stderr >&2; echo partial; exit 3"),
+		one("Read", map[string]any{"file_path": filepath.Join(project, "README.md")}),
+		one("Read", map[string]any{"file_path": filepath.Join(project, "missing.txt")}),
+		one("Write", map[string]any{"file_path": filepath.Join(project, "notes.txt"), "content": "first line\n"}),
+		one("Edit", map[string]any{"file_path": filepath.Join(project, "notes.txt"), "old_string": "first", "new_string": "edited"}),
+		one("Agent", map[string]any{"description": "Sub task", "prompt": "SUBAGENT-MARKER: echo from the sub-agent", "subagent_type": "general-purpose"}),
+		one("WebFetch", map[string]any{"url": pageURL, "prompt": "What does the page say?"}),
+		one("TaskCreate", map[string]any{"subject": "Write the notes", "description": "Write notes.txt", "activeForm": "Writing the notes"}),
+		one("Skill", map[string]any{"skill": "hello"}),
+		one("Read", map[string]any{"file_path": filepath.Join(project, "nb.ipynb")}),
+		one("NotebookEdit", map[string]any{"notebook_path": filepath.Join(project, "nb.ipynb"), "cell_id": "c1", "new_source": "print(2)", "edit_mode": "replace"}),
+	}
+}
+
+func TestCaptureHookEvents(t *testing.T) {
+	project := t.TempDir()
+	home := t.TempDir()
+	for name, body := range map[string]string{
+		"README.md":                     "# demo\n",
+		"nb.ipynb":                      notebook,
+		".claude/skills/hello/SKILL.md": skill,
+	} {
+		p := filepath.Join(project, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	events := DumpHooks(t, project)
+	// Offline, WebFetch's domain check (a call to claude.ai) fails; the
+	// setting skips it so the fetch reaches the loopback page.
+	settings := readJSON(t, filepath.Join(project, ".claude", "settings.json"))
+	settings["skipWebFetchPreflight"] = true
+	WriteSettings(t, project, settings)
+	f := NewFakeAPI(t)
+	f.Page("/page", "<html><body><h1>Fake page</h1><p>hello from the loopback page</p></body></html>")
+	f.convs = []Conversation{
+		{Match: "SUBAGENT-MARKER", Turns: []Turn{{Tools: []ToolUse{{Name: "Bash", Input: map[string]any{"command": "echo from-sub", "description": "sub"}}}}}},
+		{Turns: captureScript(project, f.URL+"/page")},
+	}
+	res := Run(t, f, Options{Dir: project, Home: home, Prompt: "Do the scripted steps.", Env: []string{"ENABLE_TOOL_SEARCH=false"}})
+	if res.ExitCode != 0 {
+		t.Fatalf("claude exit %d\nstderr:\n%s\nstdout:\n%s", res.ExitCode, res.Stderr, res.Stdout)
+	}
+	for _, m := range f.Messages() {
+		for _, b := range m.Blocks {
+			if b.Type == "tool_result" {
+				t.Logf("tool_result %s error=%v: %.200q", b.ToolUseID, b.IsError, b.ResultText())
+			}
+		}
+	}
+	evs := Events(t, events)
+	seen := map[string]Event{}
+	for _, ev := range evs {
+		key := ev.Name
+		if ev.ToolName != "" {
+			key += "." + ev.ToolName
+		}
+		if ev.AgentID != "" && ev.ToolName != "" {
+			key += ".subagent"
+		}
+		if _, ok := seen[key]; !ok {
+			seen[key] = ev
+		}
+	}
+	var keys []string
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	t.Logf("captured %d hook calls: %v; unknown API paths: %v", len(evs), keys, f.Unknown())
+	for _, want := range []string{
+		"PreToolUse.Bash", "PostToolUse.Bash", "PostToolUseFailure.Bash",
+		"PreToolUse.Write", "PostToolUse.Edit", "PreToolUse.Agent", "PreToolUse.Bash.subagent",
+	} {
+		if _, ok := seen[want]; !ok {
+			t.Errorf("no %s hook call", want)
+		}
+	}
+	if *update {
+		writeCapture(t, seen, evs, f, project, home)
+	}
+}
+
+// normalise replaces the run's temporary paths and ids with stable ones.
+func normalise(b []byte, project, home, baseURL string) []byte {
+	s := string(b)
+	s = strings.ReplaceAll(s, baseURL, "http://127.0.0.1:8787")
+	s = strings.ReplaceAll(s, strings.ReplaceAll(project, "/", "-"), "-home-dev-project")
+	s = strings.ReplaceAll(s, project, "/home/dev/project")
+	s = strings.ReplaceAll(s, home, "/home/dev")
+	s = uuidRe.ReplaceAllStringFunc(s, func(string) string { return "00000000-0000-4000-8000-000000000000" })
+	s = tmpRe.ReplaceAllString(s, "/tmp/claude-dev")
+	return []byte(s)
+}
+
+var (
+	uuidRe = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	tmpRe  = regexp.MustCompile(`/tmp/Test[A-Za-z0-9_]+/[0-9]+`)
+)
+
+func writeCapture(t *testing.T, seen map[string]Event, all []Event, f *FakeAPI, project, home string) {
+	t.Helper()
+	if err := os.MkdirAll(captureDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pretty := func(b []byte) []byte {
+		var out bytes.Buffer
+		if err := json.Indent(&out, normalise(b, project, home, f.URL), "", "  "); err != nil {
+			t.Fatalf("indent: %v\n%s", err, b)
+		}
+		out.WriteByte('\n')
+		return out.Bytes()
+	}
+	for k, ev := range seen {
+		if err := os.WriteFile(filepath.Join(captureDir, k+".json"), pretty(ev.Raw), 0o644); err != nil { //nolint:gosec // testdata
+			t.Fatal(err)
+		}
+	}
+	var all1 bytes.Buffer
+	for _, ev := range all {
+		var c bytes.Buffer
+		if err := json.Compact(&c, normalise(ev.Raw, project, home, f.URL)); err != nil {
+			t.Fatal(err)
+		}
+		all1.Write(c.Bytes())
+		all1.WriteByte('\n')
+	}
+	if err := os.WriteFile(filepath.Join(captureDir, "events.jsonl"), all1.Bytes(), 0o644); err != nil { //nolint:gosec // testdata
+		t.Fatal(err)
+	}
+	var tools []map[string]any
+	for _, raw := range f.Tools() {
+		var tl map[string]any
+		if err := json.Unmarshal(raw, &tl); err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := tl["description"].(string); ok {
+			tl["description"], _, _ = strings.Cut(d, "\n")
+		}
+		tools = append(tools, tl)
+	}
+	b, err := json.MarshalIndent(tools, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(normalise(b, project, home, f.URL), '\n')
+	if err := os.WriteFile(filepath.Join(captureDir, "tools.json"), b, 0o644); err != nil { //nolint:gosec // testdata
+		t.Fatal(err)
+	}
+	fmt.Fprintf(os.Stderr, "wrote %d files to %s\n", len(seen)+2, captureDir)
+}
+
+func readJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
