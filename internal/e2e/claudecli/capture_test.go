@@ -75,17 +75,19 @@ func TestCaptureHookEvents(t *testing.T) {
 	WriteSettings(t, project, settings)
 	f := NewFakeAPI(t)
 	f.Page("/page", "<html><body><h1>Fake page</h1><p>hello from the loopback page</p></body></html>")
-	f.convs = []Conversation{
-		{Match: "SUBAGENT-MARKER", Turns: []Turn{{Tools: []ToolUse{{Name: "Bash", Input: map[string]any{"command": "echo from-sub", "description": "sub"}}}}}},
-		{Turns: captureScript(project, f.URL+"/page")},
-	}
+	f.SetScript(
+		Conversation{Match: "SUBAGENT-MARKER", Turns: []Turn{{Tools: []ToolUse{{Name: "Bash", Input: map[string]any{"command": "echo from-sub", "description": "sub"}}}}}},
+		Conversation{Turns: captureScript(project, f.URL+"/page")},
+	)
 	res := Run(t, f, Options{Dir: project, Home: home, Prompt: "Do the scripted steps.", Env: []string{"ENABLE_TOOL_SEARCH=false"}})
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exit %d\nstderr:\n%s\nstdout:\n%s", res.ExitCode, res.Stderr, res.Stdout)
 	}
+	logged := map[string]bool{}
 	for _, m := range f.Messages() {
 		for _, b := range m.Blocks {
-			if b.Type == "tool_result" {
+			if b.Type == "tool_result" && !logged[b.ToolUseID] {
+				logged[b.ToolUseID] = true
 				t.Logf("tool_result %s error=%v: %.200q", b.ToolUseID, b.IsError, b.ResultText())
 			}
 		}

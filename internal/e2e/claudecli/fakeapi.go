@@ -49,11 +49,11 @@ type Request struct {
 type FakeAPI struct {
 	URL string // http://127.0.0.1:PORT, the CLI's ANTHROPIC_BASE_URL
 
-	srv   *httptest.Server
-	convs []Conversation
-	tb    testing.TB
+	srv *httptest.Server
+	tb  testing.TB
 
 	mu       sync.Mutex
+	convs    []Conversation
 	requests []Request
 	unknown  []string
 	pages    map[string]string
@@ -86,6 +86,13 @@ func NewFakeAPI(tb testing.TB, convs ...Conversation) *FakeAPI {
 	f.URL = f.srv.URL
 	tb.Cleanup(f.srv.Close)
 	return f
+}
+
+// SetScript replaces the conversations (for scripts that need f.URL).
+func (f *FakeAPI) SetScript(convs ...Conversation) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.convs = convs
 }
 
 // Requests is a copy of every request so far, in arrival order.
@@ -197,7 +204,7 @@ const maxAnswers = 200
 func (f *FakeAPI) answer(req *messagesRequest) ([]map[string]any, string, string) {
 	f.mu.Lock()
 	f.answered++
-	over := f.answered > maxAnswers
+	over, convs := f.answered > maxAnswers, f.convs
 	f.mu.Unlock()
 	if over {
 		f.tb.Errorf("fake Anthropic API: over %d Messages requests; the CLI is looping", maxAnswers)
@@ -211,7 +218,7 @@ func (f *FakeAPI) answer(req *messagesRequest) ([]map[string]any, string, string
 		first = req.Messages[0].Text()
 	}
 	ci := -1
-	for i, c := range f.convs {
+	for i, c := range convs {
 		if strings.Contains(first, c.Match) {
 			ci = i
 			break
@@ -220,7 +227,7 @@ func (f *FakeAPI) answer(req *messagesRequest) ([]map[string]any, string, string
 	if ci < 0 {
 		return []map[string]any{{"type": "text", "text": "done."}}, "end_turn", "msg_nomatch"
 	}
-	c := f.convs[ci]
+	c := convs[ci]
 	n := 0
 	for _, m := range req.Messages {
 		if m.Role == "assistant" {
