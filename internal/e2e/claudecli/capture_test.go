@@ -75,11 +75,13 @@ func TestCaptureHookEvents(t *testing.T) {
 	WriteSettings(t, project, settings)
 	f := NewFakeAPI(t)
 	f.Page("/page", "<html><body><h1>Fake page</h1><p>hello from the loopback page</p></body></html>")
+	tlsURL, caFile := f.ServeTLS(t)
 	f.SetScript(
 		Conversation{Match: "SUBAGENT-MARKER", Turns: []Turn{{Tools: []ToolUse{{Name: "Bash", Input: map[string]any{"command": "echo from-sub", "description": "sub"}}}}}},
-		Conversation{Turns: captureScript(project, f.URL+"/page")},
+		Conversation{Turns: captureScript(project, tlsURL+"/page")},
 	)
-	res := Run(t, f, Options{Dir: project, Home: home, Prompt: "Do the scripted steps.", Env: []string{"ENABLE_TOOL_SEARCH=false"}})
+	res := Run(t, f, Options{Dir: project, Home: home, Prompt: "Do the scripted steps.",
+		Env: []string{"ENABLE_TOOL_SEARCH=false", "NODE_EXTRA_CA_CERTS=" + caFile}})
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exit %d\nstderr:\n%s\nstdout:\n%s", res.ExitCode, res.Stderr, res.Stdout)
 	}
@@ -127,7 +129,8 @@ func TestCaptureHookEvents(t *testing.T) {
 // normalise replaces the run's temporary paths and ids with stable ones.
 func normalise(b []byte, project, home, baseURL string) []byte {
 	s := string(b)
-	s = strings.ReplaceAll(s, baseURL, "http://127.0.0.1:8787")
+	s = strings.ReplaceAll(s, strings.TrimPrefix(baseURL, "http://"), "127.0.0.1:8787")
+	s = tlsRe.ReplaceAllString(s, "https://127.0.0.1:8443")
 	s = strings.ReplaceAll(s, strings.ReplaceAll(project, "/", "-"), "-home-dev-project")
 	s = strings.ReplaceAll(s, project, "/home/dev/project")
 	s = strings.ReplaceAll(s, home, "/home/dev")
@@ -138,6 +141,7 @@ func normalise(b []byte, project, home, baseURL string) []byte {
 
 var (
 	uuidRe = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	tlsRe  = regexp.MustCompile(`https://127\.0\.0\.1:[0-9]+`)
 	tmpRe  = regexp.MustCompile(`/tmp/Test[A-Za-z0-9_]+/[0-9]+`)
 )
 

@@ -3,11 +3,14 @@ package claudecli
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -93,6 +96,28 @@ func (f *FakeAPI) SetScript(convs ...Conversation) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.convs = convs
+}
+
+// ServeTLS starts a second, HTTPS listener on 127.0.0.1 with the same
+// handler (WebFetch upgrades http:// to https://) and writes its
+// certificate to a PEM file. It returns the https base URL and the PEM
+// path, for the CLI's NODE_EXTRA_CA_CERTS.
+func (f *FakeAPI) ServeTLS(tb testing.TB) (baseURL, caFile string) {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("listen on loopback: %v", err)
+	}
+	s := httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
+	s.Listener = l
+	s.StartTLS()
+	tb.Cleanup(s.Close)
+	caFile = filepath.Join(tb.TempDir(), "fake-ca.pem")
+	block := &pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw}
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(block), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return s.URL, caFile
 }
 
 // Requests is a copy of every request so far, in arrival order.
@@ -211,7 +236,7 @@ func (f *FakeAPI) answer(req *messagesRequest) ([]map[string]any, string, string
 		return []map[string]any{{"type": "text", "text": "stop."}}, "end_turn", fmt.Sprintf("msg_over_%d", f.answered)
 	}
 	if len(req.Tools) == 0 {
-		return []map[string]any{{"type": "text", "text": "Fake title"}}, "end_turn", fmt.Sprintf("msg_side_%d", len(req.Messages))
+		return []map[string]any{{"type": "text", "text": "A side answer from the fake model."}}, "end_turn", fmt.Sprintf("msg_side_%d", len(req.Messages))
 	}
 	first := ""
 	if len(req.Messages) > 0 {
