@@ -1,0 +1,12 @@
+// Package claudehook holds the end-to-end tests of the Parallax hook
+// inside the real Claude Code CLI: the parallax binary is built, a
+// temporary project is initialised and the hook installed, and `claude
+// -p` runs against the scripted loopback model of package claudecli. The
+// tests read what the CLI sent back to the model (tool results, deny
+// reasons), the audit chain, Chronicle and the files on disk.
+//
+// Every assertion is one the hook's absence would flip; where the CLI
+// itself might be the one refusing, a control run with a do-nothing hook
+// shows that it is not. Nothing leaves the machine: the model is on
+// 127.0.0.1 and so is everything the scripted commands reach.
+package claudehook
