@@ -126,17 +126,30 @@ func TestCaptureHookEvents(t *testing.T) {
 	}
 }
 
-// normalise replaces the run's temporary paths and ids with stable ones.
-func normalise(b []byte, project, home, baseURL string) []byte {
+// normaliser replaces the run's temporary paths, ports and ids with
+// stable ones. Each distinct UUID gets its own placeholder, numbered in
+// order of first sight, so which events share a session stays visible.
+type normaliser struct {
+	project, home, baseURL string
+	uuids                  map[string]string
+}
+
+func (n *normaliser) apply(b []byte) []byte {
 	s := string(b)
-	s = strings.ReplaceAll(s, strings.TrimPrefix(baseURL, "http://"), "127.0.0.1:8787")
+	s = strings.ReplaceAll(s, strings.TrimPrefix(n.baseURL, "http://"), "127.0.0.1:8787")
 	s = tlsRe.ReplaceAllString(s, "https://127.0.0.1:8443")
-	s = strings.ReplaceAll(s, strings.ReplaceAll(project, "/", "-"), "-home-dev-project")
-	s = strings.ReplaceAll(s, project, "/home/dev/project")
-	s = strings.ReplaceAll(s, home, "/home/dev")
-	s = uuidRe.ReplaceAllStringFunc(s, func(string) string { return "00000000-0000-4000-8000-000000000000" })
-	s = tmpRe.ReplaceAllString(s, "/tmp/claude-dev")
-	return []byte(s)
+	s = strings.ReplaceAll(s, strings.ReplaceAll(n.project, "/", "-"), "-home-dev-project")
+	s = strings.ReplaceAll(s, n.project, "/home/dev/project")
+	s = strings.ReplaceAll(s, n.home, "/home/dev")
+	s = uuidRe.ReplaceAllStringFunc(s, func(u string) string {
+		if r, ok := n.uuids[u]; ok {
+			return r
+		}
+		r := fmt.Sprintf("00000000-0000-4000-8000-%012d", len(n.uuids)+1)
+		n.uuids[u] = r
+		return r
+	})
+	return []byte(tmpRe.ReplaceAllString(s, "/tmp/claude-dev"))
 }
 
 var (
@@ -147,12 +160,25 @@ var (
 
 func writeCapture(t *testing.T, seen map[string]Event, all []Event, f *FakeAPI, project, home string) {
 	t.Helper()
+	norm := &normaliser{project: project, home: home, baseURL: f.URL, uuids: map[string]string{}}
 	if err := os.MkdirAll(captureDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var all1 bytes.Buffer
+	for _, ev := range all {
+		var c bytes.Buffer
+		if err := json.Compact(&c, norm.apply(ev.Raw)); err != nil {
+			t.Fatal(err)
+		}
+		all1.Write(c.Bytes())
+		all1.WriteByte('\n')
+	}
+	if err := os.WriteFile(filepath.Join(captureDir, "events.jsonl"), all1.Bytes(), 0o644); err != nil { //nolint:gosec // testdata
 		t.Fatal(err)
 	}
 	pretty := func(b []byte) []byte {
 		var out bytes.Buffer
-		if err := json.Indent(&out, normalise(b, project, home, f.URL), "", "  "); err != nil {
+		if err := json.Indent(&out, norm.apply(b), "", "  "); err != nil {
 			t.Fatalf("indent: %v\n%s", err, b)
 		}
 		out.WriteByte('\n')
@@ -162,18 +188,6 @@ func writeCapture(t *testing.T, seen map[string]Event, all []Event, f *FakeAPI, 
 		if err := os.WriteFile(filepath.Join(captureDir, k+".json"), pretty(ev.Raw), 0o644); err != nil { //nolint:gosec // testdata
 			t.Fatal(err)
 		}
-	}
-	var all1 bytes.Buffer
-	for _, ev := range all {
-		var c bytes.Buffer
-		if err := json.Compact(&c, normalise(ev.Raw, project, home, f.URL)); err != nil {
-			t.Fatal(err)
-		}
-		all1.Write(c.Bytes())
-		all1.WriteByte('\n')
-	}
-	if err := os.WriteFile(filepath.Join(captureDir, "events.jsonl"), all1.Bytes(), 0o644); err != nil { //nolint:gosec // testdata
-		t.Fatal(err)
 	}
 	var tools []map[string]any
 	for _, raw := range f.Tools() {
@@ -190,7 +204,7 @@ func writeCapture(t *testing.T, seen map[string]Event, all []Event, f *FakeAPI, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	b = append(normalise(b, project, home, f.URL), '\n')
+	b = append(norm.apply(b), '\n')
 	if err := os.WriteFile(filepath.Join(captureDir, "tools.json"), b, 0o644); err != nil { //nolint:gosec // testdata
 		t.Fatal(err)
 	}
