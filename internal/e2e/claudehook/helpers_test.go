@@ -164,7 +164,14 @@ func (e *env) parallaxErr(args ...string) (string, error) {
 // claude -p in the project. It returns the run and its session id.
 func (e *env) run(turns ...claudecli.Turn) (claudecli.Result, string) {
 	e.t.Helper()
-	e.api = claudecli.NewFakeAPI(e.t, claudecli.Conversation{Turns: turns})
+	return e.runConversations(claudecli.Conversation{Turns: turns})
+}
+
+// runConversations is run with several scripted conversations (sub-agents
+// first, the main one, matching everything, last).
+func (e *env) runConversations(convs ...claudecli.Conversation) (claudecli.Result, string) {
+	e.t.Helper()
+	e.api = claudecli.NewFakeAPI(e.t, convs...)
 	res := claudecli.Run(e.t, e.api, claudecli.Options{Bin: e.claude, Dir: e.project, Home: e.home})
 	if res.ExitCode != 0 {
 		e.t.Fatalf("claude exit %d\nstderr:\n%s\nstdout:\n%s", res.ExitCode, res.Stderr, res.Stdout)
