@@ -8,5 +8,9 @@
 // Every assertion is one the hook's absence would flip; where the CLI
 // itself might be the one refusing, a control run with a do-nothing hook
 // shows that it is not. Nothing leaves the machine: the model is on
-// 127.0.0.1 and so is everything the scripted commands reach.
+// 127.0.0.1; a scripted command that would reach further (the curl
+// upload) is one the hook must deny, and fails without a network if not.
+//
+//	go test -race ./internal/e2e/claudehook/        # skips without .e2e/node_modules (run .ci/e2e-deps)
+//	PARALLAX_CC_E2E_TIMING=20 go test -count=1 -run TestHookOverheadInCLI -v ./internal/e2e/claudehook/
 package claudehook

@@ -90,12 +90,16 @@ func TestResultTaintsSession(t *testing.T) {
 }
 
 // TestSettingsFilesAreProtected: the agent must not rewrite the file that
-// installs the hook, with the Write tool or through Bash.
+// installs the hook, with the Edit or Write tool or through Bash. The
+// control shows Claude Code itself lets every one of these calls run.
 func TestSettingsFilesAreProtected(t *testing.T) {
 	script := func(e *env) []claudecli.Turn {
 		settings := e.path(".claude/settings.json")
+		// Claude Code validates an edit of its settings against their
+		// schema, so the Edit moves the PreToolUse hooks to another event.
 		return []claudecli.Turn{
 			tool("toolu_read", "Read", map[string]any{"file_path": settings}),
+			tool("toolu_edit", "Edit", map[string]any{"file_path": settings, "old_string": "\"PreToolUse\"", "new_string": "\"SessionEnd\""}),
 			tool("toolu_write", "Write", map[string]any{"file_path": settings, "content": "{}\n"}),
 			bash("toolu_sed", "sed -i 's/hook/nohook/g' .claude/settings.json"),
 			bash("toolu_rm", "rm -f .claude/settings.json"),
@@ -105,7 +109,7 @@ func TestSettingsFilesAreProtected(t *testing.T) {
 		e := newEnv(t, hookParallax, nil)
 		before := e.read(".claude/settings.json")
 		e.run(script(e)...)
-		for _, id := range []string{"toolu_write", "toolu_sed", "toolu_rm"} {
+		for _, id := range []string{"toolu_edit", "toolu_write", "toolu_sed", "toolu_rm"} {
 			if r := e.result(id); !r.IsError || !strings.Contains(r.Text, "Parallax") {
 				t.Errorf("%s: tool_result = %+v; want Parallax's deny", id, r)
 			}
@@ -117,7 +121,7 @@ func TestSettingsFilesAreProtected(t *testing.T) {
 	t.Run("control", func(t *testing.T) {
 		e := newEnv(t, hookTrue, nil)
 		e.run(script(e)...)
-		for _, id := range []string{"toolu_write", "toolu_sed", "toolu_rm"} {
+		for _, id := range []string{"toolu_edit", "toolu_write", "toolu_sed", "toolu_rm"} {
 			if r := e.result(id); r.IsError {
 				t.Errorf("without Parallax %s should run; tool_result = %+v", id, r)
 			}
