@@ -164,31 +164,45 @@ func TestAgentToolIsCreateAgent(t *testing.T) {
 	}
 }
 
-// TestWriteIsSnapshottedAndRolledBack: an allowed Write inside the
-// project runs, and the Chronicle snapshot the hook took before it
-// undoes it.
+// TestWriteIsSnapshottedAndRolledBack: an allowed change inside the
+// project, by the Write tool or a Bash redirect, runs, and the Chronicle
+// snapshot the hook took before it undoes it.
 func TestWriteIsSnapshottedAndRolledBack(t *testing.T) {
 	const original, changed = "original line\n", "changed by the agent\n"
-	e := newEnv(t, hookParallax, map[string]string{"notes.txt": original})
-	notes := e.path("notes.txt")
-	e.run(
-		tool("toolu_read", "Read", map[string]any{"file_path": notes}),
-		tool("toolu_write", "Write", map[string]any{"file_path": notes, "content": changed}),
-	)
-	if r := e.result("toolu_write"); r.IsError {
-		t.Fatalf("Write refused: %+v", r)
-	}
-	if got := e.read("notes.txt"); got != changed {
-		t.Fatalf("notes.txt = %q after the Write, want %q", got, changed)
-	}
-	list := e.parallax("chronicle", "--workspace", e.project)
-	id := snapshotOf(list, "notes.txt")
-	if id == "" {
-		t.Fatalf("no Chronicle snapshot of notes.txt:\n%s", list)
-	}
-	e.parallax("chronicle", "rollback", id, "--yes", "--workspace", e.project)
-	if got := e.read("notes.txt"); got != original {
-		t.Errorf("notes.txt = %q after rollback %s, want %q", got, id, original)
+	for _, tc := range []struct {
+		name   string
+		script func(e *env) []claudecli.Turn
+	}{
+		{"Write", func(e *env) []claudecli.Turn {
+			notes := e.path("notes.txt")
+			return []claudecli.Turn{
+				tool("toolu_read", "Read", map[string]any{"file_path": notes}),
+				tool("toolu_change", "Write", map[string]any{"file_path": notes, "content": changed}),
+			}
+		}},
+		{"Bash", func(*env) []claudecli.Turn {
+			return []claudecli.Turn{bash("toolu_change", "printf 'changed by the agent\\n' > notes.txt")}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, hookParallax, map[string]string{"notes.txt": original})
+			e.run(tc.script(e)...)
+			if r := e.result("toolu_change"); r.IsError {
+				t.Fatalf("change refused: %+v", r)
+			}
+			if got := e.read("notes.txt"); got != changed {
+				t.Fatalf("notes.txt = %q after the change, want %q", got, changed)
+			}
+			list := e.parallax("chronicle", "--workspace", e.project)
+			id := snapshotOf(list, "notes.txt")
+			if id == "" {
+				t.Fatalf("no Chronicle snapshot of notes.txt:\n%s", list)
+			}
+			e.parallax("chronicle", "rollback", id, "--yes", "--workspace", e.project)
+			if got := e.read("notes.txt"); got != original {
+				t.Errorf("notes.txt = %q after rollback %s, want %q", got, id, original)
+			}
+		})
 	}
 }
 
