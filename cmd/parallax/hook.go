@@ -127,7 +127,8 @@ func runHookInstall(cmd *cobra.Command, f hookFlags, install bool) error {
 	}
 	switch {
 	case install && changed:
-		err = write(cmd, fmt.Sprintf("installed the Parallax hook in %s (PreToolUse, PostToolUse):\n  %s\n", path, command))
+		err = write(cmd, fmt.Sprintf("installed the Parallax hook in %s (%s):\n  %s\n", path,
+			strings.Join(claudecode.Events(), ", "), command))
 	case install:
 		err = write(cmd, fmt.Sprintf("the Parallax hook is already installed in %s\n", path))
 	case changed:

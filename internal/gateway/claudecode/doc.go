@@ -1,21 +1,40 @@
-// Package claudecode puts the gate in front of Claude Code as its
-// PreToolUse and PostToolUse command hook (`parallax hook claude-code`).
-// Every hook call is a new process: it finds the workspace, opens its
-// database and audit chain, maps the tool call to a catalog action and
-// answers on stdout.
+// Package claudecode puts the gate in front of Claude Code (2.1 and
+// earlier) as its command hook (`parallax hook claude-code`) for the
+// events around a tool call: PreToolUse, PostToolUse, PostToolUseFailure
+// (and PostToolBatch when registered). Every hook call is a new process:
+// it finds the workspace, opens its database and audit chain, maps the
+// tool call to a catalog action and answers on stdout.
 //
-//	PreToolUse:  Bash → execute_command (in cwd), Read → read_file,
-//	             Write → write_file, Edit/MultiEdit/NotebookEdit → edit_file,
+//	PreToolUse:  Bash, Monitor (command) → execute_command (in cwd),
+//	             Read, NotebookRead → read_file, Write → write_file,
+//	             Edit/MultiEdit/NotebookEdit → edit_file,
 //	             Glob/Grep → search_files, LS → list_directory,
-//	             WebFetch → http_request, WebSearch → web_search,
-//	             Task → create_agent, mcp__<server>__<tool> → mcp_call,
-//	             anything else → mcp_call on server "claude-code".
+//	             WebFetch, Monitor (ws) → http_request, WebSearch → web_search,
+//	             Agent (Task before 2.1), Workflow → create_agent,
+//	             SendMessage → agent_message,
+//	             CronCreate, ScheduleWakeup → create_schedule,
+//	             CronDelete → delete_schedule, CronList → list_schedules,
+//	             PushNotification, SendFeedback → send_message,
+//	             ReadMcpResourceTool → mcp_call resources/read,
+//	             mcp__<server>__<tool> → mcp_call.
+//	             The host's bookkeeping (TodoWrite, TaskCreate/Get/Update/
+//	             List/Output/Stop, plan mode, AskUserQuestion, ToolSearch,
+//	             Skill, …) is audited and left to the host (hostInternal).
+//	             Tools whose effect the catalog cannot express
+//	             (EnterWorktree, ExitWorktree, RemoteTrigger, PowerShell, …)
+//	             and tools Parallax does not know are gated as mcp_call on
+//	             server "claude-code" and always go to a human, with a
+//	             reason that says what the tool is or that it is unknown.
 //	             BLOCK → deny (Claude reads the reason), ESCALATE → ask
 //	             (Claude Code's prompt is the human tier), ALLOW → no
 //	             decision: the host's own permission rules still apply.
-//	PostToolUse: tool_response is the action's result: DLP labels, session
-//	             taint by session_id in the workspace database, labels on
-//	             written files, an IFCClassified audit entry.
+//	PostToolUse, PostToolUseFailure, PostToolBatch: what the model is
+//	             shown is the action's result — tool_response, and for a
+//	             failure the error text (a failing command's output): DLP
+//	             labels, session taint by session_id in the workspace
+//	             database, labels on written files, an IFCClassified audit
+//	             entry. Any other event is refused with exit status 2,
+//	             naming it.
 //
 // Defenses:
 //   - Never looser than no hook: ALLOW writes nothing, so the host's

@@ -77,11 +77,15 @@ func (o Outcome) JSON() []byte {
 // Run answers one hook call: it reads the input from stdin and, for
 // PreToolUse, writes the decision to stdout. A non-nil error means the
 // caller must print it on stderr and exit with status 2, Claude Code's
-// blocking status: a PreToolUse call is then refused, and for
-// PostToolUse Claude is shown the message. Input that cannot be read is
-// such an error, whatever the event.
+// blocking status: a PreToolUse call is then refused, and for the events
+// after a call Claude is shown the message. Input that cannot be read is
+// such an error, whatever the event, and so is an event this hook does not
+// answer (it names the event).
 func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) error {
 	in, err := ReadInput(stdin)
+	if errors.Is(err, ErrUnknownEvent) {
+		return fmt.Errorf("%w; nothing was judged or recorded", err)
+	}
 	if err != nil {
 		return fmt.Errorf("%w; the tool call is refused to fail closed", err)
 	}
@@ -94,11 +98,14 @@ func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) e
 			}
 		}
 		return nil
-	case EventPostToolUse:
+	case EventPostToolUse, EventPostToolUseFailure:
 		return PostToolUse(ctx, opts, in)
+	case EventPostToolBatch:
+		return postToolBatch(ctx, opts, in)
 	}
-	return fmt.Errorf("hook event %q: this hook answers PreToolUse and PostToolUse only; "+
-		"register it for those events (parallax hook claude-code install)", in.HookEventName)
+	// ParseInput lets through only the events above.
+	return fmt.Errorf("%w: hook event %s is not handled; nothing was judged", ErrUnknownEvent,
+		quoteName(in.HookEventName))
 }
 
 // PreToolUse judges one tool call. BLOCK is a deny with the reason,
@@ -155,7 +162,7 @@ func (p *pre) decide(ctx context.Context) Outcome {
 		return p.refuse(ctx, RuleBadInput, "cannot read the "+p.in.ToolName+" call: "+err.Error())
 	}
 	if m.Internal {
-		return p.hostInternal(ctx, m)
+		return p.leaveToHost(ctx, m)
 	}
 	gate, err := shield.New(p.ws.GateConfig(p.opts.Home))
 	if err != nil {
@@ -163,7 +170,11 @@ func (p *pre) decide(ctx context.Context) Outcome {
 	}
 	v := gate.Evaluate(ctx, shield.Request{Session: p.in.SessionID, Type: string(m.Type), Payload: m.Payload})
 	out := Outcome{Verdict: v, Gated: true}
-	if v.Decision == verdict.Allow && (m.Generic || len(m.Unknown) > 0) {
+	// What the gate says of a tool it could only partly judge is not the
+	// whole story: an unknown tool is not "external communication" because
+	// it is gated as an MCP call. Only a BLOCK (something concrete found)
+	// stands as it is.
+	if v.Decision == verdict.Allow && len(m.Unknown) > 0 || v.Decision != verdict.Block && m.Generic {
 		if v, err = p.escalateUnknown(ctx, &m, v); err != nil {
 			return deny("cannot audit the escalation: " + err.Error())
 		}
@@ -194,9 +205,9 @@ func (p *pre) refuse(ctx context.Context, rule, reason string) Outcome {
 	return deny(reason)
 }
 
-// hostInternal audits a host-internal tool and leaves it to the host.
-func (p *pre) hostInternal(ctx context.Context, m Mapped) Outcome {
-	reason := "Claude Code's own " + m.Tool + " tool " + HostInternal[m.Tool] + "; left to the host's permission rules"
+// leaveToHost audits a host-internal tool and leaves it to the host.
+func (p *pre) leaveToHost(ctx context.Context, m Mapped) Outcome {
+	reason := "Claude Code's own " + m.Tool + " tool " + m.What + "; left to the host's permission rules"
 	if _, err := p.ws.Audit.Append(ctx, audit.Event{Type: audit.ActionEvaluated, Session: p.in.SessionID,
 		ActionType: actionLabel(m.Tool), Decision: verdict.Allow.String(), Stage: stageHook,
 		Rule: RuleHostInternal, Reason: reason}); err != nil {
@@ -206,13 +217,18 @@ func (p *pre) hostInternal(ctx context.Context, m Mapped) Outcome {
 }
 
 // escalateUnknown turns the gate's ALLOW of a call it could only partly
-// judge (an unknown tool, unknown fields) into an audited ESCALATE.
+// judge (unknown fields), or its ALLOW or ESCALATE of a tool it does not
+// know, into an audited ESCALATE that says so.
 func (p *pre) escalateUnknown(ctx context.Context, m *Mapped, v verdict.Verdict) (verdict.Verdict, error) {
 	rule, reason := RuleUnknownInput, "Parallax does not know "+fieldList(m.Unknown)+" of the "+m.Tool+
 		" tool; what it does know is allowed, a human must decide the rest"
-	if m.Generic {
-		rule, reason = RuleUnknownTool, "Parallax does not know the "+quoteName(m.Tool)+
-			" tool (gated as an MCP call); a human must decide"
+	switch {
+	case m.Generic && m.What != "":
+		rule, reason = RuleUnknownTool, "Claude Code's "+quoteName(m.Tool)+" tool "+m.What+
+			"; Parallax cannot judge that, a human must decide"
+	case m.Generic:
+		rule, reason = RuleUnknownTool, "Parallax does not know the tool "+quoteName(m.Tool)+
+			"; a human must decide"
 	}
 	out := verdict.Verdict{Decision: verdict.Escalate, Stage: stageHook, Tier: 3, Rule: rule, Reason: reason,
 		Hash: v.Hash}

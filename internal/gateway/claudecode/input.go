@@ -7,16 +7,39 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/parallax/parallax/action"
 )
 
-// Hook events this command answers.
+// Hook events this command answers. PostToolUse carries a tool's result
+// in tool_response; PostToolUseFailure, sent instead when the tool failed
+// (Bash exiting non-zero, a Read of a missing file, an interrupt), carries
+// what the model is shown in error; PostToolBatch, sent once per batch of
+// parallel calls, carries each call with the text the model was shown.
 const (
-	EventPreToolUse  = "PreToolUse"
-	EventPostToolUse = "PostToolUse"
+	EventPreToolUse         = "PreToolUse"
+	EventPostToolUse        = "PostToolUse"
+	EventPostToolUseFailure = "PostToolUseFailure"
+	EventPostToolBatch      = "PostToolBatch"
 )
+
+// Events lists the hook events the hook answers, in the order install
+// registers them. PostToolBatch is answered but not registered: every call
+// in a batch already came through PostToolUse or PostToolUseFailure.
+func Events() []string {
+	return []string{EventPreToolUse, EventPostToolUse, EventPostToolUseFailure}
+}
+
+// answered reports whether the hook answers event.
+func answered(event string) bool {
+	switch event {
+	case EventPreToolUse, EventPostToolUse, EventPostToolUseFailure, EventPostToolBatch:
+		return true
+	}
+	return false
+}
 
 // MaxInputBytes bounds the hook JSON read from stdin. Claude Code caps
 // what its tools return far below this; a larger input is refused.
@@ -28,8 +51,13 @@ const maxIDBytes = 256
 // ErrInput is wrapped by every error about the hook input itself.
 var ErrInput = errors.New("bad hook input")
 
-// Input is the JSON Claude Code writes to a hook's stdin for PreToolUse
-// and PostToolUse. Top-level fields this package does not know (Claude
+// ErrUnknownEvent is wrapped (with ErrInput) when the input is for a hook
+// event this hook does not answer.
+var ErrUnknownEvent = errors.New("hook event not answered by Parallax")
+
+// Input is the JSON Claude Code writes to a hook's stdin for PreToolUse,
+// PostToolUse and PostToolUseFailure (and, with ToolCalls, PostToolBatch).
+// Top-level fields this package does not know (Claude
 // Code adds some over versions) are ignored: none of them changes what a
 // tool does. Unknown fields inside tool_input are not ignored (see Map).
 type Input struct {
@@ -42,6 +70,26 @@ type Input struct {
 	ToolInput      json.RawMessage `json:"tool_input"`
 	ToolResponse   json.RawMessage `json:"tool_response,omitempty"`
 	ToolUseID      string          `json:"tool_use_id,omitempty"`
+	// Error is PostToolUseFailure's account of the failure: the text the
+	// model is shown (for Bash, the exit code and the command's output).
+	Error string `json:"error,omitempty"`
+	// ToolCalls is PostToolBatch's list of calls (each with tool_name,
+	// tool_input, tool_use_id and tool_response); see Calls.
+	ToolCalls json.RawMessage `json:"tool_calls,omitempty"`
+}
+
+// ResultText is the text of what the tool returned to the model: every
+// string of tool_response (see ResponseText) and, for a failure, the
+// error text.
+func (in *Input) ResultText() string {
+	text := ResponseText(in.ToolResponse)
+	switch {
+	case in.Error == "":
+		return text
+	case text == "":
+		return in.Error
+	}
+	return text + "\n" + in.Error
 }
 
 // ReadInput reads and parses the hook input from r, at most MaxInputBytes.
@@ -78,14 +126,25 @@ func ParseInput(b []byte) (*Input, error) {
 		return nil, fmt.Errorf("%w: trailing data after the JSON object", ErrInput)
 	}
 	if err := in.check(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInput, err)
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	return &in, nil
 }
 
 func (in *Input) check() error {
+	if err := checkID("hook_event_name", in.HookEventName); err != nil {
+		return err
+	}
+	if !answered(in.HookEventName) {
+		return fmt.Errorf("%w: %s (it answers %s); remove it from that event in the Claude Code settings, "+
+			"or reinstall it (parallax hook claude-code install)", ErrUnknownEvent, quoteName(in.HookEventName),
+			strings.Join(append(Events(), EventPostToolBatch), ", "))
+	}
+	if in.HookEventName == EventPostToolBatch {
+		return in.checkBatch()
+	}
 	for _, f := range []struct{ name, v string }{
-		{"session_id", in.SessionID}, {"hook_event_name", in.HookEventName}, {"tool_name", in.ToolName},
+		{"session_id", in.SessionID}, {"tool_name", in.ToolName},
 	} {
 		if err := checkID(f.name, f.v); err != nil {
 			return err
@@ -96,6 +155,18 @@ func (in *Input) check() error {
 			return err
 		}
 	}
+	if err := in.checkCwd(); err != nil {
+		return err
+	}
+	if t := bytes.TrimSpace(in.ToolInput); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		in.ToolInput = json.RawMessage("{}")
+	} else if t[0] != '{' {
+		return errors.New("tool_input must be a JSON object")
+	}
+	return nil
+}
+
+func (in *Input) checkCwd() error {
 	if in.Cwd == "" || !filepath.IsAbs(in.Cwd) {
 		return fmt.Errorf("cwd %q must be an absolute path", in.Cwd)
 	}
@@ -103,12 +174,44 @@ func (in *Input) check() error {
 		return fmt.Errorf("cwd: %v", err)
 	}
 	in.Cwd = filepath.Clean(in.Cwd)
-	if t := bytes.TrimSpace(in.ToolInput); len(t) == 0 || bytes.Equal(t, []byte("null")) {
-		in.ToolInput = json.RawMessage("{}")
-	} else if t[0] != '{' {
-		return errors.New("tool_input must be a JSON object")
-	}
 	return nil
+}
+
+// checkBatch checks a PostToolBatch input: its own ids and every call.
+func (in *Input) checkBatch() error {
+	if err := checkID("session_id", in.SessionID); err != nil {
+		return err
+	}
+	if err := in.checkCwd(); err != nil {
+		return err
+	}
+	_, err := in.Calls()
+	return err
+}
+
+// Calls returns the calls of a PostToolBatch input, each as a PostToolUse
+// input of the same session and cwd, checked like one.
+func (in *Input) Calls() ([]*Input, error) {
+	var raw []struct {
+		ToolName     string          `json:"tool_name"`
+		ToolInput    json.RawMessage `json:"tool_input"`
+		ToolUseID    string          `json:"tool_use_id"`
+		ToolResponse json.RawMessage `json:"tool_response"`
+	}
+	if err := json.Unmarshal(in.ToolCalls, &raw); err != nil {
+		return nil, errors.New("tool_calls must be an array of tool calls")
+	}
+	out := make([]*Input, 0, len(raw))
+	for i, c := range raw {
+		call := &Input{SessionID: in.SessionID, TranscriptPath: in.TranscriptPath, Cwd: in.Cwd,
+			PermissionMode: in.PermissionMode, HookEventName: EventPostToolUse, ToolName: c.ToolName,
+			ToolInput: c.ToolInput, ToolResponse: c.ToolResponse, ToolUseID: c.ToolUseID}
+		if err := call.check(); err != nil {
+			return nil, fmt.Errorf("tool_calls[%d]: %w", i, err)
+		}
+		out = append(out, call)
+	}
+	return out, nil
 }
 
 // checkID refuses an empty, overlong or non-printable identifier.

@@ -2,6 +2,8 @@ package claudecode
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -67,6 +69,36 @@ func TestMap(t *testing.T) {
 			"web_search", `{"query":"go generics"}`, nil, nil},
 		{"task", "Task", ws, `{"description":"Find tests","prompt":"List the test files","subagent_type":"general-purpose"}`,
 			action.CreateAgent, `{"task":"[general-purpose] Find tests\n\nList the test files"}`, nil, nil},
+		{"agent (2.1)", "Agent", ws, `{"description":"Sub task","prompt":"echo from the sub-agent","subagent_type":"general-purpose","effort":"high","run_in_background":true,"model":"haiku"}`,
+			action.CreateAgent, `{"task":"[general-purpose] Sub task\n\necho from the sub-agent","model":"haiku"}`, nil, nil},
+		{"agent in the cloud is unknown", "Agent", ws, `{"description":"d","prompt":"p","isolation":"remote","mode":"bypassPermissions"}`,
+			action.CreateAgent, `{"task":"d\n\np"}`, nil, []string{"isolation", "mode"}},
+		{"read large", "Read", ws, `{"file_path":"/w/big.log","allow_large":true}`,
+			action.ReadFile, `{"path":"/w/big.log"}`, nil, nil},
+		{"webfetch offset", "WebFetch", ws, `{"url":"https://go.dev/doc","prompt":"p","offset":2}`,
+			action.HTTPRequest, `{"method":"GET","url":"https://go.dev/doc"}`, nil, nil},
+		{"cron create", "CronCreate", ws, `{"cron":"*/5 * * * *","prompt":"check the build","recurring":true,"durable":false}`,
+			action.CreateSchedule, `{"cron":"*/5 * * * *","task":"check the build"}`, nil, nil},
+		{"cron delete", "CronDelete", ws, `{"id":"c1"}`, action.DeleteSchedule, `{"id":"c1"}`, nil, nil},
+		{"cron list", "CronList", ws, `{}`, action.ListSchedules, `{}`, nil, nil},
+		{"wake-up", "ScheduleWakeup", ws, `{"delaySeconds":120,"reason":"wait for CI","prompt":"/loop check CI","noop":false}`,
+			action.CreateSchedule, `{"cron":"after 120 s","task":"/loop check CI"}`, nil, nil},
+		{"workflow script", "Workflow", ws, `{"script":"export const meta = {}; agent('rm -rf ~')","args":{"q":1},"title":"t"}`,
+			action.CreateAgent, `{"task":"script: export const meta = {}; agent('rm -rf ~')\nargs: {\"q\":1}"}`, nil, nil},
+		{"workflow by name", "Workflow", ws, `{"name":"research"}`,
+			action.CreateAgent, `{"task":"name: research"}`, nil, nil},
+		{"send message", "SendMessage", ws, `{"to":"main","message":"done: tests pass","summary":"status"}`,
+			action.AgentMessage, `{"agent":"main","message":"done: tests pass"}`, nil, nil},
+		{"monitor command", "Monitor", "/w/sub", `{"description":"tail","timeout_ms":60000,"command":"tail -f log.txt"}`,
+			action.ExecuteCommand, `{"command":"cd '/w/sub' \u0026\u0026 tail -f log.txt"}`, nil, nil},
+		{"monitor websocket", "Monitor", ws, `{"description":"feed","timeout_ms":1000,"ws":{"url":"wss://feed.example/x","protocols":["v1"]}}`,
+			action.HTTPRequest, `{"method":"GET","url":"wss://feed.example/x"}`, nil, nil},
+		{"push notification", "PushNotification", ws, `{"message":"build done","status":"proactive"}`,
+			action.SendMessage, `{"channel":"claude-code-push","body":"build done"}`, nil, nil},
+		{"feedback", "SendFeedback", ws, `{"type":"bug","title":"crash","details":"it crashed","area":"cli"}`,
+			action.SendMessage, `{"channel":"anthropic-feedback","body":"crash\n\nit crashed"}`, nil, nil},
+		{"mcp resource", "ReadMcpResourceTool", ws, `{"server":"docs","uri":"file:///x"}`,
+			action.MCPCall, `{"server":"docs","tool":"resources/read","arguments":{"uri":"file:///x"}}`, nil, nil},
 		{"mcp", "mcp__github__create_issue", ws, `{"repo":"a/b","title":"x","labels":["bug"]}`,
 			action.MCPCall, `{"server":"github","tool":"create_issue","arguments":{"repo":"a/b","title":"x","labels":["bug"]}}`, nil, nil},
 		{"mcp server with underscore", "mcp__my_server__do__it", ws, `{}`,
@@ -101,6 +133,12 @@ func TestMapSpecialTools(t *testing.T) {
 		{"TodoWrite", false, true},
 		{"ExitPlanMode", false, true},
 		{"BashOutput", false, true},
+		{"KillBash", false, true},
+		{"TaskCreate", false, true},
+		{"TaskStop", false, true},
+		{"Skill", false, true},
+		{"ExitWorktree", true, false},
+		{"PowerShell", true, false},
 		{"SlashCommand", true, false},
 		{"mcp__", true, false},
 		{"mcp__server", true, false},
@@ -174,5 +212,64 @@ func TestLiteralPrefix(t *testing.T) {
 		if got := literalPrefix(c.in); got != c.want {
 			t.Errorf("literalPrefix(%q): got %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestMapClaudeCode21Tools: every tool Claude Code 2.1.332 offers the
+// model (testdata/cc2.1/tools.json, captured from the real CLI) is
+// translated, left to the host as bookkeeping, or gated with a reason
+// that says what it is; none is "unknown".
+func TestMapClaudeCode21Tools(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "cc2.1", "tools.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(b, &tools); err != nil || len(tools) == 0 {
+		t.Fatalf("tools.json: %v (%d tools)", err, len(tools))
+	}
+	// The tools 2.1 defers behind ToolSearch or offers in other modes.
+	names := []string{"AskUserQuestion", "EnterPlanMode", "ExitPlanMode", "TodoWrite", "ToolSearch", "TaskOutput",
+		"ListMcpResourcesTool", "ReadMcpResourceTool", "NotebookEdit", "Skill", "WebSearch", "PushNotification"}
+	for _, tool := range tools {
+		names = append(names, tool.Name)
+	}
+	for _, name := range names {
+		_, internal := hostInternal(name)
+		_, known := uncatalogued(name)
+		if mapperFor(name) == nil && !internal && !known {
+			t.Errorf("Claude Code 2.1 tool %s is unknown to the mapping", name)
+		}
+	}
+}
+
+// TestMapFixtures: the real TaskCreate and Skill calls of 2.1
+// map to host bookkeeping, and the real Agent call to create_agent.
+func TestMapFixtures(t *testing.T) {
+	env := Env{Home: "/home/dev", Workspace: "/home/dev/project"}
+	for _, c := range []struct {
+		file     string
+		internal bool
+		typ      action.Type
+	}{
+		{"PreToolUse.TaskCreate.json", true, ""},
+		{"PreToolUse.Skill.json", true, ""},
+		{"PreToolUse.Agent.json", false, action.CreateAgent},
+		{"PreToolUse.Bash.subagent.json", false, action.ExecuteCommand},
+		{"PreToolUse.NotebookEdit.json", false, action.EditFile},
+		{"PreToolUse.WebFetch.json", false, action.HTTPRequest},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			m, err := Map(parse(t, fixture(t, c.file, "/home/dev/project", nil)), env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Internal != c.internal || m.Type != c.typ || m.Generic || len(m.Unknown) > 0 {
+				t.Errorf("got internal %v type %q generic %v unknown %v, want internal %v type %q",
+					m.Internal, m.Type, m.Generic, m.Unknown, c.internal, c.typ)
+			}
+		})
 	}
 }

@@ -15,7 +15,9 @@ import (
 const RuleObserveFailed = "hook_observe_failed"
 
 // PostToolUse feeds what a tool returned back to the gate as the result
-// of its action: DLP classifies it, the session (session_id) is tainted
+// of its action, for PostToolUse (tool_response) and PostToolUseFailure
+// (error, the text the model is shown when the tool failed: a failing
+// command's output is as sensitive as a succeeding one's): DLP classifies it, the session (session_id) is tainted
 // in the workspace database, files the action wrote are labelled, and an
 // IFCClassified entry joins the audit chain. Tools the mapping cannot
 // translate are observed as what they are (an mcp_call on server
@@ -43,7 +45,7 @@ func PostToolUse(ctx context.Context, opts Options, in *Input) (err error) {
 		var gate *shield.Gate
 		if gate, err = shield.New(ws.GateConfig(opts.Home)); err == nil {
 			err = gate.Observe(ctx, shield.Request{Session: in.SessionID, Type: string(m.Type), Payload: m.Payload,
-				Result: ResponseText(in.ToolResponse)})
+				Result: in.ResultText()})
 		}
 	}
 	if err == nil {
@@ -57,4 +59,18 @@ func PostToolUse(ctx context.Context, opts Options, in *Input) (err error) {
 		Detail: audit.Detail{Message: err.Error()}})
 	return errors.Join(fmt.Errorf("the result of %s could not be classified (%w); session %s is now treated "+
 		"as having seen critical data", in.ToolName, err, in.SessionID), terr, aerr)
+}
+
+// postToolBatch observes every call of a PostToolBatch input as a
+// PostToolUse; each failure is reported, none stops the others.
+func postToolBatch(ctx context.Context, opts Options, in *Input) error {
+	calls, err := in.Calls()
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrInput, err) // ParseInput checked them: not reached
+	}
+	var errs []error
+	for _, c := range calls {
+		errs = append(errs, PostToolUse(ctx, opts, c))
+	}
+	return errors.Join(errs...)
 }

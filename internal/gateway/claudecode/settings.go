@@ -12,9 +12,6 @@ import (
 	"strings"
 )
 
-// hookEvents are the settings keys the hook is registered under.
-var hookEvents = []string{EventPreToolUse, EventPostToolUse}
-
 // matcherGroup and commandHook are the entry Install adds, with keys in
 // the order Claude Code's documentation writes them.
 type matcherGroup struct {
@@ -43,8 +40,8 @@ func shellWord(s string) string {
 	return s
 }
 
-// Install registers command as a PreToolUse and PostToolUse hook (matcher
-// "*") in the Claude Code settings file at path, creating it when
+// Install registers command as a hook (matcher "*") for every event of
+// Events (PreToolUse, PostToolUse, PostToolUseFailure) in the Claude Code settings file at path, creating it when
 // missing. It is idempotent: an event that already has a hook with
 // exactly this command is left alone. Everything else in the file is
 // kept: keys keep their order and values their content; only whitespace
@@ -54,7 +51,7 @@ func shellWord(s string) string {
 func Install(path, command string) (bool, error) {
 	return editSettings(path, func(hooks *object) (bool, error) {
 		changed := false
-		for _, ev := range hookEvents {
+		for _, ev := range Events() {
 			groups, err := hooks.array(ev)
 			if err != nil {
 				return false, err
@@ -81,7 +78,7 @@ func Uninstall(path, command string) (bool, error) {
 	}
 	return editSettings(path, func(hooks *object) (bool, error) {
 		changed := false
-		for _, ev := range hookEvents {
+		for _, ev := range Events() {
 			groups, err := hooks.array(ev)
 			if err != nil {
 				return false, err

@@ -47,8 +47,11 @@ func TestInstallUninstall(t *testing.T) {
 	if err := json.Unmarshal([]byte(after), &s); err != nil {
 		t.Fatalf("installed file is not JSON: %v\n%s", err, after)
 	}
-	for _, ev := range []string{EventPreToolUse, EventPostToolUse} {
+	for _, ev := range []string{EventPreToolUse, EventPostToolUse, EventPostToolUseFailure} {
 		groups := s.Hooks[ev]
+		if len(groups) == 0 {
+			t.Fatalf("%s: no hook registered", ev)
+		}
 		last := groups[len(groups)-1]
 		if last.Matcher != "*" || len(last.Hooks) != 1 || last.Hooks[0].Command != testCommand || last.Hooks[0].Type != "command" {
 			t.Errorf("%s: got %+v, want the Parallax hook last", ev, groups)

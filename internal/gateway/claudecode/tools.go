@@ -53,7 +53,9 @@ func mapRead(c *mapCtx, f *fields) (Mapped, error) {
 	if err != nil {
 		return Mapped{}, err
 	}
-	f.drop("pages") // a page range of a PDF: reads less of the same file
+	// A page range of a PDF, or permission to read a large file whole:
+	// more or less of the same file.
+	f.drop("pages", "allow_large")
 	return payloadOf(Mapped{Type: action.ReadFile},
 		action.ReadFilePayload{Path: p, Offset: action.Int(off), Limit: action.Int(lim)})
 }
@@ -221,8 +223,9 @@ func mapWebFetch(_ *mapCtx, f *fields) (Mapped, error) {
 		return Mapped{}, err
 	}
 	// prompt goes to the host's model that summarises the page, not to
-	// the site: the request the site sees is a GET of url.
-	f.drop("prompt")
+	// the site, and offset pages through the same response: the request
+	// the site sees is a GET of url.
+	f.drop("prompt", "offset")
 	return payloadOf(Mapped{Type: action.HTTPRequest}, action.HTTPRequestPayload{Method: "GET", URL: u})
 }
 
@@ -237,10 +240,13 @@ func mapWebSearch(_ *mapCtx, f *fields) (Mapped, error) {
 	return payloadOf(Mapped{Type: "web_search"}, map[string]string{"query": q})
 }
 
-// mapTask: Task {description, prompt, subagent_type, model} →
-// create_agent {task, model}. The task is the description and the
-// prompt: both are instructions the sub-agent receives.
-func mapTask(_ *mapCtx, f *fields) (Mapped, error) {
+// mapAgent: Agent (Task before 2.1) {description, prompt, subagent_type,
+// model, effort, run_in_background, name, team_name} → create_agent
+// {task, model}. The task is the description and the prompt: both are
+// instructions the sub-agent receives. mode (its permission mode) and
+// isolation ("remote" runs it in the cloud) change where and how freely
+// it works: they stay unknown, so a human decides.
+func mapAgent(_ *mapCtx, f *fields) (Mapped, error) {
 	prompt, err := f.str("prompt", true, true)
 	if err != nil {
 		return Mapped{}, err
@@ -257,6 +263,9 @@ func mapTask(_ *mapCtx, f *fields) (Mapped, error) {
 	if err != nil {
 		return Mapped{}, err
 	}
+	// How hard it thinks, whether the parent waits for it, and the labels
+	// it is listed under: the same task with the same tools.
+	f.drop("effort", "run_in_background", "name", "team_name")
 	task := prompt
 	if desc != "" {
 		task = desc + "\n\n" + prompt
