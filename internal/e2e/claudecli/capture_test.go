@@ -208,7 +208,7 @@ func writeCapture(t *testing.T, seen map[string]Event, all []Event, f *FakeAPI, 
 	if err := os.WriteFile(filepath.Join(captureDir, "tools.json"), b, 0o644); err != nil { //nolint:gosec // testdata
 		t.Fatal(err)
 	}
-	fmt.Fprintf(os.Stderr, "wrote %d files to %s\n", len(seen)+2, captureDir)
+	t.Logf("wrote %d files to %s", len(seen)+2, captureDir)
 }
 
 func readJSON(t *testing.T, path string) map[string]any {

@@ -3,6 +3,7 @@ package claudecli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,7 +120,8 @@ func Run(tb testing.TB, f *FakeAPI, opts Options) Result {
 	if ctx.Err() != nil {
 		tb.Fatalf("claude -p did not finish within %s; stderr:\n%s\nstdout tail:\n%s", opts.Timeout, res.Stderr, tail(res.Stdout, 4000))
 	}
-	if ee, ok := err.(*exec.ExitError); ok {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
 		res.ExitCode = ee.ExitCode()
 	} else if err != nil {
 		tb.Fatalf("run claude: %v", err)
