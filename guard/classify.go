@@ -68,16 +68,22 @@ func (g *Guard) compile() {
 	}
 	// The home and the workspace may sit behind links themselves (macOS
 	// /var → /private/var): entries exist under both spellings.
-	for _, home := range g.roots(g.home) {
+	homes, wss := g.roots(g.home), g.roots(g.workspace)
+	for _, home := range homes {
 		for _, list := range [][]entry{homeEntries, homeEntriesOS} {
 			for _, e := range list {
 				g.add(path.Join(home, strings.TrimPrefix(e.path, "~")), e)
 			}
 		}
 	}
-	for _, ws := range g.roots(g.workspace) {
+	for _, ws := range wss {
 		for _, e := range workspaceEntries {
 			g.add(path.Join(ws, e.path), e)
+		}
+	}
+	for _, p := range g.extra {
+		for _, r := range g.roots(p) {
+			g.add(r, entry{level: Protected, what: catGateCfg})
 		}
 	}
 	// Sorted, so ties between entries always name the same one.
@@ -96,6 +102,31 @@ func (g *Guard) compile() {
 				g.ancestors[a] = e
 			}
 		}
+		if e.what == catGateCfg {
+			g.addCfgDirs(key, e, append(homes[:len(homes):len(homes)], wss...))
+		}
+	}
+}
+
+// addCfgDirs records the directories above a configuration file, up to
+// (not including) the nearest of roots (the home and the workspace, with
+// their resolved spellings) that holds it, or its parent alone when none
+// does.
+func (g *Guard) addCfgDirs(key string, e *entry, roots []string) {
+	if g.cfgDirs == nil {
+		g.cfgDirs = make(map[string]*entry, 16)
+	}
+	top, found := path.Dir(path.Dir(key)), ""
+	for _, r := range roots {
+		if f := fold(r); f != key && within(key, f) && len(f) > len(found) {
+			found = f
+		}
+	}
+	if found != "" {
+		top = found
+	}
+	for a := path.Dir(key); len(a) > len(top); a = path.Dir(a) {
+		g.cfgDirs[a] = e
 	}
 }
 
@@ -148,6 +179,11 @@ func (g *Guard) classify(w *worst, orig, p string, acc action.Access) {
 	if acc&action.AccessDelete != 0 {
 		if e := g.ancestors[key]; e != nil {
 			w.add(g.finding(orig, p, acc&action.AccessDelete, e.level, "directories holding "+e.what))
+		}
+	}
+	if acc&action.AccessWrite != 0 {
+		if e := g.cfgDirs[key]; e != nil {
+			w.add(g.finding(orig, p, action.AccessWrite, e.level, "directories holding "+e.what))
 		}
 	}
 	if lvl, what := nameLevel(base); lvl != None {

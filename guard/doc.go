@@ -17,7 +17,11 @@
 //
 //	Sealed      everything          .parallax/ in the workspace, ~/.parallax, any ".parallax" component
 //	Restricted  read, write, delete secrets: ~/.ssh, ~/.aws, ~/.gnupg, /etc/shadow, *.pem, .env, …
-//	Protected   write, delete       persistence and system config: ~/.bashrc, cron, systemd, /etc/hosts, …
+//	Protected   write, delete       persistence and system config: ~/.bashrc, cron, systemd, /etc/hosts, …;
+//	                                agent hook and MCP client configs: .claude/settings{,.local}.json
+//	                                (workspace, anywhere below it, ~), ~/.claude.json, .mcp.json,
+//	                                .cursor/mcp.json, .vscode/mcp.json, Claude Desktop, Windsurf,
+//	                                and the paths given with WithProtected
 //	ReadOnly    write, delete       SOUL.md, IDENTITY.md, skills/
 //	Tier2       nothing; writes need tier 2   AGENTS.md, HEARTBEAT.md
 //	Tier1       nothing; writes need tier 1   USER.md, MEMORY.md, memory/
@@ -51,6 +55,10 @@
 //   - Deleting (or moving away) a directory that holds a protected path is
 //     judged as touching that path: deleting the workspace root, the home,
 //     /etc or "/" is blocked.
+//   - Agent configuration directories (.claude, .vscode, ~/.cursor, …
+//     up to the home or workspace) cannot be written as a whole (mkdir,
+//     mv dir .claude, ln -s): that would put a configuration in place
+//     that no file check saw. Files inside them are judged one by one.
 //   - Globs: a pattern stands for every path it could match. It is matched
 //     segment by segment (path.Match per segment, "**" for any number of
 //     directories, bash "[!…]", POSIX classes and extglob handled

@@ -121,6 +121,16 @@ func WithFS(f FS) Option {
 	}
 }
 
+// WithProtected protects more paths against writes and deletes, like the
+// agent configurations of the tables (a Claude Code settings file the
+// hook was installed into with --settings). Each must be absolute and
+// clean; otherwise every check blocks (fail closed).
+func WithProtected(paths ...string) Option {
+	return func(g *Guard) {
+		g.extra = append(g.extra, paths...)
+	}
+}
+
 // Guard holds the compiled protection tables for one workspace and home.
 // It keeps no state across calls and is safe for concurrent use.
 type Guard struct {
@@ -134,6 +144,13 @@ type Guard struct {
 	globs     []globEntry       // entries split in segments, for CheckGlob
 	globKeys  []string          // globs[i]'s segments joined by "/", ascending
 	globAt    map[string]int    // a key of globKeys → its index
+
+	// cfgDirs are the directories that hold agent configuration (see
+	// catGateCfg) below the home or the workspace, such as .claude:
+	// creating or replacing one whole (mkdir, mv dir .claude, ln -s)
+	// would put a configuration there that no file check saw.
+	cfgDirs map[string]*entry
+	extra   []string // protected paths added with WithProtected
 
 	// statics remembers what the tables alone say of a glob (globStatic
 	// over its own segments): it depends on nothing a decision can
@@ -158,6 +175,11 @@ func New(workspace, home string, opts ...Option) *Guard {
 		g.broken = "the guard has no absolute workspace path"
 	case !isAbs(home) || action.CheckPathChars(home) != nil:
 		g.broken = "the guard has no absolute home path"
+	}
+	for _, p := range g.extra {
+		if !isAbs(p) || action.CheckPathChars(p) != nil || path.Clean(p) != p || p == "/" {
+			g.broken = "a protected path it was given is not a clean absolute path"
+		}
 	}
 	if g.broken != "" {
 		return g

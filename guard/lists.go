@@ -33,6 +33,7 @@ const (
 	catEnv       = "environment secret files"
 	catCreds     = "credential files"
 	catProcMem   = "process memory and environments"
+	catGateCfg   = "agent hook and MCP client configurations (they switch Parallax on or off)"
 
 	catSoul    = "agent identity files"
 	catSkills  = "agent skills"
@@ -52,6 +53,15 @@ var workspaceEntries = []entry{
 	{path: "USER.md", level: Tier1, what: catUserDoc},
 	{path: "MEMORY.md", level: Tier1, what: catMemory},
 	{path: "memory", level: Tier1, what: catMemory},
+
+	// What puts Parallax in front of the agents: Claude Code's hook
+	// settings and the MCP client configurations that route through the
+	// proxy. The agent the gate guards must not switch it off.
+	{path: ".claude/settings.json", level: Protected, what: catGateCfg},
+	{path: ".claude/settings.local.json", level: Protected, what: catGateCfg},
+	{path: ".mcp.json", level: Protected, what: catGateCfg},
+	{path: ".cursor/mcp.json", level: Protected, what: catGateCfg},
+	{path: ".vscode/mcp.json", level: Protected, what: catGateCfg},
 }
 
 // homeEntries are relative to the home ("~/…"). Shell rc files are
@@ -126,6 +136,14 @@ var homeEntries = []entry{
 	{path: "~/.tmux.conf", level: Protected, what: catToolCfg},
 	{path: "~/.config/tmux", level: Protected, what: catToolCfg},
 
+	{path: "~/.claude/settings.json", level: Protected, what: catGateCfg},
+	{path: "~/.claude/settings.local.json", level: Protected, what: catGateCfg},
+	{path: "~/.claude.json", level: Protected, what: catGateCfg},
+	{path: "~/.config/Claude/claude_desktop_config.json", level: Protected, what: catGateCfg},
+	{path: "~/Library/Application Support/Claude/claude_desktop_config.json", level: Protected, what: catGateCfg},
+	{path: "~/.cursor/mcp.json", level: Protected, what: catGateCfg},
+	{path: "~/.codeium/windsurf/mcp_config.json", level: Protected, what: catGateCfg},
+
 	{path: "~/.config/autostart", level: Protected, what: catAutostart},
 	{path: "~/.local/share/systemd", level: Protected, what: catAutostart},
 	{path: "~/.config/systemd", level: Protected, what: catAutostart},
@@ -139,6 +157,9 @@ var componentRules = []componentRule{
 	{seq: []string{".gnupg"}, level: Restricted, what: catGPG},
 	{seq: []string{".git", "hooks"}, level: Protected, what: catGitHooks},
 	{seq: []string{".git", "config"}, level: Protected, what: catGitConfig},
+	// A Claude Code project below the workspace root has its own settings.
+	{seq: []string{".claude", "settings.json"}, level: Protected, what: catGateCfg},
+	{seq: []string{".claude", "settings.local.json"}, level: Protected, what: catGateCfg},
 }
 
 // secretNames are restricted base names (lower case), anywhere on disk.

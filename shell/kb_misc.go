@@ -3,6 +3,8 @@ package shell
 import (
 	"strconv"
 	"strings"
+
+	"github.com/parallax/parallax/action"
 )
 
 // Editors, pagers, documentation, media and desktop tools.
@@ -26,8 +28,9 @@ var kbMisc = map[string]*Program{
 		"-l --load --script", tagged(fRead, TagCodeEscape)), Rest: RoleReadWrite},
 	"man": {Flags: flags(shorts("afkKwWlIiuZt")+" --all --apropos --where", fBool, "-M -S -s -L -m -E -C -R", fVal,
 		"-P --pager -H --html", tagged(fShell, TagCodeEscape)), Check: checkMan},
-	"info":    {Flags: flags("-f --file -o --output", fVal)},
-	"apropos": kDocOnly, "whatis": kDocOnly, "tldr": {Network: true}, "cheat": kDocOnly,
+	"info":     {Flags: flags("-f --file -o --output", fVal)},
+	"parallax": {Check: checkParallax},
+	"apropos":  kDocOnly, "whatis": kDocOnly, "tldr": {Network: true}, "cheat": kDocOnly,
 	"ffmpeg":  {Flags: flags("-y -n -hide_banner -nostdin -stats", fBool, "-f -c -c:v -c:a -b:v -b:a -r -s -t -ss -to -vf -af -filter_complex -map -codec -vcodec -acodec -preset -crf -ar -ac -loglevel -v -threads -q:v -metadata -aspect -pix_fmt -frames:v -movflags", fVal, "-i", fRead), Check: checkFfmpeg},
 	"ffprobe": readAll(flags("-v -show_entries -of -select_streams -print_format", fVal)),
 	"ffplay":  readAll(nil),
@@ -220,4 +223,35 @@ func checkXterm(c *Call) {
 	}
 	c.Host(Word{Value: h, Known: true}, port, false, false)
 	c.Tag(TagReverseShell, "xterm on remote display "+h)
+}
+
+// checkParallax: Parallax's own CLI changes the gate that judges the
+// agent (policy add/remove, hook claude-code uninstall, mcp pins approve,
+// init --force, chronicle rollback, serve, …): every invocation is
+// judged as writing the gate's state (.parallax of the workspace at or
+// above cwd, and ~/.parallax), which is sealed. Only what prints help or
+// the version, or evaluates a corpus offline, touches no state.
+func checkParallax(c *Call) {
+	if len(c.Positional) == 0 && len(c.Flags) > 0 {
+		for name := range c.Flags {
+			if name != "--version" && name != "-v" && name != "--help" && name != "-h" {
+				c.UsePath(c.Cwd+"/.parallax", action.AccessWrite)
+				return
+			}
+		}
+		return
+	}
+	if len(c.Positional) == 0 {
+		return // prints the help
+	}
+	if w := c.Positional[0]; w.Known {
+		switch w.Value {
+		case "version", "help", "completion", "eval":
+			return
+		}
+	}
+	c.UsePath(c.Cwd+"/.parallax", action.AccessWrite)
+	if strings.HasPrefix(c.Home, "/") {
+		c.UsePath(strings.TrimRight(c.Home, "/")+"/.parallax", action.AccessWrite)
+	}
 }

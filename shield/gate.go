@@ -65,6 +65,10 @@ type Config struct {
 	Approver Approver
 	// Now is the clock used for the ns field (default time.Now).
 	Now func() time.Time
+	// Protected are more paths the guard protects against writes and
+	// deletes (guard.WithProtected): clean and absolute, or every path
+	// is blocked.
+	Protected []string
 }
 
 // Gate evaluates actions. It is safe for concurrent use.
@@ -115,7 +119,8 @@ func New(cfg Config) (*Gate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load ifc policy: %w", err)
 	}
-	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home), now: now, prov: newProvenance(), ifc: tr,
+	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home, guard.WithProtected(cfg.Protected...)),
+		now: now, prov: newProvenance(), ifc: tr,
 		audit: cfg.Audit, classify: cfg.Classifier, tier2: cfg.Judge,
 		approver: cfg.Approver, supervisor: cfg.Supervisor}
 	g.stages = pipeline

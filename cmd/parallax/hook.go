@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parallax/parallax/internal/gateway/claudecode"
+	pxworkspace "github.com/parallax/parallax/internal/workspace"
 )
 
 // hookTimeout bounds one hook call; past it the call is denied. Claude
@@ -34,24 +37,33 @@ func newHookCmd() *cobra.Command {
 func newHookClaudeCodeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "claude-code",
-		Short: "Claude Code PreToolUse/PostToolUse hook (reads the hook JSON on stdin)",
+		Short: "Claude Code hook: PreToolUse, PostToolUse, PostToolUseFailure, PreSkillShellCommand (reads the hook JSON on stdin)",
 		Long: `Run by Claude Code before and after every tool call; install it with
 "parallax hook claude-code install". It reads the hook JSON on stdin, finds
 the Parallax workspace at or above $CLAUDE_PROJECT_DIR or the call's cwd,
-and maps the tool to an action for the gate.
+and maps the tool to an action for the gate (Claude Code 2.1 tools: Agent,
+Task*, Cron*, Monitor, Workflow, SendMessage, Skill, … and the older names).
 
 PreToolUse: BLOCK prints a "deny" decision with the reason (Claude reads
 it), ESCALATE prints "ask" (Claude Code's own prompt decides), ALLOW prints
 nothing, so Claude Code's own permission rules still apply. Before a call
 that may run changes files, Chronicle snapshots them (parallax chronicle
-rollback undoes the call); if it cannot, the call is denied.
+rollback undoes the call); if it cannot, the call is denied. A tool
+Parallax does not know is always asked about, saying so.
 
-PostToolUse: tool_response is classified (DLP) and taints the session
-(session_id) in the workspace database, so later calls of the same session
-are judged with what it has seen.
+PreSkillShellCommand: a shell line a skill runs itself is judged as the
+Bash call it is; what the gate blocks, or would ask a human about (Claude
+Code has no prompt for these lines), is refused with exit status 2.
 
-Any error denies the call. Input that cannot be read exits with status 2,
-which Claude Code treats as a refusal.`,
+PostToolUse and PostToolUseFailure: what the model is shown (tool_response;
+for a failed tool, such as a command exiting non-zero, the error text) is
+classified (DLP) and taints the session (session_id) in the workspace
+database, so later calls of the same session are judged with what it has
+seen. PostToolBatch is answered the same way, call by call, if registered.
+
+Any error denies the call. Input that cannot be read, or an event this
+hook does not answer (it is named), exits with status 2, which Claude Code
+treats as a refusal.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), hookTimeout)
@@ -75,25 +87,45 @@ type hookFlags struct {
 
 func newHookInstallCmd(install bool) *cobra.Command {
 	var f hookFlags
-	use, short := "install", "Register the hook in Claude Code's settings (PreToolUse and PostToolUse)"
+	use, short := "install", "Register the hook in Claude Code's settings ("+strings.Join(claudecode.Events(), ", ")+")"
+	long := short + `.
+
+--project (the default) edits .claude/settings.json in the current
+directory; --user edits ~/.claude/settings.json; --settings FILE edits FILE.
+The hook command is the absolute, symlink-free path of this binary (or of
+--binary, which must run: its "hook claude-code --help" is run first and
+must answer as Parallax) followed by "hook claude-code". Any other Parallax
+entry (another binary, another event) is replaced, so installing again
+with a new binary leaves exactly one. The rest of the file is kept (keys
+in their order, values as they were; whitespace is rewritten with
+two-space indentation), and the file is replaced atomically with its mode
+kept.
+
+The settings file is recorded in the Parallax workspace at or above the
+current directory (.parallax/protected-paths): its gate then blocks the
+agent's writes and deletes of that file, as it does for the well-known
+settings files (.claude/settings.json, .claude/settings.local.json,
+~/.claude/settings.json, ~/.claude.json, MCP client configurations) and
+for parallax commands run by the agent, so the agent cannot uninstall
+the hook that guards it.`
 	if !install {
-		use, short = "uninstall", "Remove exactly the hook entries install added"
+		use, short = "uninstall", "Remove every Parallax hook entry from Claude Code's settings"
+		long = short + `.
+
+Every hook whose command is "<binary> hook claude-code", whatever the
+binary, is removed from every event; matcher groups, event lists and the
+"hooks" object left empty by that are removed too. Nothing else changes.
+--project (the default), --user and --settings FILE choose the file as
+for install. The agent the hook guards cannot run this: the gate blocks
+parallax commands and writes to the settings files.`
 	}
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
-		Long: short + `.
-
---project (the default) edits .claude/settings.json in the current
-directory; --user edits ~/.claude/settings.json; --settings FILE edits FILE.
-The hook command is the absolute path of this binary (or --binary) followed
-by "hook claude-code"; entries are identified by that exact string, so
-install is idempotent and uninstall removes only them. The rest of the file
-is kept (keys in their order, values as they were; whitespace is rewritten
-with two-space indentation), and the file is replaced atomically with its
-mode kept.`,
+		Long:  long,
 		Example: `  parallax hook claude-code install            # this project
   parallax hook claude-code install --user     # every project of this user
+  parallax hook claude-code install --binary /usr/local/bin/parallax
   parallax hook claude-code uninstall --project`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -103,7 +135,9 @@ mode kept.`,
 	cmd.Flags().BoolVar(&f.project, "project", false, "edit .claude/settings.json in the current directory (default)")
 	cmd.Flags().BoolVar(&f.user, "user", false, "edit ~/.claude/settings.json")
 	cmd.Flags().StringVar(&f.settings, "settings", "", "edit this settings file instead")
-	cmd.Flags().StringVar(&f.binary, "binary", "", "path of the parallax binary the hook runs (default: this one)")
+	if install {
+		cmd.Flags().StringVar(&f.binary, "binary", "", "path of the parallax binary the hook runs (default: this one)")
+	}
 	return cmd
 }
 
@@ -112,48 +146,62 @@ func runHookInstall(cmd *cobra.Command, f hookFlags, install bool) error {
 	if err != nil {
 		return err
 	}
-	bin, err := hookBinary(f.binary)
+	if !install {
+		changed, err := claudecode.Uninstall(path)
+		switch {
+		case err != nil:
+			return err
+		case changed:
+			return write(cmd, fmt.Sprintf("removed every Parallax hook entry from %s\n", path))
+		}
+		return write(cmd, fmt.Sprintf("no Parallax hook entry in %s\n", path))
+	}
+	bin, err := hookBinary(cmd.Context(), f.binary)
+	if err != nil {
+		return err
+	}
+	// Protect the file before the hook is in it: the agent it guards must
+	// not be able to take it out again.
+	note, err := protectSettings(path)
 	if err != nil {
 		return err
 	}
 	command := claudecode.HookCommand(bin)
-	op := claudecode.Uninstall
-	if install {
-		op = claudecode.Install
-	}
-	changed, err := op(path, command)
+	changed, err := claudecode.Install(path, command)
 	if err != nil {
 		return err
 	}
-	switch {
-	case install && changed:
+	if changed {
 		err = write(cmd, fmt.Sprintf("installed the Parallax hook in %s (%s):\n  %s\n", path,
 			strings.Join(claudecode.Events(), ", "), command))
-	case install:
+	} else {
 		err = write(cmd, fmt.Sprintf("the Parallax hook is already installed in %s\n", path))
-	case changed:
-		err = write(cmd, fmt.Sprintf("removed the Parallax hook (%s) from %s\n", command, path))
-	default:
-		err = write(cmd, fmt.Sprintf("no Parallax hook with command %s in %s\n", command, path))
 	}
-	if err == nil && install {
-		err = noteWorkspace(cmd)
+	if err == nil && note != "" {
+		err = write(cmd, note)
 	}
 	return err
 }
 
-// noteWorkspace warns when the current directory has no workspace: the
-// hook then refuses every call.
-func noteWorkspace(cmd *cobra.Command) error {
+// protectSettings records the settings file in the workspace at or
+// above the current directory, whose gate then protects it against
+// writes and deletes like the well-known settings files. Without a
+// workspace it returns a note saying what to do.
+func protectSettings(path string) (note string, err error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return nil //nolint:nilerr // only a hint
+		return "", fmt.Errorf("find current directory: %w", err)
 	}
-	if _, err := claudecode.FindWorkspace(wd); err != nil {
-		return write(cmd, "note: no Parallax workspace at or above "+wd+
-			": run `parallax init` in the project; until then the hook refuses every tool call there\n")
+	root, err := claudecode.FindWorkspace(wd)
+	if err != nil {
+		return "note: no Parallax workspace at or above " + wd + ": run `parallax init` in the project " +
+			"(until then the hook refuses every tool call there), then install again so the workspace's " +
+			"gate protects " + path + "\n", nil
 	}
-	return nil
+	if _, err := pxworkspace.AddProtected(root, path); err != nil {
+		return "", fmt.Errorf("record %s as protected in the workspace %s: %w; nothing was installed", path, root, err)
+	}
+	return "", nil
 }
 
 func hookSettingsPath(f hookFlags) (string, error) {
@@ -184,8 +232,10 @@ func hookSettingsPath(f hookFlags) (string, error) {
 }
 
 // hookBinary is the absolute, symlink-free path of the binary the hook
-// runs. A go run build (deleted when it exits) is refused.
-func hookBinary(flag string) (string, error) {
+// runs. A go run build (deleted when it exits) is refused, and so is a
+// --binary that does not run as parallax with the hook command
+// (checkHookBinary).
+func hookBinary(ctx context.Context, flag string) (string, error) {
 	bin := flag
 	if bin == "" {
 		exe, err := os.Executable()
@@ -198,13 +248,43 @@ func hookBinary(flag string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("binary %s: %w", bin, err)
 	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = r
-	} else if flag == "" {
-		return "", fmt.Errorf("binary %s: %w", abs, err)
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return "", fmt.Errorf("binary %s: %w", bin, err)
 	}
 	if strings.Contains(abs, string(filepath.Separator)+"go-build") {
 		return "", fmt.Errorf("binary %s is a temporary go run build; build parallax (go build -o bin/parallax ./cmd/parallax) and run install from it, or pass --binary", abs)
 	}
+	if flag != "" {
+		if err := checkHookBinary(ctx, abs); err != nil {
+			return "", err
+		}
+	}
 	return abs, nil
+}
+
+// binaryCheckTimeout bounds the run of --binary that checks it.
+const binaryCheckTimeout = 10 * time.Second
+
+// checkHookBinary runs `BINARY hook claude-code --help` and checks that it
+// answers as Parallax's hook command: a hook entry whose binary cannot
+// run is one Claude Code ignores (a failing hook does not block).
+func checkHookBinary(ctx context.Context, bin string) error {
+	st, err := os.Stat(bin)
+	if err != nil {
+		return fmt.Errorf("binary %s: %w", bin, err)
+	}
+	if !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("binary %s is not an executable file; nothing was installed", bin)
+	}
+	ctx, cancel := context.WithTimeout(ctx, binaryCheckTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "hook", "claude-code", "--help").CombinedOutput() //nolint:gosec // the binary the user named, run to check it
+	if err != nil {
+		return fmt.Errorf("binary %s does not run (`%s hook claude-code --help`: %w); nothing was installed", bin, bin, err)
+	}
+	if !bytes.Contains(out, []byte("parallax hook claude-code")) {
+		return fmt.Errorf("binary %s is not parallax with the Claude Code hook (its `hook claude-code --help` "+
+			"does not name it); nothing was installed", bin)
+	}
+	return nil
 }

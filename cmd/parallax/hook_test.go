@@ -233,6 +233,11 @@ func TestHookFailureEventProcess(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, `"permissionDecision":"deny"`) || strings.Contains(stdout, "q8Vt2LmN0") {
 		t.Errorf("upload after the failed cat: exit %d, stdout %q, stderr %q; want a deny", code, stdout, stderr)
 	}
+	skill := []byte(`{"session_id":"f2","cwd":"` + root + `","hook_event_name":"PreSkillShellCommand","tool_name":"Bash",` +
+		`"tool_input":{"command":"cat ~/.ssh/id_rsa"},"tool_use_id":"t1","command_name":"x","invoked_by":"model"}`)
+	if stdout, stderr, code := h.call(t, skill); code != exitHookBlocked || stdout != "" || !strings.Contains(stderr, "guard_restricted") {
+		t.Errorf("a skill's shell line reading a key: exit %d, stdout %q, stderr %q; want exit 2 with the reason", code, stdout, stderr)
+	}
 	stop := []byte(`{"session_id":"f1","cwd":"` + root + `","hook_event_name":"Stop","stop_hook_active":false}`)
 	if stdout, stderr, code := h.call(t, stop); code != exitHookBlocked || stdout != "" || !strings.Contains(stderr, `"Stop"`) {
 		t.Errorf("unknown event: exit %d, stdout %q, stderr %q; want exit 2 naming the event", code, stdout, stderr)
@@ -320,49 +325,153 @@ func TestHookParallelProcesses(t *testing.T) {
 	}
 }
 
+// fakeBinary writes an executable script at path that prints out for
+// any arguments.
+func fakeBinary(t *testing.T, path, out string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("#!/bin/sh\nprintf '%s\\n' '"+out+"'\n"), 0o700); err != nil { //nolint:gosec // a test script
+		t.Fatal(err)
+	}
+}
+
+func runHookCmd(args ...string) (string, error) {
+	cmd := newHookCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.Execute()
+	return out.String(), err
+}
+
 func TestHookInstallCommand(t *testing.T) {
+	root, _ := newHookWorkspace(t)
+	t.Chdir(root)
 	dir := t.TempDir()
 	settings := filepath.Join(dir, ".claude", "settings.json")
 	bin := filepath.Join(dir, "bin dir", "parallax")
-	if err := os.MkdirAll(filepath.Dir(bin), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	run := func(args ...string) (string, error) {
-		cmd := newHookCmd()
-		var out bytes.Buffer
-		cmd.SetOut(&out)
-		cmd.SetErr(&out)
-		cmd.SetArgs(args)
-		cmd.SilenceUsage, cmd.SilenceErrors = true, true
-		err := cmd.Execute()
-		return out.String(), err
-	}
+	fakeBinary(t, bin, "Usage:\n  parallax hook claude-code [flags]")
 	want := "'" + bin + "' hook claude-code"
-	out, err := run("claude-code", "install", "--settings", settings, "--binary", bin)
+	out, err := runHookCmd("claude-code", "install", "--settings", settings, "--binary", bin)
 	if err != nil || !strings.Contains(out, "installed") || !strings.Contains(out, want) {
 		t.Fatalf("install: %v\n%s", err, out)
 	}
 	b, _ := os.ReadFile(settings)
-	if strings.Count(string(b), want) != 3 {
-		t.Errorf("settings hold %d hook entries, want 3 (PreToolUse, PostToolUse, PostToolUseFailure):\n%s", strings.Count(string(b), want), b)
+	if n := len(claudecode.Events()); strings.Count(string(b), want) != n {
+		t.Errorf("settings hold %d hook entries, want %d (%v):\n%s", strings.Count(string(b), want), n, claudecode.Events(), b)
 	}
-	if out, err = run("claude-code", "install", "--settings", settings, "--binary", bin); err != nil || !strings.Contains(out, "already installed") {
+	if out, err = runHookCmd("claude-code", "install", "--settings", settings, "--binary", bin); err != nil || !strings.Contains(out, "already installed") {
 		t.Errorf("second install: %v\n%s", err, out)
 	}
-	if _, err = run("claude-code", "install", "--user", "--project"); err == nil {
+	if _, err = runHookCmd("claude-code", "install", "--user", "--project"); err == nil {
 		t.Errorf("--user with --project must be refused")
 	}
-	if out, err = run("claude-code", "uninstall", "--settings", settings, "--binary", bin); err != nil || !strings.Contains(out, "removed") {
+	// Another binary replaces the entries of the first.
+	bin2 := filepath.Join(dir, "new", "parallax")
+	fakeBinary(t, bin2, "parallax hook claude-code")
+	if out, err = runHookCmd("claude-code", "install", "--settings", settings, "--binary", bin2); err != nil {
+		t.Fatalf("install with another binary: %v\n%s", err, out)
+	}
+	b, _ = os.ReadFile(settings)
+	if strings.Contains(string(b), bin+"'") || strings.Count(string(b), bin2+" hook claude-code") != len(claudecode.Events()) {
+		t.Errorf("after installing %s: want only its entries, one per event:\n%s", bin2, b)
+	}
+	// The file is recorded in the workspace: its gate protects it.
+	prot, err := pxworkspace.LoadProtected(root)
+	if err != nil || !slices.Equal(prot, []string{settings}) {
+		t.Errorf("protected paths of the workspace: %v %v, want [%s]", prot, err, settings)
+	}
+	if out, err = runHookCmd("claude-code", "uninstall", "--settings", settings); err != nil || !strings.Contains(out, "removed") {
 		t.Errorf("uninstall: %v\n%s", err, out)
 	}
 	if b, _ = os.ReadFile(settings); strings.TrimSpace(string(b)) != "{}" {
 		t.Errorf("after uninstall: %s, want {}", b)
 	}
-	if _, err := hookBinary(filepath.Join(os.TempDir(), "go-build123", "b001", "exe", "parallax")); err == nil {
+	if _, err := hookBinary(context.Background(), filepath.Join(os.TempDir(), "go-build123", "b001", "exe", "parallax")); err == nil {
 		t.Errorf("a go run binary must be refused")
+	}
+}
+
+// TestHookInstallChecksBinary: a --binary that does not exist, is not
+// executable, fails or is not parallax is refused before the settings
+// file is touched.
+func TestHookInstallChecksBinary(t *testing.T) {
+	t.Chdir(t.TempDir())
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "settings.json")
+	const orig = "{\"model\": \"sonnet\"}\n"
+	if err := os.WriteFile(settings, []byte(orig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notExec := filepath.Join(dir, "plain")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\necho parallax hook claude-code\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other")
+	fakeBinary(t, other, "usage: other-tool")
+	failing := filepath.Join(dir, "failing")
+	if err := os.WriteFile(failing, []byte("#!/bin/sh\necho parallax hook claude-code; exit 3\n"), 0o700); err != nil { //nolint:gosec // a test script
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, bin, want string }{
+		{"missing", filepath.Join(dir, "nope"), "no such file"},
+		{"not executable", notExec, "not an executable"},
+		{"not parallax", other, "is not parallax"},
+		{"fails", failing, "does not run"},
+		{"a directory", dir, "not an executable"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := runHookCmd("claude-code", "install", "--settings", settings, "--binary", c.bin)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v (%s), want an error with %q", err, out, c.want)
+			}
+			if b, _ := os.ReadFile(settings); string(b) != orig {
+				t.Errorf("the settings file changed: %s", b)
+			}
+		})
+	}
+}
+
+// TestHookInstalledSettingsProtected: after install --settings FILE in a
+// workspace, the hook denies the agent's writes to FILE, and its Bash
+// attempts to uninstall the hook.
+func TestHookInstalledSettingsProtected(t *testing.T) {
+	root, home := newHookWorkspace(t)
+	t.Chdir(root)
+	settings := filepath.Join(t.TempDir(), "team", "claude-settings.json")
+	bin := filepath.Join(t.TempDir(), "parallax")
+	fakeBinary(t, bin, "parallax hook claude-code")
+	if out, err := runHookCmd("claude-code", "install", "--settings", settings, "--binary", bin); err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	h := newHookProc(t, home)
+	pre := claudecode.EventPreToolUse
+	for _, c := range []struct {
+		name, tool string
+		input      map[string]any
+		decision   string
+	}{
+		{"write the installed file", "Write", map[string]any{"file_path": settings, "content": "{}"}, "deny"},
+		{"sed it", "Bash", map[string]any{"command": "sed -i /hook/d " + settings}, "deny"},
+		{"move its directory", "Bash", map[string]any{"command": "mv " + filepath.Dir(settings) + " /tmp/t"}, "deny"},
+		{"uninstall", "Bash", map[string]any{"command": "parallax hook claude-code uninstall --settings " + settings}, "deny"},
+		{"project settings", "Edit", map[string]any{"file_path": ".claude/settings.json", "old_string": "a", "new_string": "b"}, "deny"},
+		{"read it", "Read", map[string]any{"file_path": settings}, ""},
+		{"commands", "Write", map[string]any{"file_path": ".claude/commands/x.md", "content": "hi"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, code := h.call(t, hookInput(t, pre, "p-"+c.name, root, c.tool, c.input, nil))
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if c.decision == "" && stdout != "" || c.decision != "" && !strings.Contains(stdout, `"permissionDecision":"`+c.decision+`"`) {
+				t.Errorf("got %q, want %q", stdout, c.decision)
+			}
+		})
 	}
 }
 

@@ -129,11 +129,12 @@ func (c Config) policySpec(root string) string {
 }
 
 // GateConfig is the gate configuration for this workspace: its policy,
-// its database as the IFC store, its audit chain. home decides what ~
+// its database as the IFC store, its audit chain, its extra protected
+// paths. home decides what ~
 // means.
 func (w *Workspace) GateConfig(home string) shield.Config {
 	cfg := shield.Config{Workspace: w.Root, Home: home, Policy: w.Config.policySpec(w.Root),
-		Store: w.IFCStore(), Audit: w.Audit}
+		Store: w.IFCStore(), Audit: w.Audit, Protected: w.protected}
 	if w.judge != nil {
 		cfg.Judge = w.judge
 	}

@@ -34,8 +34,10 @@ type Workspace struct {
 	Config Config
 	DB     *store.DB
 	Audit  *audit.Log
-	judge  *judge.Judge // tier 2, when the config names a shield model
-	super  *judge.Judge // the supervisor of sensitive data access (same model)
+	// protected are the extra paths the gate protects (LoadProtected).
+	protected []string
+	judge     *judge.Judge // tier 2, when the config names a shield model
+	super     *judge.Judge // the supervisor of sensitive data access (same model)
 }
 
 // Open opens the database and the audit chain of the workspace at root
@@ -51,6 +53,10 @@ func Open(ctx context.Context, root string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)
 	}
+	prot, err := LoadProtected(root)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace %s: %w", root, err)
+	}
 	db, err := store.Open(ctx, DBPath(root))
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", root, err)
@@ -63,7 +69,7 @@ func Open(ctx context.Context, root string) (*Workspace, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open workspace %s: %w", root, err), db.Close())
 	}
-	w := &Workspace{Root: root, Config: cfg, DB: db, Audit: log}
+	w := &Workspace{Root: root, Config: cfg, DB: db, Audit: log, protected: prot}
 	if w.judge, err = newJudge(w); err == nil && w.judge != nil {
 		w.super, err = newJudgeProfile(w, judge.SupervisorProfile())
 	}

@@ -1,7 +1,7 @@
 // Package claudecode puts the gate in front of Claude Code (2.1 and
 // earlier) as its command hook (`parallax hook claude-code`) for the
-// events around a tool call: PreToolUse, PostToolUse, PostToolUseFailure
-// (and PostToolBatch when registered). Every hook call is a new process:
+// events around a tool call: PreToolUse, PostToolUse, PostToolUseFailure,
+// PreSkillShellCommand (and PostToolBatch when registered). Every hook call is a new process:
 // it finds the workspace, opens its database and audit chain, maps the
 // tool call to a catalog action and answers on stdout.
 //
@@ -28,6 +28,9 @@
 //	             BLOCK → deny (Claude reads the reason), ESCALATE → ask
 //	             (Claude Code's prompt is the human tier), ALLOW → no
 //	             decision: the host's own permission rules still apply.
+//	PreSkillShellCommand: a shell line a skill runs itself is judged as
+//	             the Bash call it is; BLOCK, and ESCALATE too (the host has
+//	             no prompt for it), refuse it with exit status 2.
 //	PostToolUse, PostToolUseFailure, PostToolBatch: what the model is
 //	             shown is the action's result — tool_response, and for a
 //	             failure the error text (a failing command's output): DLP
@@ -48,7 +51,9 @@
 //     payload fields or are dropped with the reason that dropping cannot
 //     widen the call (labels, output shaping, narrowing filters). Fields
 //     the mapping does not know make an ALLOW an ESCALATE; unknown tools
-//     are gated as mcp_call and never allowed without a human. Input with
+//     are gated as mcp_call and never allowed without a human, and the
+//     human reads that Parallax does not know the tool (not the reason
+//     of the mcp_call rule that happened to fire). Input with
 //     a duplicated key is refused (the host and the gate must not read
 //     different copies). Relative paths resolve against cwd; a Glob
 //     pattern is judged at the directory it reaches ("../../x/*").
@@ -58,6 +63,14 @@
 //     globs expanded, recursive selections by their root). If that fails,
 //     the call is denied. Paths outside the workspace are skipped, and
 //     each skip is audited (ChronicleSnapshotFailed, outside_workspace).
+//   - Not switchable off by the agent it guards: the gate (guard tables)
+//     blocks writes and deletes of Claude Code's settings files (project,
+//     local, user, ~/.claude.json, and any file install wrote, recorded
+//     in the workspace) and of the MCP client configurations, moving or
+//     deleting a directory holding them, and parallax commands run by
+//     the agent (hook uninstall, policy add, …). install runs the binary
+//     it writes in first; it replaces any older Parallax entry, and
+//     uninstall removes every one, whatever its binary.
 //   - Every decision is audited: the gate's verdicts, the hook's own
 //     refusals, escalations and host-internal calls, snapshots.
 //   - Unclassifiable results fail closed: the session is raised to
@@ -66,8 +79,10 @@
 //     chain redacts what DLP finds.
 //
 // Limits: the hook sees only what the host shows it. A tool the host
-// runs without a PreToolUse call, a binary that is missing (the host
-// treats a failing hook command as non-blocking), or a Bash command whose
-// effects the analyser cannot see are outside its reach; the kernel
-// sandbox of Parallax's own agent mode is the stronger boundary.
+// runs without a hook call, a binary that is missing (the host treats a
+// failing hook command as non-blocking), or a Bash command whose effects
+// the analyser cannot see are outside its reach; the kernel sandbox of
+// Parallax's own agent mode is the stronger boundary. The shape of
+// PreSkillShellCommand was read from the 2.1.332 binary, not captured
+// from a run.
 package claudecode

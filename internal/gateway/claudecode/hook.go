@@ -98,6 +98,8 @@ func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) e
 			}
 		}
 		return nil
+	case EventPreSkillShellCommand:
+		return preSkillShellCommand(ctx, opts, in)
 	case EventPostToolUse, EventPostToolUseFailure:
 		return PostToolUse(ctx, opts, in)
 	case EventPostToolBatch:
@@ -106,6 +108,22 @@ func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) e
 	// ParseInput lets through only the events above.
 	return fmt.Errorf("%w: hook event %s is not handled; nothing was judged", ErrUnknownEvent,
 		quoteName(in.HookEventName))
+}
+
+// preSkillShellCommand judges a shell line a skill runs itself as the
+// tool call it is (Bash). Claude Code takes a blocking error (exit status
+// 2) as the refusal of such a line, and has no prompt for it: what the
+// gate would ask a human about is refused too, saying so.
+func preSkillShellCommand(ctx context.Context, opts Options, in *Input) error {
+	out := PreToolUse(ctx, opts, in)
+	switch out.Decision {
+	case "":
+		return nil
+	case DecisionAsk:
+		return errors.New(clip(out.Reason + " — a skill's own shell line cannot be asked about, so it is refused; " +
+			"run the command yourself if you want it"))
+	}
+	return errors.New(out.Reason)
 }
 
 // PreToolUse judges one tool call. BLOCK is a deny with the reason,
@@ -185,6 +203,10 @@ func (p *pre) decide(ctx context.Context) Outcome {
 		out.Decision, out.Reason = DecisionAsk, reasonOf(v)
 	default:
 		out.Decision, out.Reason = DecisionDeny, reasonOf(v)
+		if m.Generic {
+			// Say what the verdict's "mcp" stands for.
+			out.Reason = clip(out.Reason + " (" + genericNote(&m) + ", so it was judged as an MCP call)")
+		}
 		return out
 	}
 	// The call may run (now, or once the human says yes): snapshot first.
@@ -224,16 +246,22 @@ func (p *pre) escalateUnknown(ctx context.Context, m *Mapped, v verdict.Verdict)
 		" tool; what it does know is allowed, a human must decide the rest"
 	switch {
 	case m.Generic && m.What != "":
-		rule, reason = RuleUnknownTool, "Claude Code's "+quoteName(m.Tool)+" tool "+m.What+
-			"; Parallax cannot judge that, a human must decide"
+		rule, reason = RuleUnknownTool, genericNote(m)+"; Parallax cannot judge that, a human must decide"
 	case m.Generic:
-		rule, reason = RuleUnknownTool, "Parallax does not know the tool "+quoteName(m.Tool)+
-			"; a human must decide"
+		rule, reason = RuleUnknownTool, genericNote(m)+"; a human must decide"
 	}
 	out := verdict.Verdict{Decision: verdict.Escalate, Stage: stageHook, Tier: 3, Rule: rule, Reason: reason,
 		Hash: v.Hash}
 	_, err := p.ws.Audit.Append(ctx, audit.FromVerdict(audit.ActionEscalated, p.in.SessionID, string(m.Type), out))
 	return out, err
+}
+
+// genericNote says what a tool gated as an mcp_call is.
+func genericNote(m *Mapped) string {
+	if m.What != "" {
+		return "Claude Code's " + quoteName(m.Tool) + " tool " + m.What
+	}
+	return "Parallax does not know the tool " + quoteName(m.Tool)
 }
 
 // snapshot takes the Chronicle snapshot of what the call changes. Any

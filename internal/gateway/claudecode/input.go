@@ -23,19 +23,23 @@ const (
 	EventPostToolUse        = "PostToolUse"
 	EventPostToolUseFailure = "PostToolUseFailure"
 	EventPostToolBatch      = "PostToolBatch"
+	// EventPreSkillShellCommand is sent before a shell line a skill runs
+	// itself (its "!" lines), outside any tool call: tool_name is the
+	// shell tool (Bash) and tool_input its command.
+	EventPreSkillShellCommand = "PreSkillShellCommand"
 )
 
 // Events lists the hook events the hook answers, in the order install
 // registers them. PostToolBatch is answered but not registered: every call
 // in a batch already came through PostToolUse or PostToolUseFailure.
 func Events() []string {
-	return []string{EventPreToolUse, EventPostToolUse, EventPostToolUseFailure}
+	return []string{EventPreToolUse, EventPostToolUse, EventPostToolUseFailure, EventPreSkillShellCommand}
 }
 
 // answered reports whether the hook answers event.
 func answered(event string) bool {
 	switch event {
-	case EventPreToolUse, EventPostToolUse, EventPostToolUseFailure, EventPostToolBatch:
+	case EventPreToolUse, EventPostToolUse, EventPostToolUseFailure, EventPostToolBatch, EventPreSkillShellCommand:
 		return true
 	}
 	return false

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -40,17 +41,33 @@ func shellWord(s string) string {
 	return s
 }
 
+// IsHookCommand reports whether a settings command runs the Parallax
+// hook: any binary followed by "hook claude-code" (the form HookCommand
+// writes), whatever the binary's path.
+func IsHookCommand(command string) bool {
+	f := strings.Fields(command)
+	return len(f) >= 3 && f[len(f)-2] == "hook" && f[len(f)-1] == "claude-code"
+}
+
 // Install registers command as a hook (matcher "*") for every event of
-// Events (PreToolUse, PostToolUse, PostToolUseFailure) in the Claude Code settings file at path, creating it when
-// missing. It is idempotent: an event that already has a hook with
-// exactly this command is left alone. Everything else in the file is
-// kept: keys keep their order and values their content; only whitespace
-// is rewritten (two-space indentation, as Claude Code writes it). The
-// file is replaced atomically and keeps its mode (new files: 0600). It
-// reports whether the file changed.
+// Events (PreToolUse, PostToolUse, PostToolUseFailure) in the Claude Code
+// settings file at path, creating it when missing. Any other Parallax
+// hook entry (IsHookCommand: an older binary, another path) is removed,
+// under every event, so installing with another binary replaces the old
+// entry. It is idempotent: an event that already has exactly this
+// command keeps it. Everything else in the file is kept: keys keep their
+// order and values their content; only whitespace is rewritten
+// (two-space indentation, as Claude Code writes it). The file is
+// replaced atomically and keeps its mode (new files: 0600). It reports
+// whether the file changed.
 func Install(path, command string) (bool, error) {
 	return editSettings(path, func(hooks *object) (bool, error) {
-		changed := false
+		changed, err := removeHooks(hooks, func(event, c string) bool {
+			return IsHookCommand(c) && (c != command || !slices.Contains(Events(), event))
+		})
+		if err != nil {
+			return false, err
+		}
 		for _, ev := range Events() {
 			groups, err := hooks.array(ev)
 			if err != nil {
@@ -67,41 +84,47 @@ func Install(path, command string) (bool, error) {
 	})
 }
 
-// Uninstall removes every hook whose command is exactly command from the
-// PreToolUse and PostToolUse lists of the settings file at path; a
-// matcher group left without hooks is removed, then an empty event list,
-// then an empty "hooks" object. Nothing else changes. A missing file is
-// no change. It reports whether the file changed.
-func Uninstall(path, command string) (bool, error) {
+// Uninstall removes every Parallax hook entry (IsHookCommand, whatever
+// its binary) under every event of the settings file at path; a matcher
+// group left without hooks is removed, then an empty event list, then an
+// empty "hooks" object. Nothing else changes. A missing file is no
+// change. It reports whether the file changed.
+func Uninstall(path string) (bool, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
 	return editSettings(path, func(hooks *object) (bool, error) {
-		changed := false
-		for _, ev := range Events() {
-			groups, err := hooks.array(ev)
-			if err != nil {
-				return false, err
-			}
-			kept, here := groups[:0:0], false
-			for _, g := range groups {
-				ng, removed, empty := removeCommand(g, command)
-				here = here || removed
-				if !empty {
-					kept = append(kept, ng)
-				}
-			}
-			switch {
-			case !here:
-			case len(kept) == 0:
-				hooks.del(ev)
-			default:
-				hooks.set(ev, mustArray(kept))
-			}
-			changed = changed || here
-		}
-		return changed, nil
+		return removeHooks(hooks, func(_, c string) bool { return IsHookCommand(c) })
 	})
+}
+
+// removeHooks drops the command hooks drop selects from every event of
+// hooks, then matcher groups left empty, then empty event lists.
+func removeHooks(hooks *object, drop func(event, command string) bool) (bool, error) {
+	changed := false
+	for _, ev := range slices.Clone(hooks.keys) {
+		groups, err := hooks.array(ev)
+		if err != nil {
+			return false, err
+		}
+		kept, here := groups[:0:0], false
+		for _, g := range groups {
+			ng, removed, empty := removeCommands(g, func(c string) bool { return drop(ev, c) })
+			here = here || removed
+			if !empty {
+				kept = append(kept, ng)
+			}
+		}
+		switch {
+		case !here:
+		case len(kept) == 0:
+			hooks.del(ev)
+		default:
+			hooks.set(ev, mustArray(kept))
+		}
+		changed = changed || here
+	}
+	return changed, nil
 }
 
 // editSettings reads the settings file, hands its "hooks" object to edit
@@ -166,10 +189,10 @@ func hasCommand(groups []json.RawMessage, command string) bool {
 	return false
 }
 
-// removeCommand drops the command hooks with exactly command from one
-// matcher group. empty says the group has no hooks left because of that.
-// A group it cannot read is returned unchanged.
-func removeCommand(g json.RawMessage, command string) (out json.RawMessage, removed, empty bool) {
+// removeCommands drops the command hooks whose command drop selects
+// from one matcher group. empty says the group has no hooks left because
+// of that. A group it cannot read is returned unchanged.
+func removeCommands(g json.RawMessage, drop func(command string) bool) (out json.RawMessage, removed, empty bool) {
 	grp, err := parseObject(g)
 	if err != nil {
 		return g, false, false
@@ -181,7 +204,7 @@ func removeCommand(g json.RawMessage, command string) (out json.RawMessage, remo
 	kept := hooks[:0:0]
 	for _, h := range hooks {
 		var hk commandHook
-		if json.Unmarshal(h, &hk) == nil && hk.Type == "command" && hk.Command == command {
+		if json.Unmarshal(h, &hk) == nil && hk.Type == "command" && drop(hk.Command) {
 			removed = true
 			continue
 		}

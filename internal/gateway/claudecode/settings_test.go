@@ -81,7 +81,7 @@ func TestInstallUninstall(t *testing.T) {
 		t.Errorf("second install: changed %v, err %v; it must be a no-op", changed, err)
 	}
 
-	changed, err = Uninstall(path, testCommand)
+	changed, err = Uninstall(path)
 	if err != nil || !changed {
 		t.Fatalf("uninstall: changed %v, err %v", changed, err)
 	}
@@ -93,7 +93,7 @@ func TestInstallUninstall(t *testing.T) {
 	if wb, gb := mustJSON(t, want), mustJSON(t, got); wb != gb {
 		t.Errorf("uninstall must restore the original settings:\ngot  %s\nwant %s", gb, wb)
 	}
-	if changed, err := Uninstall(path, testCommand); err != nil || changed {
+	if changed, err := Uninstall(path); err != nil || changed {
 		t.Errorf("second uninstall: changed %v, err %v; it must be a no-op", changed, err)
 	}
 	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".settings-parallax-*"))
@@ -125,17 +125,17 @@ func TestInstallNewFileAndSharedGroup(t *testing.T) {
 	b := strings.Replace(readFile(t, path), `"command": "`+testCommand+`"`,
 		`"command": "`+testCommand+`"}, {"type": "command", "command": "mine"`, 1)
 	writeFile(t, path, b)
-	if _, err := Uninstall(path, testCommand); err != nil {
+	if _, err := Uninstall(path); err != nil {
 		t.Fatal(err)
 	}
 	got := readFile(t, path)
 	if strings.Contains(got, testCommand) || !strings.Contains(got, `"mine"`) || strings.Contains(got, EventPostToolUse) {
 		t.Errorf("got\n%s\nwant only the user's hook left under PreToolUse", got)
 	}
-	if _, err := Uninstall(path, testCommand); err != nil {
+	if _, err := Uninstall(path); err != nil {
 		t.Fatal(err)
 	}
-	if changed, err := Uninstall(filepath.Join(dir, "missing.json"), testCommand); err != nil || changed {
+	if changed, err := Uninstall(filepath.Join(dir, "missing.json")); err != nil || changed {
 		t.Errorf("uninstall from a missing file: changed %v, err %v", changed, err)
 	}
 }
@@ -190,6 +190,73 @@ func TestHookCommandQuotes(t *testing.T) {
 	} {
 		if got := HookCommand(c.bin); got != c.want {
 			t.Errorf("HookCommand(%q): got %q, want %q", c.bin, got, c.want)
+		}
+	}
+}
+
+// TestInstallReplacesOtherBinaries: a second install with another binary
+// leaves exactly one Parallax entry per event (the new one), also
+// removing an old entry under an event install no longer uses;
+// uninstall removes every Parallax entry, whatever its binary, and
+// nothing of the user's.
+func TestInstallReplacesOtherBinaries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	old := `{"hooks": {
+  "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/old/parallax hook claude-code"},
+    {"type": "command", "command": "/usr/local/bin/lint-hook"}]}],
+  "PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "'/my tools/parallax' hook claude-code"}]}],
+  "PostToolBatch": [{"matcher": "*", "hooks": [{"type": "command", "command": "/old/parallax hook claude-code"}]}],
+  "Stop": [{"hooks": [{"type": "command", "command": "parallax-notes hook claude-codes"}]}]
+}}`
+	writeFile(t, path, old)
+	if changed, err := Install(path, testCommand); err != nil || !changed {
+		t.Fatalf("install: changed %v, err %v", changed, err)
+	}
+	got := readFile(t, path)
+	for _, gone := range []string{"/old/parallax", "/my tools/parallax", EventPostToolBatch} {
+		if strings.Contains(got, gone) {
+			t.Errorf("%q is still there:\n%s", gone, got)
+		}
+	}
+	if n := strings.Count(got, testCommand); n != len(Events()) {
+		t.Errorf("%d entries of the new binary, want %d:\n%s", n, len(Events()), got)
+	}
+	for _, kept := range []string{"/usr/local/bin/lint-hook", "parallax-notes hook claude-codes"} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("the user's %q is gone:\n%s", kept, got)
+		}
+	}
+	if changed, err := Install(path, testCommand); err != nil || changed {
+		t.Errorf("second install: changed %v, err %v; want no change", changed, err)
+	}
+	// Entries added by hand with yet another binary: uninstall takes them too.
+	writeFile(t, path, strings.Replace(readFile(t, path), `"/usr/local/bin/lint-hook"`,
+		`"/usr/local/bin/lint-hook"}, {"type": "command", "command": "/tmp/x/parallax   hook claude-code"`, 1))
+	if changed, err := Uninstall(path); err != nil || !changed {
+		t.Fatalf("uninstall: changed %v, err %v", changed, err)
+	}
+	got = readFile(t, path)
+	if strings.Contains(got, "hook claude-code\"") || !strings.Contains(got, "lint-hook") || !strings.Contains(got, "claude-codes") {
+		t.Errorf("after uninstall:\n%s\nwant every Parallax entry gone, the user's kept", got)
+	}
+}
+
+func TestIsHookCommand(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want bool
+	}{
+		{"/usr/local/bin/parallax hook claude-code", true},
+		{"'/a b/parallax' hook claude-code", true},
+		{"parallax hook claude-code", true},
+		{"  /x/p   hook   claude-code  ", true},
+		{"hook claude-code", false},
+		{"/x/parallax hook claude-codes", false},
+		{"/x/parallax hook claude-code --debug", false},
+		{"/usr/local/bin/lint-hook", false},
+	} {
+		if got := IsHookCommand(c.cmd); got != c.want {
+			t.Errorf("IsHookCommand(%q) = %v, want %v", c.cmd, got, c.want)
 		}
 	}
 }

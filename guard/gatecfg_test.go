@@ -1,0 +1,108 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/verdict"
+)
+
+// TestGateConfigProtected: the files that put Parallax in front of an
+// agent (Claude Code's settings, MCP client configurations) can be read
+// but not written, deleted, moved away with a parent, or replaced with a
+// whole directory; the other files beside them stay ordinary.
+func TestGateConfigProtected(t *testing.T) {
+	f := newFixture(t)
+	mkdir(t, filepath.Join(f.ws, ".claude", "commands"))
+	write(t, filepath.Join(f.ws, ".claude", "settings.json"))
+	B := verdict.Block
+	runCases(t, f, []checkCase{
+		{"project settings read", "$W/.claude/settings.json", rd, "", 0, 0},
+		{"project settings write", "$W/.claude/settings.json", wr, RuleProtected, B, 0},
+		{"project settings delete", "$W/.claude/settings.json", del, RuleProtected, B, 0},
+		{"local settings write (missing)", "$W/.claude/settings.local.json", wr, RuleProtected, B, 0},
+		{"dotdot spelling", "$W/src/../.claude/settings.json", wr, RuleProtected, B, 0},
+		{"claude dir delete", "$W/.claude", del, RuleProtected, B, 0},
+		{"claude dir replaced", "$W/.claude", wr, RuleProtected, B, 0},
+		{"claude dir read", "$W/.claude", rd, "", 0, 0},
+		{"commands write", "$W/.claude/commands/x.md", wr, "", 0, 0},
+		{"commands dir write", "$W/.claude/commands", wr, "", 0, 0},
+		{"nested project settings", "$W/sub/app/.claude/settings.json", wr, RuleProtected, B, 0},
+		{"nested project local settings", "$W/sub/.claude/settings.local.json", del, RuleProtected, B, 0},
+		{"user settings write", "~/.claude/settings.json", wr, RuleProtected, B, 0},
+		{"user settings read", "~/.claude/settings.json", rd, "", 0, 0},
+		{"user claude dir delete", "~/.claude", del, RuleProtected, B, 0},
+		{"user claude dir replaced", "~/.claude", wr, RuleProtected, B, 0},
+		{"user agents", "~/.claude/agents/x.md", wr, "", 0, 0},
+		{"claude.json", "~/.claude.json", wr, RuleProtected, B, 0},
+		{"mcp.json", "$W/.mcp.json", wr, RuleProtected, B, 0},
+		{"mcp.json read", "$W/.mcp.json", rd, "", 0, 0},
+		{"cursor project", "$W/.cursor/mcp.json", del, RuleProtected, B, 0},
+		{"cursor user", "~/.cursor/mcp.json", wr, RuleProtected, B, 0},
+		{"vscode", "$W/.vscode/mcp.json", wr, RuleProtected, B, 0},
+		{"vscode settings", "$W/.vscode/settings.json", wr, "", 0, 0},
+		{"windsurf", "~/.codeium/windsurf/mcp_config.json", wr, RuleProtected, B, 0},
+		{"claude desktop linux", "~/.config/Claude/claude_desktop_config.json", wr, RuleProtected, B, 0},
+		{"claude desktop mac", "~/Library/Application Support/Claude/claude_desktop_config.json", wr, RuleProtected, B, 0},
+		{"claude desktop dir replaced", "~/.config/Claude", wr, RuleProtected, B, 0},
+		{"workspace root write is not a config dir", "$W", wr, "", 0, 0},
+		{"home write is not a config dir", "~/notes", wr, "", 0, 0},
+	}, f.g.Check)
+}
+
+// TestGateConfigThroughLink: a link to the settings file is judged where
+// it lands.
+func TestGateConfigThroughLink(t *testing.T) {
+	f := newFixture(t)
+	mkdir(t, filepath.Join(f.ws, ".claude"))
+	write(t, filepath.Join(f.ws, ".claude", "settings.json"))
+	if err := os.Symlink(filepath.Join(f.ws, ".claude"), filepath.Join(f.ws, "cfg")); err != nil {
+		t.Fatal(err)
+	}
+	g := New(f.ws, f.home)
+	got, ok := g.Check(filepath.Join(f.ws, "cfg", "settings.json"), wr)
+	if !ok || got.Rule != RuleProtected {
+		t.Errorf("got %+v %v, want %s", got, ok, RuleProtected)
+	}
+}
+
+// TestWithProtected: a settings file named at install time is protected
+// like the built-in ones, its directory too; bad paths fail closed.
+func TestWithProtected(t *testing.T) {
+	f := newFixture(t)
+	other := filepath.Join(f.root, "etc-claude", "team.json")
+	mkdir(t, filepath.Dir(other))
+	write(t, other)
+	g := New(f.ws, f.home, WithProtected(other))
+	for _, c := range []struct {
+		name string
+		path string
+		acc  action.Access
+		want string
+	}{
+		{"write", other, wr, RuleProtected},
+		{"delete", other, del, RuleProtected},
+		{"read", other, rd, ""},
+		{"its directory deleted", filepath.Dir(other), del, RuleProtected},
+		{"its directory replaced", filepath.Dir(other), wr, RuleProtected},
+		{"a sibling", filepath.Join(filepath.Dir(other), "x.json"), wr, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := g.Check(c.path, c.acc)
+			if c.want == "" && ok || c.want != "" && (!ok || got.Rule != c.want || got.Decision != verdict.Block) {
+				t.Errorf("got %+v %v, want %q", got, ok, c.want)
+			}
+		})
+	}
+	if got, ok := New(f.ws, f.home).Check(other, wr); ok {
+		t.Errorf("without WithProtected: got %+v, want nothing", got)
+	}
+	for _, bad := range []string{"relative/settings.json", "/a/../b.json", "/", ""} {
+		got, ok := New(f.ws, f.home, WithProtected(bad)).Check(filepath.Join(f.ws, "main.go"), rd)
+		if !ok || got.Rule != RuleBadPath {
+			t.Errorf("WithProtected(%q): got %+v, want every check blocked", bad, got)
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package workspace
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// protectedFile lists, one absolute path a line, more files the gate
+// protects against writes and deletes like the agent configurations it
+// knows (guard.WithProtected): Claude Code settings files the hook was
+// installed into outside the well-known places (install --settings FILE).
+// It lives in the sealed .parallax, so the agent can neither read nor
+// shorten it.
+const protectedFile = "protected-paths"
+
+// ProtectedPath is the file of extra protected paths.
+func ProtectedPath(root string) string { return filepath.Join(StateDir(root), protectedFile) }
+
+// LoadProtected reads the extra protected paths. A missing file is none;
+// a line that is not a clean absolute path (blank lines and "#" comments
+// aside) fails the load with the file and the line.
+func LoadProtected(root string) ([]string, error) {
+	path := ProtectedPath(root)
+	b, err := os.ReadFile(path) //nolint:gosec // the workspace's own state
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if !filepath.IsAbs(line) || filepath.Clean(line) != line || line == "/" {
+			return nil, fmt.Errorf("%s:%d: %q is not a clean absolute file path", path, n, line)
+		}
+		out = append(out, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// AddProtected adds an absolute path to the extra protected paths unless
+// it is there already; it reports whether the file changed. The file is
+// replaced atomically (mode 0600).
+func AddProtected(root, path string) (bool, error) {
+	if !filepath.IsAbs(path) || filepath.Clean(path) != path || path == "/" {
+		return false, fmt.Errorf("protect %q: not a clean absolute file path", path)
+	}
+	list, err := LoadProtected(root)
+	if err != nil {
+		return false, err
+	}
+	if slices.Contains(list, path) {
+		return false, nil
+	}
+	var b bytes.Buffer
+	b.WriteString("# Files the gate protects like the agent configurations it knows (parallax hook claude-code install --settings).\n")
+	for _, p := range append(list, path) {
+		b.WriteString(p + "\n")
+	}
+	dst := ProtectedPath(root)
+	tmp, err := os.CreateTemp(StateDir(root), ".protected-*")
+	if err != nil {
+		return false, fmt.Errorf("write %s: %w", dst, err)
+	}
+	_, err = tmp.Write(b.Bytes())
+	err = errors.Join(err, tmp.Chmod(0o600), tmp.Sync(), tmp.Close())
+	if err == nil {
+		err = os.Rename(tmp.Name(), dst)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return false, fmt.Errorf("write %s: %w", dst, err)
+	}
+	return true, nil
+}
