@@ -28,6 +28,15 @@ description: Says hello. Use when asked to greet.
 Say hello and stop.
 `
 
+// shellSkill runs a shell line when it loads (the !` + "`cmd`" + ` syntax).
+const shellSkill = `---
+name: shell
+description: Shows the date. Use when asked for the date.
+allowed-tools: Bash(echo:*)
+---
+The marker is: !` + "`echo skill-shell-ran`" + `
+`
+
 // captureScript is one tool call per model turn, covering the tools and
 // outcomes whose hook inputs the gate must understand.
 func captureScript(project, pageURL string) []Turn {
@@ -46,6 +55,7 @@ func captureScript(project, pageURL string) []Turn {
 		one("WebFetch", map[string]any{"url": pageURL, "prompt": "What does the page say?"}),
 		one("TaskCreate", map[string]any{"subject": "Write the notes", "description": "Write notes.txt", "activeForm": "Writing the notes"}),
 		one("Skill", map[string]any{"skill": "hello"}),
+		one("Skill", map[string]any{"skill": "shell"}),
 		one("Read", map[string]any{"file_path": filepath.Join(project, "nb.ipynb")}),
 		one("NotebookEdit", map[string]any{"notebook_path": filepath.Join(project, "nb.ipynb"), "cell_id": "c1", "new_source": "print(2)", "edit_mode": "replace"}),
 	}
@@ -58,6 +68,7 @@ func TestCaptureHookEvents(t *testing.T) {
 		"README.md":                     "# demo\n",
 		"nb.ipynb":                      notebook,
 		".claude/skills/hello/SKILL.md": skill,
+		".claude/skills/shell/SKILL.md": shellSkill,
 	} {
 		p := filepath.Join(project, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
