@@ -53,10 +53,11 @@ type hookProc struct {
 
 func newHookProc(t *testing.T, home string) *hookProc {
 	t.Helper()
-	env := []string{"HOME=" + home}
+	// In process: a daemon started from the test binary would run the tests.
+	env := []string{"HOME=" + home, hookDaemonEnv + "=off"}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "CLAUDE_PROJECT_DIR=") &&
-			!strings.HasPrefix(kv, hookProcessEnv+"=") {
+			!strings.HasPrefix(kv, hookProcessEnv+"=") && !strings.HasPrefix(kv, hookDaemonEnv+"=") {
 			env = append(env, kv)
 		}
 	}

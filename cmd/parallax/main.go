@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -10,6 +11,13 @@ import (
 )
 
 func main() {
+	if isHookCall(os.Args[1:]) { // every tool call of Claude Code: skip building the command tree
+		if err := runHook(context.Background(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "parallax:", err)
+			os.Exit(exitCode(err))
+		}
+		return
+	}
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "parallax:", err)
