@@ -23,13 +23,17 @@
 //     is complete: nothing half-written reaches the host.
 //   - Same answers: the daemon runs claudecode.Run on the forwarded bytes
 //     with the forwarded HOME and CLAUDE_PROJECT_DIR; the workspace is
-//     found from the input's cwd as in process. Every call opens the
-//     workspace afresh, so policy.yaml, config.yaml, ~/.parallax/policy.yaml
-//     and the session taint other processes wrote are read as a fresh
-//     process reads them, and every decision is in the audit chain (closed
-//     and flushed) before it is answered. What stays warm is package state
-//     that no file decides (tables, compiled presets) and the guard's
-//     filesystem reads, through its inotify-validated cache.
+//     found from the input's cwd as in process. Every call builds its gate
+//     afresh, so policy.yaml and ~/.parallax/policy.yaml are read as a
+//     fresh process reads them; the session taint other processes wrote is
+//     read from the database by every decision. The database and the audit
+//     chain stay open between calls (workspace.Pool) only while the
+//     identities of .parallax, the database, the audit chain and
+//     config.yaml (its size and times too) are unchanged; a workspace with
+//     a judge is opened afresh every call. Every decision is in the audit
+//     chain (appended and fsynced) before it is answered. What else stays
+//     warm is package state no file decides (tables, compiled presets) and
+//     the guard's filesystem reads, through its inotify-validated cache.
 //   - Same binary: the client sends its executable's identity (path,
 //     device, inode, size, modification time). A daemon started from
 //     another binary refuses the call and exits; the client decides in

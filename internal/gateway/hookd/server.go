@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/parallax/parallax/internal/gateway/claudecode"
+	"github.com/parallax/parallax/internal/workspace"
 )
 
 // DefaultIdle is how long a daemon waits for a call before it exits.
@@ -73,7 +74,7 @@ func Decide(ctx context.Context, req *Request) Response {
 // or a client of another binary calls; then it finishes the calls in
 // flight and returns. The socket is removed; the lock file stays (it is
 // what orders daemons of the same workspace).
-func (s *Server) Serve(ctx context.Context) error {
+func (s *Server) Serve(ctx context.Context) (err error) {
 	lock, err := s.lock(ctx)
 	if err != nil {
 		return err
@@ -89,6 +90,9 @@ func (s *Server) Serve(ctx context.Context) error {
 		return errors.Join(fmt.Errorf("socket mode: %w", err), ln.Close())
 	}
 	s.stop = make(chan struct{})
+	pool := workspace.NewPool()
+	defer func() { err = errors.Join(err, pool.Close()) }()
+	ctx = workspace.WithPool(ctx, pool)
 	if s.Ready != nil {
 		close(s.Ready)
 	}
