@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/internal/gateway/claudecode"
 	"github.com/parallax/parallax/internal/gateway/hookd"
 )
@@ -147,7 +146,6 @@ func runHookDaemon(ctx context.Context, dir string, idle time.Duration) error {
 	if err != nil {
 		return err
 	}
-	guard.ShareFilesystemReads() // many decisions in one process: keep the reads inotify says are unchanged
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	srv := &hookd.Server{Socket: sock, Identity: id, Idle: idle, LockWait: 2 * time.Second}

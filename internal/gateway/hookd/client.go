@@ -56,7 +56,7 @@ func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) e
 	resp, err := Forward(ctx, sock, opts.callTimeout(), &Request{Identity: opts.Identity, Home: opts.Home,
 		ProjectDir: opts.ProjectDir, Stdin: buf})
 	if err != nil {
-		if opts.Start != nil && (errors.Is(err, errNoDaemon) || errors.Is(err, errRefused)) {
+		if opts.Start != nil && (errors.Is(err, errNoDaemon) || errors.Is(err, errRefused) || errors.Is(err, errForeign)) {
 			opts.Start(root, sock)
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < minInProcess {
@@ -143,14 +143,26 @@ func Forward(ctx context.Context, sock string, timeout time.Duration, req *Reque
 	if dl, ok := ctx.Deadline(); ok {
 		_ = c.SetDeadline(dl)
 	}
-	if err := samePeer(c); err != nil {
+	pid, err := samePeer(c)
+	if err != nil {
 		return Response{}, err
 	}
+	// A peer that does not run this binary may be an old daemon (the
+	// binary was replaced: the call tells it to exit) or anything else
+	// that bound the socket: it is sent the call, never believed.
+	trusted := runsBinary(pid, req.Identity)
 	if err := writeRequest(c, req); err != nil {
 		return Response{}, fmt.Errorf("send to the hook daemon: %w", err)
 	}
 	if err := c.CloseWrite(); err != nil {
 		return Response{}, fmt.Errorf("send to the hook daemon: %w", err)
 	}
-	return readAnswer(bufio.NewReaderSize(c, 64<<10))
+	resp, err := readAnswer(bufio.NewReaderSize(c, 64<<10))
+	if err == nil && !trusted {
+		err = errForeign
+	}
+	return resp, err
 }
+
+// errForeign is a peer that does not run this binary.
+var errForeign = errors.New("the process on the hook socket does not run this parallax binary")

@@ -79,7 +79,15 @@ func run(ctx context.Context, opts Options, in []byte) result {
 	return r
 }
 
-var testID = Identity{Path: "/opt/parallax/bin/parallax", Dev: 1, Ino: 2, Size: 3, ModTime: 4}
+// testID is the test binary's identity: the daemons of these tests run
+// in it, and the client checks the peer's executable against it.
+var testID = func() Identity {
+	id, err := SelfIdentity()
+	if err != nil {
+		panic(err)
+	}
+	return id
+}()
 
 // daemon is a Server running for a test.
 type daemon struct {
@@ -266,6 +274,20 @@ func TestDaemonFreshState(t *testing.T) {
 	}
 	mustDecide(read, "")
 
+	// A link planted between calls: the guard's kept filesystem reads
+	// must see it (inotify), as a fresh process would.
+	writeFile(t, filepath.Join(home, ".ssh", "id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----\n")
+	writeFile(t, filepath.Join(root, "docs", "key.txt"), "not a key\n")
+	readKey := hookInput(t, claudecode.EventPreToolUse, "f1", root, "Read", map[string]any{"file_path": "docs/key.txt"}, nil)
+	mustDecide(readKey, "")
+	if err := os.Remove(filepath.Join(root, "docs", "key.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(root, "docs", "key.txt")); err != nil {
+		t.Fatal(err)
+	}
+	mustDecide(readKey, `"deny"`)
+
 	fetch := hookInput(t, claudecode.EventPreToolUse, "f2", root, "WebFetch",
 		map[string]any{"url": "https://api.example.com/report", "prompt": "Summarise"}, nil)
 	mustDecide(fetch, "")
@@ -356,6 +378,17 @@ func TestClientFaults(t *testing.T) {
 			}
 		})
 	}
+	t.Run("forged allow from another executable", func(t *testing.T) {
+		stop := fakeDaemon(t, root, answer(`{"v":1,"ok":true,"n":0}`+"\n"))
+		defer stop()
+		opts := clientOpts(home)
+		opts.Identity.Ino++ // the peer (this test binary) is not "this binary"
+		started := 0
+		opts.Start = func(string, string) { started++ }
+		if got := run(ctx, opts, in); got != want || started != 1 {
+			t.Errorf("got %+v (%d daemons started), want the in-process %+v and a new daemon", got, started, want)
+		}
+	})
 	t.Run("slow", func(t *testing.T) {
 		release := make(chan struct{})
 		stop := fakeDaemon(t, root, func(net.Conn) { <-release })

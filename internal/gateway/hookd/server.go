@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/internal/gateway/claudecode"
 	"github.com/parallax/parallax/internal/workspace"
 )
@@ -90,6 +91,7 @@ func (s *Server) Serve(ctx context.Context) (err error) {
 		return errors.Join(fmt.Errorf("socket mode: %w", err), ln.Close())
 	}
 	s.stop = make(chan struct{})
+	guard.ShareFilesystemReads() // many decisions in one process: keep the reads inotify says are unchanged
 	pool := workspace.NewPool()
 	defer func() { err = errors.Join(err, pool.Close()) }()
 	ctx = workspace.WithPool(ctx, pool)
@@ -182,7 +184,7 @@ func (s *Server) handle(ctx context.Context, c *net.UnixConn) {
 		_ = c.Close()
 	}()
 	_ = c.SetDeadline(time.Now().Add(callTimeout))
-	if err := samePeer(c); err != nil {
+	if _, err := samePeer(c); err != nil {
 		return
 	}
 	req, err := readRequest(bufio.NewReaderSize(c, 64<<10))
