@@ -6,12 +6,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -542,5 +545,98 @@ func TestSocketPath(t *testing.T) {
 	}
 	if err := privateDir(link); err == nil {
 		t.Errorf("a link as the socket directory must be refused")
+	}
+}
+
+// peerHelperEnv makes the test binary a client that sends one call to the
+// socket it names and prints what came back (TestPeerHelper).
+const peerHelperEnv = "HOOKD_PEER_HELPER_SOCKET"
+
+// TestPeerHelper is not a test: it is the client process of
+// TestServerRefusesOtherUsers when peerHelperEnv is set.
+func TestPeerHelper(t *testing.T) {
+	sock := os.Getenv(peerHelperEnv)
+	if sock == "" {
+		t.Skip("helper process of TestServerRefusesOtherUsers")
+	}
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		fmt.Println("dial:", err)
+		os.Exit(0)
+	}
+	in := []byte(`{"session_id":"u","cwd":"/","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/x"}}`)
+	if err := writeRequest(c, &Request{Identity: testID, Stdin: in}); err != nil {
+		fmt.Println("send:", err)
+		os.Exit(0)
+	}
+	_ = c.(*net.UnixConn).CloseWrite()
+	if _, err := readAnswer(bufio.NewReader(c)); err != nil {
+		fmt.Println("no answer:", err)
+		os.Exit(0)
+	}
+	fmt.Println("answered")
+	os.Exit(0)
+}
+
+// TestServerRefusesOtherUsers: a process of another user that reaches the
+// socket (here made world-writable on purpose) gets no answer and no
+// decision is made; the same client as this user is answered.
+func TestServerRefusesOtherUsers(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("running a client as another user needs root")
+	}
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "client")
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil { //nolint:gosec // the test binary, run by another user
+		t.Fatal(err)
+	}
+	id, err := FileIdentity(bin) // the helper's own identity
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int64
+	srv := &Server{Socket: filepath.Join(dir, "s.sock"), Identity: id, Ready: make(chan struct{}),
+		Decide: func(context.Context, *Request) Response { calls.Add(1); return Response{} }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	<-srv.Ready
+	if err := os.Chmod(srv.Socket, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	client := func(uid uint32) string {
+		cmd := exec.Command(bin, "-test.run=^TestPeerHelper$")
+		cmd.Env = []string{peerHelperEnv + "=" + srv.Socket}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("client as uid %d: %v\n%s", uid, err, out)
+		}
+		return string(out)
+	}
+	if out := client(65534); strings.Contains(out, "answered") || calls.Load() != 0 {
+		t.Errorf("client of another user: %q, %d decisions; want no answer and none", out, calls.Load())
+	}
+	if out := client(0); !strings.Contains(out, "answered") || calls.Load() != 1 {
+		t.Errorf("client of this user: %q, %d decisions; want an answer", out, calls.Load())
 	}
 }
