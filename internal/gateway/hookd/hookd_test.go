@@ -640,3 +640,45 @@ func TestServerRefusesOtherUsers(t *testing.T) {
 		t.Errorf("client of this user: %q, %d decisions; want an answer", out, calls.Load())
 	}
 }
+
+// TestDaemonParallelCalls: Claude Code runs the hooks of parallel tool
+// calls at the same time; every call through the daemon is answered
+// rightly and every decision lands in one verifiable chain.
+func TestDaemonParallelCalls(t *testing.T) {
+	root, home := newWorkspace(t)
+	d := startDaemon(t, root, nil)
+	before, err := audit.Verify(audit.DefaultPath(root), audit.VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make(chan string, n)
+	for i := range n {
+		file, want := "notes.txt", ""
+		if i%2 == 1 {
+			file, want = "/etc/shadow", `"deny"`
+		}
+		in := hookInput(t, claudecode.EventPreToolUse, fmt.Sprintf("p%d", i), root, "Read", map[string]any{"file_path": file}, nil)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := run(context.Background(), clientOpts(home), in)
+			if r.err != "" || (want == "" && r.stdout != "") || !strings.Contains(r.stdout, want) {
+				errs <- fmt.Sprintf("%s: got %+v, want %q", file, r, want)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if d.calls.Load() != n {
+		t.Errorf("the daemon answered %d calls, want %d", d.calls.Load(), n)
+	}
+	rep, err := audit.Verify(audit.DefaultPath(root), audit.VerifyOptions{})
+	if err != nil || rep.Entries != before.Entries+n {
+		t.Errorf("audit chain: %d entries, %v; want %d, verified", rep.Entries, err, before.Entries+n)
+	}
+}
