@@ -28,7 +28,7 @@ const testSecret = "aws_secret_access_key = q8Vt2LmN0xR5bY7wKp3ZcF9sHd1JgA6eUo4i
 
 // newWorkspace is a workspace made by parallax init's code, with a few
 // files, and a home directory.
-func newWorkspace(t *testing.T) (root, home string) {
+func newWorkspace(t testing.TB) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), t.TempDir()
 	if _, err := workspace.Init(context.Background(), root, workspace.InitOptions{}); err != nil {
@@ -40,7 +40,7 @@ func newWorkspace(t *testing.T) (root, home string) {
 	return root, home
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func writeFile(t *testing.T, path, content string) {
 }
 
 // hookInput is a hook input as Claude Code writes it.
-func hookInput(t *testing.T, event, session, cwd, tool string, input, response any) []byte {
+func hookInput(t testing.TB, event, session, cwd, tool string, input, response any) []byte {
 	t.Helper()
 	m := map[string]any{"session_id": session, "transcript_path": "/tmp/t/" + session + ".jsonl", "cwd": cwd,
 		"permission_mode": "default", "hook_event_name": event, "tool_name": tool, "tool_input": input,
@@ -101,7 +101,7 @@ type daemon struct {
 
 // startDaemon serves the workspace at root until the test ends (or the
 // server stops on its own: wait).
-func startDaemon(t *testing.T, root string, decide func(context.Context, *Request) Response) *daemon {
+func startDaemon(t testing.TB, root string, decide func(context.Context, *Request) Response) *daemon {
 	t.Helper()
 	sock, err := SocketPath(root)
 	if err != nil {
@@ -133,7 +133,7 @@ func startDaemon(t *testing.T, root string, decide func(context.Context, *Reques
 }
 
 // wait waits for Serve to return (once; later calls return nil).
-func (d *daemon) wait(t *testing.T) error {
+func (d *daemon) wait(t testing.TB) error {
 	t.Helper()
 	select {
 	case err, ok := <-d.done:
