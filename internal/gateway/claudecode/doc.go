@@ -2,7 +2,8 @@
 // PreToolUse and PostToolUse command hook (`parallax hook claude-code`).
 // Every hook call is a new process: it finds the workspace, opens its
 // database and audit chain, maps the tool call to a catalog action and
-// answers on stdout.
+// answers on stdout. (Package hookd runs this same code in a warm
+// per-workspace daemon and forwards hook processes' input to it.)
 //
 //	PreToolUse:  Bash → execute_command (in cwd), Read → read_file,
 //	             Write → write_file, Edit/MultiEdit/NotebookEdit → edit_file,
