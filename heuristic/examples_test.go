@@ -71,8 +71,8 @@ func describe(in *Input) string {
 }
 
 func checkExamples(t *testing.T, typedOnly bool) {
-	for i := range Rules {
-		r := &Rules[i]
+	for i := range Rules() {
+		r := &Rules()[i]
 		t.Run(r.ID, func(t *testing.T) {
 			for _, set := range []struct {
 				name string
@@ -104,8 +104,8 @@ func TestRuleExamplesTyped(t *testing.T) { checkExamples(t, true) }
 
 func TestRuleTable(t *testing.T) {
 	seen := map[string]bool{}
-	for i := range Rules {
-		r := &Rules[i]
+	for i := range Rules() {
+		r := &Rules()[i]
 		if r.ID == "" || seen[r.ID] {
 			t.Errorf("rule %d: empty or duplicate id %q", i, r.ID)
 		}
@@ -165,8 +165,8 @@ func TestEvaluateOrder(t *testing.T) {
 // TestDetailsHideSecrets checks that no detail echoes a secret value.
 func TestDetailsHideSecrets(t *testing.T) {
 	secrets := []string{"AKIA4QZ7RT2MXW9KLP3D", "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R", "xoxb-123456789012"}
-	for i := range Rules {
-		for _, e := range Rules[i].Positive {
+	for i := range Rules() {
+		for _, e := range Rules()[i].Positive {
 			for _, f := range EvaluateAll(prepare(t, e)) {
 				for _, s := range secrets {
 					if strings.Contains(f.Detail, s) {

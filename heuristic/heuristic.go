@@ -1,6 +1,8 @@
 package heuristic
 
 import (
+	"sync"
+
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/shell"
 	"github.com/parallax/parallax/verdict"
@@ -76,12 +78,26 @@ type Finding struct {
 // back and stopping at the first match is Evaluate's contract.
 type ruleIndex map[action.Type][]*Rule
 
-// byType is built once from the table. buildIndex also fills
-// embeddedShellRules (see instruct.go): the Rules initialiser cannot
-// reference an index of itself without an initialisation cycle.
-var byType = buildIndex(Rules)
+// index is built once from the table, on first use: the rules by type,
+// and the BLOCK rules for execute_command in table order (embeddedShell,
+// see instruct.go).
+func index() *ruleIndexes {
+	indexOnce.Do(func() { indexed = buildIndex(Rules()) })
+	return &indexed
+}
 
-func buildIndex(rules []Rule) ruleIndex {
+var (
+	indexOnce sync.Once
+	indexed   ruleIndexes
+)
+
+// ruleIndexes are the indexes of the table.
+type ruleIndexes struct {
+	byType        ruleIndex
+	embeddedShell []*Rule
+}
+
+func buildIndex(rules []Rule) ruleIndexes {
 	idx := ruleIndex{}
 	for _, d := range [...]verdict.Decision{verdict.Block, verdict.Escalate} {
 		for i := range rules {
@@ -94,12 +110,13 @@ func buildIndex(rules []Rule) ruleIndex {
 			}
 		}
 	}
+	var embedded []*Rule
 	for _, r := range idx[action.ExecuteCommand] {
 		if r.Decision == verdict.Block {
-			embeddedShellRules = append(embeddedShellRules, r)
+			embedded = append(embedded, r)
 		}
 	}
-	return idx
+	return ruleIndexes{byType: idx, embeddedShell: embedded}
 }
 
 // Evaluate returns the deciding finding: the first matching BLOCK rule in
@@ -109,7 +126,7 @@ func Evaluate(in *Input) (Finding, bool) {
 	if in == nil || in.Action == nil {
 		return Finding{}, false
 	}
-	for _, r := range byType[in.Action.Type] {
+	for _, r := range index().byType[in.Action.Type] {
 		if d, ok := r.Match(in); ok {
 			return Finding{Rule: r, Detail: d}, true
 		}
@@ -124,7 +141,7 @@ func EvaluateAll(in *Input) []Finding {
 		return nil
 	}
 	var out []Finding
-	for _, r := range byType[in.Action.Type] {
+	for _, r := range index().byType[in.Action.Type] {
 		if d, ok := r.Match(in); ok {
 			out = append(out, Finding{Rule: r, Detail: d})
 		}
@@ -134,9 +151,10 @@ func EvaluateAll(in *Input) []Finding {
 
 // Lookup returns the rule with the given ID.
 func Lookup(id string) (*Rule, bool) {
-	for i := range Rules {
-		if Rules[i].ID == id {
-			return &Rules[i], true
+	rules := Rules()
+	for i := range rules {
+		if rules[i].ID == id {
+			return &rules[i], true
 		}
 	}
 	return nil, false

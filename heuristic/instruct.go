@@ -8,11 +8,6 @@ import (
 	"github.com/parallax/parallax/shell"
 )
 
-// embeddedShellRules are the BLOCK rules for execute_command, in table
-// order. buildIndex fills it: a rule matcher cannot reference the table
-// that contains it from the table's own initialiser.
-var embeddedShellRules []*Rule
-
 // instructionText returns the instruction text of an action: a
 // sub-agent's task, a message to an agent, a scheduled task, a memory.
 func instructionText(a *action.Action) (field, text string) {
@@ -330,7 +325,7 @@ func embeddedBlock(in *Input, span string) (string, bool) {
 		Workspace: in.Workspace,
 		Home:      in.Home,
 	}
-	for _, r := range embeddedShellRules {
+	for _, r := range index().embeddedShell {
 		if d, ok := r.Match(&sub); ok {
 			return r.ID + ": " + d, true
 		}

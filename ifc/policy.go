@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/parallax/parallax/internal/memo"
 	"github.com/parallax/parallax/internal/yamlfile"
 
 	"github.com/parallax/parallax/verdict"
@@ -118,13 +119,26 @@ func PresetNames() []string { return presets.Names() }
 func PresetSource(name string) ([]byte, error) { return presets.Source(name) }
 
 // Preset compiles an embedded preset; its name is "preset:NAME".
+//
+// A compiled preset depends only on the embedded text and a Policy is
+// never changed once compiled, so compilations are remembered.
 func Preset(name string) (*Policy, error) {
+	if p, ok := compiledPresets.Get(name); ok {
+		return p, nil
+	}
 	data, err := PresetSource(name)
 	if err != nil {
 		return nil, err
 	}
-	return Parse("preset:"+name, data)
+	p, err := Parse("preset:"+name, data)
+	if err == nil {
+		compiledPresets.Put(name, p)
+	}
+	return p, err
 }
+
+// compiledPresets remembers compiled presets by name.
+var compiledPresets = memo.New[*Policy](16)
 
 // Resolve compiles a preset name, else a policy file. Empty means the
 // default preset; a file that shares a preset's name is reached as

@@ -3,6 +3,7 @@ package ifc
 import (
 	"fmt"
 	"regexp"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -20,7 +21,7 @@ type prule struct {
 
 var (
 	ruleKeys  = []string{"name", "description", "levels", "sinks", "decision", "reason"}
-	validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
+	validName = lazyRE(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
 )
 
 // rules reads the rules: list.
@@ -90,7 +91,7 @@ func (c *pcompiler) rule(i int, n *yaml.Node) (prule, bool) {
 // ruleName checks a rule name's spelling and uniqueness.
 func (c *pcompiler) ruleName(n *yaml.Node, s string) {
 	switch {
-	case !validName.MatchString(s):
+	case !validName().MatchString(s):
 		c.problem(n.Line, s, "name: want letters, digits, _ . - (at most 128, starting with a letter or digit)")
 	case c.names[s]:
 		c.problem(n.Line, s, "name: another rule has this name")
@@ -128,4 +129,10 @@ func compile(p *Policy, rules []prule) {
 				Reason: "memory_write is refused once the session has seen " + l.String() + " data"}
 		}
 	}
+}
+
+// lazyRE compiles expr once, on the first call of the returned function:
+// package initialisation stays cheap for processes that never need it.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -83,7 +82,7 @@ func (c *pcompiler) problem(line int, rule, msg string) {
 	c.problems = append(c.problems, Problem{File: c.file, Line: line, Rule: rule, Msg: msg})
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = lazyRE(`line (\d+)`)
 
 // root decodes the single YAML document and returns its top mapping.
 func (c *pcompiler) root(data []byte) *yaml.Node {
@@ -95,7 +94,7 @@ func (c *pcompiler) root(data []byte) *yaml.Node {
 			return nil
 		}
 		line := 0
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 			line, _ = strconv.Atoi(m[1])
 		}
 		c.problem(line, "", "invalid YAML: "+strings.TrimPrefix(err.Error(), "yaml: "))

@@ -2,7 +2,6 @@ package judge
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -51,17 +50,9 @@ type Recorder interface {
 	Append(ctx context.Context, e audit.Event) (audit.Entry, error)
 }
 
-// Input is one escalated action, as data.
-type Input struct {
-	Session  string
-	Type     string
-	Payload  json.RawMessage
-	Hash     string   // the action's canonical hash: the cache key
-	Findings []string // what the deterministic tiers found (rule: reason)
-	Taint    string   // the session's taint level name
-	Secret   bool     // the data is secret (supervisor: always a human)
-	Scope    string   // supervisor cache scope (tool and query); "" uses Hash
-}
+// Input is one escalated action, as data. It is defined in verdict so
+// that shield can call a judge without importing this package (and llm).
+type Input = verdict.JudgeInput
 
 // Profile is what makes the judge or the supervisor.
 type Profile struct {

@@ -84,7 +84,7 @@ func (c *client) prepare(req *Request) error {
 	if req.Model == "" {
 		req.Model = c.ref.Model
 	}
-	if !modelNameRE.MatchString(req.Model) {
+	if !modelNameRE().MatchString(req.Model) {
 		return &Error{Kind: KindInvalid, Model: c.ref.Name, Provider: c.ref.Provider,
 			Detail: "model override must be 1-128 characters of letters, digits and ._:/@-"}
 	}

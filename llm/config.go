@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -100,12 +101,19 @@ const (
 // MaxConfigBytes bounds a configuration file.
 const MaxConfigBytes = 1 << 20
 
+// The name checks are compiled on first use: their bounded repetitions
+// make large programs, and most processes never read an llm block.
 var (
-	envNameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
-	modelNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$`)
-	yamlValueRE = regexp.MustCompile("`[^`]*`")
-	entryNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
+	envNameRE   = lazyRE(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+	modelNameRE = lazyRE(`^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$`)
+	yamlValueRE = lazyRE("`[^`]*`")
+	entryNameRE = lazyRE(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
 )
+
+// lazyRE compiles expr once, on the first call of the returned function.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // LoadConfig reads and validates a YAML configuration file.
 func LoadConfig(file string) (Config, error) {
@@ -150,7 +158,7 @@ func ParseConfig(name string, data []byte) (Config, error) {
 // pasted into the wrong field must not reach a log. Line numbers, field
 // names and types stay; control characters go.
 func yamlMessage(err error) string {
-	msg := yamlValueRE.ReplaceAllString(err.Error(), "`…`")
+	msg := yamlValueRE().ReplaceAllString(err.Error(), "`…`")
 	return strings.Map(func(r rune) rune {
 		if r != '\n' && unicode.IsControl(r) {
 			return -1
@@ -202,17 +210,17 @@ func (r Roles) lookup(role Role) (string, bool) {
 }
 
 func (m *ModelConfig) validate() error {
-	if !entryNameRE.MatchString(m.Name) {
+	if !entryNameRE().MatchString(m.Name) {
 		return errors.New("name must be 1-64 of a-z 0-9 _ . - starting with a letter or digit")
 	}
 	info, ok := providers[m.Provider]
 	if !ok {
 		return fmt.Errorf("unknown provider %q (want anthropic, openai, openai_compatible, ollama, vllm or gemini)", m.Provider)
 	}
-	if !modelNameRE.MatchString(m.Model) {
+	if !modelNameRE().MatchString(m.Model) {
 		return errors.New("model must be 1-128 characters of letters, digits and ._:/@-")
 	}
-	if m.APIKeyEnv != "" && !envNameRE.MatchString(m.APIKeyEnv) {
+	if m.APIKeyEnv != "" && !envNameRE().MatchString(m.APIKeyEnv) {
 		// Never echo the value: it may be the key itself, pasted here.
 		return errors.New("api_key_env must be the name of an environment variable (letters, digits, _), not a key")
 	}

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -39,11 +38,11 @@ const geminiCallPrefix = "gemini_call_"
 
 // geminiModelRE is what a Gemini model id looks like; anything else
 // could change the method in the URL.
-var geminiModelRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+var geminiModelRE = lazyRE(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 func (g *geminiBackend) endpoint(model, method string) (string, error) {
 	model = strings.TrimPrefix(model, "models/")
-	if !geminiModelRE.MatchString(model) {
+	if !geminiModelRE().MatchString(model) {
 		return "", fmt.Errorf("%w: gemini model %q is not a model id", errInvalid, model)
 	}
 	return g.base + "/v1beta/models/" + url.PathEscape(model) + ":" + method, nil

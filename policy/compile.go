@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"go.yaml.in/yaml/v3"
@@ -24,7 +25,7 @@ var (
 		"tier", "action_types", "reason"}
 )
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
+var validName = lazyRE(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
 
 // ruleCtx collects the problems of one rule.
 type ruleCtx struct {
@@ -105,7 +106,7 @@ func (c *compiler) ruleName(x *ruleCtx, r *rule, sec section, idx int, n, v *yam
 	if r.name == "" {
 		return
 	}
-	if !validName.MatchString(r.name) {
+	if !validName().MatchString(r.name) {
 		x.fail(v, "name must be 1-128 letters, digits, '_', '.' or '-' starting with a letter or digit")
 	}
 	if line, dup := c.names[r.name]; dup {
@@ -486,15 +487,21 @@ func (x *ruleCtx) capabilities(n *yaml.Node) []string {
 	return list
 }
 
-var validMethod = regexp.MustCompile(`^[A-Z]{1,20}$`)
+var validMethod = lazyRE(`^[A-Z]{1,20}$`)
 
 func (x *ruleCtx) methods(n *yaml.Node) []string {
 	list := x.strList(n)
 	for i, s := range list {
 		list[i] = strings.ToUpper(s)
-		if s != "" && !validMethod.MatchString(list[i]) {
+		if s != "" && !validMethod().MatchString(list[i]) {
 			x.fail(n.Content[i], "bad HTTP method %q", s)
 		}
 	}
 	return list
+}
+
+// lazyRE compiles expr once, on the first call of the returned function:
+// package initialisation stays cheap for processes that never need it.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

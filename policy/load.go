@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,7 +88,7 @@ func (c *compiler) checkVars(v Vars) (Vars, bool) {
 	return v, ok
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = lazyRE(`line (\d+)`)
 
 func (c *compiler) document(data []byte) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -99,7 +98,7 @@ func (c *compiler) document(data []byte) {
 			return // an empty file is an empty policy
 		}
 		line := 0
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 			line, _ = strconv.Atoi(m[1])
 		}
 		c.problem(line, "", "invalid YAML: "+strings.TrimPrefix(err.Error(), "yaml: "))

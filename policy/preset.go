@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/parallax/parallax/internal/memo"
 	"github.com/parallax/parallax/internal/yamlfile"
 )
 
@@ -21,13 +22,28 @@ func PresetNames() []string { return presets.Names() }
 func PresetSource(name string) ([]byte, error) { return presets.Source(name) }
 
 // Preset compiles an embedded preset. Its rules' source is "preset:NAME".
+// A compiled preset depends only on the embedded text and v, and a Policy
+// is never changed once compiled (With builds a new one), so compilations
+// are remembered: a process that builds many gates (the hook daemon)
+// parses each preset once per workspace and home.
 func Preset(name string, v Vars) (*Policy, error) {
+	key := name + "\x00" + v.Workspace + "\x00" + v.Home
+	if p, ok := compiledPresets.Get(key); ok {
+		return p, nil
+	}
 	data, err := PresetSource(name)
 	if err != nil {
 		return nil, err
 	}
-	return Parse("preset:"+name, data, v)
+	p, err := Parse("preset:"+name, data, v)
+	if err == nil {
+		compiledPresets.Put(key, p)
+	}
+	return p, err
 }
+
+// compiledPresets remembers compiled presets by name and Vars.
+var compiledPresets = memo.New[*Policy](64)
 
 // IsPreset reports whether name is an embedded preset.
 func IsPreset(name string) bool {

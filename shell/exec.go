@@ -285,7 +285,7 @@ func loadNames() {
 		for _, n := range commonNames {
 			set[n] = true
 		}
-		for n := range programs {
+		for n := range programs() {
 			set[n] = true
 		}
 		for n := range set {

@@ -1,11 +1,16 @@
 package shell
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // The knowledge base of programs. Each kb_*.go file holds one static table
 // (files, text, archives, network, dev tools, containers and clouds,
 // system administration, interpreters and wrappers, misc). programs merges
-// them once, at package initialisation, without init() functions.
+// them once, on the first Lookup (not at package initialisation: a process
+// that never analyses a command does not pay for them), without init()
+// functions.
 //
 // Conventions the tables rely on (the core implements them):
 //   - Flag parsing stops at the first positional argument whose role is
@@ -17,20 +22,26 @@ import "strings"
 //   - Check functions never reference programs or Lookup (that would be an
 //     initialisation cycle); they nest through Call.Run and Call.RunShell.
 
-// kbTables lists the tables merged into programs. A name must appear in
-// one table only (kb_test.go checks it).
-var kbTables = []map[string]*Program{
-	kbFiles, kbFileMeta, kbText, kbFind, kbArchive, kbNet, kbNet2,
-	kbGit, kbDev, kbPkg, kbContainer, kbCloud, kbSystem, kbAdmin,
-	kbInterp, kbWrap, kbMisc,
+// kbTables lists the builders of the tables merged into programs. A name
+// must appear in one table only (kb_test.go checks it).
+var kbTables = []func() map[string]*Program{
+	kbFilesTable, kbFileMetaTable, kbTextTable, kbFindTable, kbArchiveTable, kbNetTable, kbNet2Table,
+	kbGitTable, kbDevTable, kbPkgTable, kbContainerTable, kbCloudTable, kbSystemTable, kbAdminTable,
+	kbInterpTable, kbWrapTable, kbMiscTable,
 }
 
 // programs is the knowledge base: program base name → what it does with
-// its arguments.
-var programs = merge(kbTables, kbAliases)
+// its arguments, built once on first use.
+var programs = sync.OnceValue(func() map[string]*Program {
+	tables := make([]map[string]*Program, len(kbTables))
+	for i, build := range kbTables {
+		tables[i] = build()
+	}
+	return merge(tables, kbAliases)
+})
 
 // Lookup returns the knowledge base entry for a program base name, or nil.
-func Lookup(name string) *Program { return programs[name] }
+func Lookup(name string) *Program { return programs()[name] }
 
 // merge builds the knowledge base from the tables, then adds aliases
 // (alias name → canonical name). The first table naming a program wins;

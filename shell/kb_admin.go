@@ -4,102 +4,107 @@ import "strings"
 
 // Privilege, users, firewalls, mandatory access control, audit, secrets.
 
-var (
-	kPriv     = []TagKind{TagPrivilege}
-	kSudoLike = &Program{Flags: flags(shorts("AbEeHiKklnPSsVv")+" --preserve-env --login --shell --non-interactive --stdin --background --reset-timestamp --remove-timestamp --list --validate", fBool,
-		"-u --user -g --group -C --close-from -D --chdir -h --host -p --prompt -r --role -t --type -T --command-timeout -U --other-user", fVal),
-		Args: []Role{RoleCommand}, Tags: kPriv, Check: checkSudo}
-	kUserMod = &Program{Flags: flags(shorts("aDlLmMNoUrf")+" --append --move-home --lock --unlock --create-home --system --no-create-home --non-unique", fBool,
-		"-c --comment -d --home -e --expiredate -f --inactive -g --gid -G --groups -l --login -p --password -s --shell -u --uid -k --skel -K --key -R --root -Z", fVal),
-		Tags: []TagKind{TagSystemChange}, Check: checkUsermod}
-	kFirewall = &Program{Check: checkIptables}
-	kCredHunt = &Program{Rest: RoleRead, Tags: []TagKind{TagCredentialSearch}}
-)
+// kbAdminTable builds the kbAdmin table. It runs once, on the first Lookup, not at
+// package initialisation (programs).
+func kbAdminTable() map[string]*Program {
+	var (
+		kPriv     = []TagKind{TagPrivilege}
+		kSudoLike = &Program{Flags: flags(shorts("AbEeHiKklnPSsVv")+" --preserve-env --login --shell --non-interactive --stdin --background --reset-timestamp --remove-timestamp --list --validate", fBool,
+			"-u --user -g --group -C --close-from -D --chdir -h --host -p --prompt -r --role -t --type -T --command-timeout -U --other-user", fVal),
+			Args: []Role{RoleCommand}, Tags: kPriv, Check: checkSudo}
+		kUserMod = &Program{Flags: flags(shorts("aDlLmMNoUrf")+" --append --move-home --lock --unlock --create-home --system --no-create-home --non-unique", fBool,
+			"-c --comment -d --home -e --expiredate -f --inactive -g --gid -G --groups -l --login -p --password -s --shell -u --uid -k --skel -K --key -R --root -Z", fVal),
+			Tags: []TagKind{TagSystemChange}, Check: checkUsermod}
+		kFirewall = &Program{Check: checkIptables}
+		kCredHunt = &Program{Rest: RoleRead, Tags: []TagKind{TagCredentialSearch}}
+	)
 
-var kbAdmin = map[string]*Program{
-	"sudo":   kSudoLike,
-	"doas":   {Flags: flags("-n -s -L", fBool, "-u -C", fVal), Args: []Role{RoleCommand}, Tags: kPriv},
-	"pkexec": {Flags: flags("--disable-internal-agent", fBool, "--user", fVal), Args: []Role{RoleCommand}, Tags: kPriv},
-	"su": {Flags: flags(shorts("lmpfP")+" --login --preserve-environment --pty", fBool, "-g --group -G --supp-group -w --whitelist-environment", fVal,
-		"-c --command --session-command", fShell, "-s --shell", fVal), Tags: kPriv},
-	"runuser": {Flags: flags(shorts("lmp")+" --login", fBool, "-u --user -g -G", fVal, "-c --command", fShell), Args: []Role{RoleNone, RoleCommand}, Tags: kPriv},
-	"sg":      {Flags: flags("-c", fShell), Tags: kPriv},
-	"newgrp":  {Tags: kPriv},
-	"setpriv": {Flags: flags("--reuid --regid --groups --inh-caps --ambient-caps --bounding-set", fVal), Args: []Role{RoleCommand}, Tags: kPriv},
-	"capsh":   {Tags: kPriv, Check: checkCapsh},
-	"setcap":  {Flags: flags("-q -r -v -n", fBool), Args: []Role{RoleNone}, Rest: RoleWrite, Tags: kPriv},
-	"getcap":  readAll(flags("-r -v -n", fBool)),
-	"useradd": kUserMod, "adduser": kUserMod, "usermod": kUserMod, "userdel": kUserMod, "deluser": kUserMod,
-	"groupadd": kUserMod, "groupdel": kUserMod, "groupmod": kUserMod, "addgroup": kUserMod, "delgroup": kUserMod,
-	"gpasswd":  {Flags: flags("-a --add -d --delete -A -M -r -R", fVal), Tags: []TagKind{TagSystemChange}, Check: checkGpasswd},
-	"passwd":   {Flags: flags(shorts("adeklSu")+" --stdin --status --lock --unlock --delete --expire", fBool, "-n -x -w -i", fVal), Tags: kPriv},
-	"chpasswd": {Flags: flags("-e -m -c", fBool), Tags: kPriv},
-	"chage":    {Flags: flags("-l", fBool, "-d -E -I -m -M -W", fVal), Tags: []TagKind{TagSystemChange}},
-	"vipw":     {Tags: kPriv}, "vigr": {Tags: kPriv},
-	"visudo":   {Flags: flags("-c -q -s -x", fBool, "-f", fRW), Tags: kPriv},
-	"dscl":     {Tags: kPriv},
-	"iptables": kFirewall, "ip6tables": kFirewall, "iptables-legacy": kFirewall, "iptables-nft": kFirewall,
-	"iptables-restore": {Args: []Role{RoleRead}, Tags: []TagKind{TagSystemChange}},
-	"iptables-save":    kReadOnlyAdmin,
-	"nft":              {Check: checkNft},
-	"ufw":              {Check: checkUfw},
-	"firewall-cmd":     {Check: checkFirewallCmd},
-	"pfctl":            {Check: checkPfctl},
-	"setenforce":       {Check: checkSetenforce},
-	"getenforce":       kReadOnlyAdmin, "sestatus": kReadOnlyAdmin, "aa-status": kReadOnlyAdmin,
-	"setsebool":  {Tags: []TagKind{TagSecurityOff}},
-	"aa-disable": {Tags: []TagKind{TagSecurityOff}}, "aa-complain": {Tags: []TagKind{TagSecurityOff}}, "aa-teardown": {Tags: []TagKind{TagSecurityOff}},
-	"apparmor_parser": {Flags: flags("-R --remove", tagged(fBool, TagSecurityOff), "-r -a -q", fBool), Rest: RoleRead},
-	"auditctl":        {Flags: flags("-l -s", fBool, "-e", fVal, "-D", tagged(fBool, TagLogTamper), "-a -A -d -w -W -k -p -F -R -b -f -r", fVal), Check: checkAuditctl},
-	"spctl":           {Flags: flags("--master-disable --global-disable --disable", tagged(fBool, TagSecurityOff), "--status --assess -a -v --master-enable", fBool)},
-	"csrutil": {Check: func(c *Call) {
-		if posIs(c, 0, "disable") || hasPos(c, "disable") {
-			c.Tag(TagSecurityOff, "csrutil disable")
-		}
-	}},
-	"defaults": {Check: checkDefaults},
-	"security": {Check: checkMacSecurity},
-	"wevtutil": {Check: func(c *Call) {
-		if posIs(c, 0, "cl", "clear-log") {
-			c.Tag(TagLogTamper, "wevtutil cl")
-		}
-	}},
-	"trufflehog": kCredHunt, "mimikatz": kCredHunt, "lazagne": kCredHunt, "LaZagne": kCredHunt,
-	"secretsdump.py": kCredHunt, "impacket-secretsdump": kCredHunt, "secretsdump": kCredHunt,
-	"gitleaks":       {Rest: RoleRead, Check: checkGitleaks},
-	"detect-secrets": {Rest: RoleRead},
-	"john":           {Rest: RoleRead, Tags: []TagKind{TagCredentialSearch}},
-	"hashcat":        {Rest: RoleRead, Tags: []TagKind{TagCredentialSearch}},
-	"unshadow":       {Rest: RoleRead, Tags: []TagKind{TagCredentialSearch}},
-	"secret-tool": {Check: func(c *Call) {
-		if posIs(c, 0, "lookup", "search") {
-			c.Tag(TagCredentialSearch, "secret-tool "+c.Positional[0].Value)
-		}
-	}},
-	"gnome-keyring-daemon": {Tags: []TagKind{TagCredentialSearch}},
-	"keyctl": {Check: func(c *Call) {
-		if posIs(c, 0, "print", "read", "pipe") {
-			c.Tag(TagCredentialSearch, "keyctl "+c.Positional[0].Value)
-		}
-	}},
-	"pass": {Check: func(c *Call) {
-		if len(c.Positional) > 0 && !posIs(c, 0, "ls", "list", "find", "init", "git", "generate", "insert", "edit", "rm", "mv", "cp") || posIs(c, 0, "show") {
-			c.Tag(TagCredentialSearch, "pass show")
-		}
-	}},
-	"gpg": {Flags: flags("-d --decrypt -e --encrypt -c --symmetric -s --sign -a --armor --batch --yes -q --quiet --verify --list-keys -k --list-secret-keys -K --import --fingerprint --clearsign -b --detach-sign --no-tty", fBool,
-		"-r --recipient -u --local-user --passphrase --pinentry-mode --keyserver --recv-keys --homedir --default-key --trust-model --cipher-algo", fVal,
-		"-o --output", fWrite, "--passphrase-file", fRead,
-		"--export-secret-keys --export-secret-subkeys", tagged(fBool, TagCredentialSearch)), Rest: RoleRead},
-	"gpg2":                   {Flags: flags("-d --decrypt -e --encrypt -a --armor --batch --yes", fBool, "-r --recipient -u", fVal, "-o --output", fWrite), Rest: RoleRead},
-	"openvpn":                {Flags: flags("--config", fRead, "--up --down --route-up --ipchange --client-connect --learn-address --tls-verify --auth-user-pass-verify", tagged(fShell, TagCodeEscape), "--script-security", fVal), Network: true, Tags: []TagKind{TagSystemChange}},
-	"wg":                     {Tags: []TagKind{TagSystemChange}},
-	"wg-quick":               {Tags: []TagKind{TagSystemChange}},
-	"tor":                    {Network: true},
-	"update-ca-certificates": {Tags: []TagKind{TagSystemChange}},
+	var kReadOnlyAdmin = &Program{}
+
+	var kbAdmin = map[string]*Program{
+		"sudo":   kSudoLike,
+		"doas":   {Flags: flags("-n -s -L", fBool, "-u -C", fVal), Args: []Role{RoleCommand}, Tags: kPriv},
+		"pkexec": {Flags: flags("--disable-internal-agent", fBool, "--user", fVal), Args: []Role{RoleCommand}, Tags: kPriv},
+		"su": {Flags: flags(shorts("lmpfP")+" --login --preserve-environment --pty", fBool, "-g --group -G --supp-group -w --whitelist-environment", fVal,
+			"-c --command --session-command", fShell, "-s --shell", fVal), Tags: kPriv},
+		"runuser": {Flags: flags(shorts("lmp")+" --login", fBool, "-u --user -g -G", fVal, "-c --command", fShell), Args: []Role{RoleNone, RoleCommand}, Tags: kPriv},
+		"sg":      {Flags: flags("-c", fShell), Tags: kPriv},
+		"newgrp":  {Tags: kPriv},
+		"setpriv": {Flags: flags("--reuid --regid --groups --inh-caps --ambient-caps --bounding-set", fVal), Args: []Role{RoleCommand}, Tags: kPriv},
+		"capsh":   {Tags: kPriv, Check: checkCapsh},
+		"setcap":  {Flags: flags("-q -r -v -n", fBool), Args: []Role{RoleNone}, Rest: RoleWrite, Tags: kPriv},
+		"getcap":  readAll(flags("-r -v -n", fBool)),
+		"useradd": kUserMod, "adduser": kUserMod, "usermod": kUserMod, "userdel": kUserMod, "deluser": kUserMod,
+		"groupadd": kUserMod, "groupdel": kUserMod, "groupmod": kUserMod, "addgroup": kUserMod, "delgroup": kUserMod,
+		"gpasswd":  {Flags: flags("-a --add -d --delete -A -M -r -R", fVal), Tags: []TagKind{TagSystemChange}, Check: checkGpasswd},
+		"passwd":   {Flags: flags(shorts("adeklSu")+" --stdin --status --lock --unlock --delete --expire", fBool, "-n -x -w -i", fVal), Tags: kPriv},
+		"chpasswd": {Flags: flags("-e -m -c", fBool), Tags: kPriv},
+		"chage":    {Flags: flags("-l", fBool, "-d -E -I -m -M -W", fVal), Tags: []TagKind{TagSystemChange}},
+		"vipw":     {Tags: kPriv}, "vigr": {Tags: kPriv},
+		"visudo":   {Flags: flags("-c -q -s -x", fBool, "-f", fRW), Tags: kPriv},
+		"dscl":     {Tags: kPriv},
+		"iptables": kFirewall, "ip6tables": kFirewall, "iptables-legacy": kFirewall, "iptables-nft": kFirewall,
+		"iptables-restore": {Args: []Role{RoleRead}, Tags: []TagKind{TagSystemChange}},
+		"iptables-save":    kReadOnlyAdmin,
+		"nft":              {Check: checkNft},
+		"ufw":              {Check: checkUfw},
+		"firewall-cmd":     {Check: checkFirewallCmd},
+		"pfctl":            {Check: checkPfctl},
+		"setenforce":       {Check: checkSetenforce},
+		"getenforce":       kReadOnlyAdmin, "sestatus": kReadOnlyAdmin, "aa-status": kReadOnlyAdmin,
+		"setsebool":  {Tags: []TagKind{TagSecurityOff}},
+		"aa-disable": {Tags: []TagKind{TagSecurityOff}}, "aa-complain": {Tags: []TagKind{TagSecurityOff}}, "aa-teardown": {Tags: []TagKind{TagSecurityOff}},
+		"apparmor_parser": {Flags: flags("-R --remove", tagged(fBool, TagSecurityOff), "-r -a -q", fBool), Rest: RoleRead},
+		"auditctl":        {Flags: flags("-l -s", fBool, "-e", fVal, "-D", tagged(fBool, TagLogTamper), "-a -A -d -w -W -k -p -F -R -b -f -r", fVal), Check: checkAuditctl},
+		"spctl":           {Flags: flags("--master-disable --global-disable --disable", tagged(fBool, TagSecurityOff), "--status --assess -a -v --master-enable", fBool)},
+		"csrutil": {Check: func(c *Call) {
+			if posIs(c, 0, "disable") || hasPos(c, "disable") {
+				c.Tag(TagSecurityOff, "csrutil disable")
+			}
+		}},
+		"defaults": {Check: checkDefaults},
+		"security": {Check: checkMacSecurity},
+		"wevtutil": {Check: func(c *Call) {
+			if posIs(c, 0, "cl", "clear-log") {
+				c.Tag(TagLogTamper, "wevtutil cl")
+			}
+		}},
+		"trufflehog": kCredHunt, "mimikatz": kCredHunt, "lazagne": kCredHunt, "LaZagne": kCredHunt,
+		"secretsdump.py": kCredHunt, "impacket-secretsdump": kCredHunt, "secretsdump": kCredHunt,
+		"gitleaks":       {Rest: RoleRead, Check: checkGitleaks},
+		"detect-secrets": {Rest: RoleRead},
+		"john":           {Rest: RoleRead, Tags: []TagKind{TagCredentialSearch}},
+		"hashcat":        {Rest: RoleRead, Tags: []TagKind{TagCredentialSearch}},
+		"unshadow":       {Rest: RoleRead, Tags: []TagKind{TagCredentialSearch}},
+		"secret-tool": {Check: func(c *Call) {
+			if posIs(c, 0, "lookup", "search") {
+				c.Tag(TagCredentialSearch, "secret-tool "+c.Positional[0].Value)
+			}
+		}},
+		"gnome-keyring-daemon": {Tags: []TagKind{TagCredentialSearch}},
+		"keyctl": {Check: func(c *Call) {
+			if posIs(c, 0, "print", "read", "pipe") {
+				c.Tag(TagCredentialSearch, "keyctl "+c.Positional[0].Value)
+			}
+		}},
+		"pass": {Check: func(c *Call) {
+			if len(c.Positional) > 0 && !posIs(c, 0, "ls", "list", "find", "init", "git", "generate", "insert", "edit", "rm", "mv", "cp") || posIs(c, 0, "show") {
+				c.Tag(TagCredentialSearch, "pass show")
+			}
+		}},
+		"gpg": {Flags: flags("-d --decrypt -e --encrypt -c --symmetric -s --sign -a --armor --batch --yes -q --quiet --verify --list-keys -k --list-secret-keys -K --import --fingerprint --clearsign -b --detach-sign --no-tty", fBool,
+			"-r --recipient -u --local-user --passphrase --pinentry-mode --keyserver --recv-keys --homedir --default-key --trust-model --cipher-algo", fVal,
+			"-o --output", fWrite, "--passphrase-file", fRead,
+			"--export-secret-keys --export-secret-subkeys", tagged(fBool, TagCredentialSearch)), Rest: RoleRead},
+		"gpg2":                   {Flags: flags("-d --decrypt -e --encrypt -a --armor --batch --yes", fBool, "-r --recipient -u", fVal, "-o --output", fWrite), Rest: RoleRead},
+		"openvpn":                {Flags: flags("--config", fRead, "--up --down --route-up --ipchange --client-connect --learn-address --tls-verify --auth-user-pass-verify", tagged(fShell, TagCodeEscape), "--script-security", fVal), Network: true, Tags: []TagKind{TagSystemChange}},
+		"wg":                     {Tags: []TagKind{TagSystemChange}},
+		"wg-quick":               {Tags: []TagKind{TagSystemChange}},
+		"tor":                    {Network: true},
+		"update-ca-certificates": {Tags: []TagKind{TagSystemChange}},
+	}
+	return kbAdmin
 }
-
-var kReadOnlyAdmin = &Program{}
 
 // checkSudo: sudo -s/-i without a command opens a root shell; sudoedit
 // style -e edits files.

@@ -6,69 +6,74 @@ import "strings"
 // (--checkpoint-action=exec, --to-command, -I/--use-compress-program,
 // --rsh-command, --info-script), all parsed by checkTar.
 
-var (
-	kGzipFlags = flags(
-		shorts("cdfhklLnNqrtvVZ123456789")+" --stdout --to-stdout --decompress --uncompress --force --keep"+
-			" --list --no-name --name --quiet --recursive --test --verbose --best --fast --rm"+
-			" --rsyncable --synchronous", fBool,
-		"-S --suffix -T --threads -b --blocksize -p --processes -M --memlimit --format -F", fVal,
-		"-o --output", fWrite,
-		"-D --dict", fRead,
+// kbArchiveTable builds the kbArchive table. It runs once, on the first Lookup, not at
+// package initialisation (programs).
+func kbArchiveTable() map[string]*Program {
+	var (
+		kGzipFlags = flags(
+			shorts("cdfhklLnNqrtvVZ123456789")+" --stdout --to-stdout --decompress --uncompress --force --keep"+
+				" --list --no-name --name --quiet --recursive --test --verbose --best --fast --rm"+
+				" --rsyncable --synchronous", fBool,
+			"-S --suffix -T --threads -b --blocksize -p --processes -M --memlimit --format -F", fVal,
+			"-o --output", fWrite,
+			"-D --dict", fRead,
+		)
+		kZipFlags = flags(
+			shorts("0123456789AcdDeEfFgjJklLmnoqrRSTuvwXyz@")+" --recurse-paths --move --test --quiet"+
+				" --verbose --junk-paths --encrypt --symlinks --update --freshen --delete --grow"+
+				" -ll -FF -sf -so -sp -ws -dc -dd -db -dg -du -dv -MM -nw -ic -AC -AS -UN -sc -sd -su -sv", fBool,
+			"-b --temp-path -i --include -x --exclude -n --suffixes -P --password -s --split-size"+
+				" -t --from-date -tt --before-date -Z --compression-method -ds -la -lf -li", fVal,
+			"-O --output-file --out", fWrite,
+			"-TT --unzip-command", tagged(fShell, TagCodeEscape),
+		)
+		kSevenZip = &Program{Flags: flags(
+			"-y -r -so -si -spf -sdel -slt -bd -sccUTF-8 -aoa -aos -aou -aot -ssw -mmt", fBool,
+			"-o", fWrite,
+			"-p -t -m -x -i -v -w -ax -ai -an -bs -bb -scs -sfx", fVal,
+		), Check: check7z}
+		kCompress = &Program{Flags: kGzipFlags, Check: checkCompress}
+		kZcat     = readAll(kGzipFlags)
 	)
-	kZipFlags = flags(
-		shorts("0123456789AcdDeEfFgjJklLmnoqrRSTuvwXyz@")+" --recurse-paths --move --test --quiet"+
-			" --verbose --junk-paths --encrypt --symlinks --update --freshen --delete --grow"+
-			" -ll -FF -sf -so -sp -ws -dc -dd -db -dg -du -dv -MM -nw -ic -AC -AS -UN -sc -sd -su -sv", fBool,
-		"-b --temp-path -i --include -x --exclude -n --suffixes -P --password -s --split-size"+
-			" -t --from-date -tt --before-date -Z --compression-method -ds -la -lf -li", fVal,
-		"-O --output-file --out", fWrite,
-		"-TT --unzip-command", tagged(fShell, TagCodeEscape),
-	)
-	kSevenZip = &Program{Flags: flags(
-		"-y -r -so -si -spf -sdel -slt -bd -sccUTF-8 -aoa -aos -aou -aot -ssw -mmt", fBool,
-		"-o", fWrite,
-		"-p -t -m -x -i -v -w -ax -ai -an -bs -bb -scs -sfx", fVal,
-	), Check: check7z}
-	kCompress = &Program{Flags: kGzipFlags, Check: checkCompress}
-	kZcat     = readAll(kGzipFlags)
-)
 
-var kbArchive = map[string]*Program{
-	"tar": {Check: checkTar}, "gtar": {Check: checkTar}, "bsdtar": {Check: checkTar}, "gnutar": {Check: checkTar},
-	"jar": {Check: checkTar},
-	"zip": {Flags: kZipFlags, Args: []Role{RoleReadWrite}, Rest: RoleRead, Check: checkZip},
-	"unzip": {Flags: flags(
-		shorts("ZcfhlnopqtTuvzaCjKLMNsVWX")+" -qq -aa -UU", fBool,
-		"-P -x -I -O", fVal, "-d", fWrite,
-	), Args: []Role{RoleRead}, Check: checkUnzip},
-	"zipinfo":  {Flags: flags(shorts("12shmlvMtTz"), fBool, "-x", fVal), Args: []Role{RoleRead}},
-	"zipsplit": {Flags: flags(shorts("tipsq"), fBool, "-n -r", fVal, "-b", fWrite), Rest: RoleRead},
-	"zipnote":  {Flags: flags(shorts("wq"), fBool, "-b", fWrite), Rest: RoleReadWrite},
-	"zipcloak": {Flags: flags(shorts("dq"), fBool, "-O -b", fWrite), Rest: RoleReadWrite},
-	"gzip":     kCompress, "gunzip": kCompress, "pigz": kCompress, "unpigz": kCompress,
-	"bzip2": kCompress, "bunzip2": kCompress, "bzip": kCompress, "pbzip2": kCompress,
-	"xz": kCompress, "unxz": kCompress, "lzma": kCompress, "unlzma": kCompress, "lzip": kCompress,
-	"zstd": kCompress, "unzstd": kCompress, "compress": kCompress, "uncompress": kCompress,
-	"brotli": kCompress, "lzop": kCompress,
-	"lz4":  {Flags: kGzipFlags, Args: []Role{RoleRead, RoleWrite}},
-	"zcat": kZcat, "gzcat": kZcat, "bzcat": kZcat, "xzcat": kZcat, "lzcat": kZcat, "zstdcat": kZcat,
-	"7z": kSevenZip, "7za": kSevenZip, "7zr": kSevenZip, "7zz": kSevenZip,
-	"unrar": {Flags: flags("-y -o+ -o- -r -inul -idq", fBool, "-p -x", fVal),
-		Sub: map[string]*Program{
-			"x": {Args: []Role{RoleRead, RoleWrite}, Check: checkExtractHere},
-			"e": {Args: []Role{RoleRead, RoleWrite}, Check: checkExtractHere},
-			"l": {Args: []Role{RoleRead}}, "lb": {Args: []Role{RoleRead}},
-			"t": {Args: []Role{RoleRead}}, "p": {Args: []Role{RoleRead}},
-		}},
-	"rar": {Flags: flags("-r -y -m5 -df -ep1", fBool, "-p -x -v", fVal),
-		Args: []Role{RoleNone, RoleReadWrite}, Rest: RoleRead},
-	"cpio": {Check: checkCpio},
-	"pax": {Flags: flags(shorts("rwadiklnPtuvXzHL"), fBool, "-s -x -b -o -p -T -U -G", fVal, "-f", fRW),
-		Rest: RoleRead},
-	"ar":         {Flags: flags("--plugin --target --output", fVal), Args: []Role{RoleNone, RoleReadWrite}, Rest: RoleRead},
-	"rpm2cpio":   {Args: []Role{RoleRead}},
-	"unsquashfs": {Flags: flags(shorts("flns"), fBool, "-d -dest", fWrite), Args: []Role{RoleRead}},
-	"mksquashfs": {Check: copyLike(accR, accW)},
+	var kbArchive = map[string]*Program{
+		"tar": {Check: checkTar}, "gtar": {Check: checkTar}, "bsdtar": {Check: checkTar}, "gnutar": {Check: checkTar},
+		"jar": {Check: checkTar},
+		"zip": {Flags: kZipFlags, Args: []Role{RoleReadWrite}, Rest: RoleRead, Check: checkZip},
+		"unzip": {Flags: flags(
+			shorts("ZcfhlnopqtTuvzaCjKLMNsVWX")+" -qq -aa -UU", fBool,
+			"-P -x -I -O", fVal, "-d", fWrite,
+		), Args: []Role{RoleRead}, Check: checkUnzip},
+		"zipinfo":  {Flags: flags(shorts("12shmlvMtTz"), fBool, "-x", fVal), Args: []Role{RoleRead}},
+		"zipsplit": {Flags: flags(shorts("tipsq"), fBool, "-n -r", fVal, "-b", fWrite), Rest: RoleRead},
+		"zipnote":  {Flags: flags(shorts("wq"), fBool, "-b", fWrite), Rest: RoleReadWrite},
+		"zipcloak": {Flags: flags(shorts("dq"), fBool, "-O -b", fWrite), Rest: RoleReadWrite},
+		"gzip":     kCompress, "gunzip": kCompress, "pigz": kCompress, "unpigz": kCompress,
+		"bzip2": kCompress, "bunzip2": kCompress, "bzip": kCompress, "pbzip2": kCompress,
+		"xz": kCompress, "unxz": kCompress, "lzma": kCompress, "unlzma": kCompress, "lzip": kCompress,
+		"zstd": kCompress, "unzstd": kCompress, "compress": kCompress, "uncompress": kCompress,
+		"brotli": kCompress, "lzop": kCompress,
+		"lz4":  {Flags: kGzipFlags, Args: []Role{RoleRead, RoleWrite}},
+		"zcat": kZcat, "gzcat": kZcat, "bzcat": kZcat, "xzcat": kZcat, "lzcat": kZcat, "zstdcat": kZcat,
+		"7z": kSevenZip, "7za": kSevenZip, "7zr": kSevenZip, "7zz": kSevenZip,
+		"unrar": {Flags: flags("-y -o+ -o- -r -inul -idq", fBool, "-p -x", fVal),
+			Sub: map[string]*Program{
+				"x": {Args: []Role{RoleRead, RoleWrite}, Check: checkExtractHere},
+				"e": {Args: []Role{RoleRead, RoleWrite}, Check: checkExtractHere},
+				"l": {Args: []Role{RoleRead}}, "lb": {Args: []Role{RoleRead}},
+				"t": {Args: []Role{RoleRead}}, "p": {Args: []Role{RoleRead}},
+			}},
+		"rar": {Flags: flags("-r -y -m5 -df -ep1", fBool, "-p -x -v", fVal),
+			Args: []Role{RoleNone, RoleReadWrite}, Rest: RoleRead},
+		"cpio": {Check: checkCpio},
+		"pax": {Flags: flags(shorts("rwadiklnPtuvXzHL"), fBool, "-s -x -b -o -p -T -U -G", fVal, "-f", fRW),
+			Rest: RoleRead},
+		"ar":         {Flags: flags("--plugin --target --output", fVal), Args: []Role{RoleNone, RoleReadWrite}, Rest: RoleRead},
+		"rpm2cpio":   {Args: []Role{RoleRead}},
+		"unsquashfs": {Flags: flags(shorts("flns"), fBool, "-d -dest", fWrite), Args: []Role{RoleRead}},
+		"mksquashfs": {Check: copyLike(accR, accW)},
+	}
+	return kbArchive
 }
 
 // tarShortValue are tar's short options taking a value.

@@ -5,64 +5,68 @@ import "strings"
 // Infrastructure and cloud CLIs: teardown is TagInfraTeardown; the rest
 // is network traffic to the provider.
 
-var (
-	kTfFlags = flags("-auto-approve -no-color -refresh-only -json -compact-warnings -upgrade -reconfigure -migrate-state", fBool,
-		"-var -target -parallelism -lock-timeout -replace -backend-config", fVal, "-var-file -state", fRead, "-out -state-out", fWrite, "-chdir", fDir)
-	kTerraform = &Program{Flags: kTfFlags, Network: true, SubDefault: &Program{Flags: kTfFlags, Network: true},
-		Sub: map[string]*Program{
-			"destroy": {Flags: kTfFlags, Network: true, Tags: []TagKind{TagInfraTeardown}},
-			"apply":   {Flags: with(kTfFlags, "-destroy", tagged(fBool, TagInfraTeardown)), Network: true, Args: []Role{RoleRead}},
-			"plan":    {Flags: with(kTfFlags, "-destroy", fBool), Network: true},
-			"state":   {Flags: kTfFlags, Network: true, Check: checkTfState},
-			"taint":   {Flags: kTfFlags, Network: true},
-		}}
-	kCloud = &Program{Network: true, Upload: true}
-)
+// kbCloudTable builds the kbCloud table. It runs once, on the first Lookup, not at
+// package initialisation (programs).
+func kbCloudTable() map[string]*Program {
+	var (
+		kTfFlags = flags("-auto-approve -no-color -refresh-only -json -compact-warnings -upgrade -reconfigure -migrate-state", fBool,
+			"-var -target -parallelism -lock-timeout -replace -backend-config", fVal, "-var-file -state", fRead, "-out -state-out", fWrite, "-chdir", fDir)
+		kTerraform = &Program{Flags: kTfFlags, Network: true, SubDefault: &Program{Flags: kTfFlags, Network: true},
+			Sub: map[string]*Program{
+				"destroy": {Flags: kTfFlags, Network: true, Tags: []TagKind{TagInfraTeardown}},
+				"apply":   {Flags: with(kTfFlags, "-destroy", tagged(fBool, TagInfraTeardown)), Network: true, Args: []Role{RoleRead}},
+				"plan":    {Flags: with(kTfFlags, "-destroy", fBool), Network: true},
+				"state":   {Flags: kTfFlags, Network: true, Check: checkTfState},
+				"taint":   {Flags: kTfFlags, Network: true},
+			}}
+	)
 
-var kbCloud = map[string]*Program{
-	"terraform": kTerraform, "tofu": kTerraform, "terragrunt": kTerraform,
-	"pulumi": {Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{
-		"destroy": {Network: true, Tags: []TagKind{TagInfraTeardown}},
-		"stack":   {Network: true, Check: checkPulumiStack},
-	}},
-	"aws":      {Flags: flags("--debug --no-verify-ssl --no-paginate --no-cli-pager", fBool, "--region --profile --output --endpoint-url --query", fVal), Network: true, Upload: true, Check: checkAWS},
-	"gcloud":   {Flags: flags("-q --quiet", fBool, "--project --region --zone --format --account --configuration", fVal), Network: true, Check: checkCloudDelete},
-	"gsutil":   {Flags: flags("-m -q", fBool, "-o -h", fVal), Network: true, Upload: true, Check: checkGsutil},
-	"az":       {Flags: flags("-y --yes --no-wait --debug --only-show-errors", fBool, "-g --resource-group -n --name --subscription -o --output --query", fVal), Network: true, Check: checkCloudDelete},
-	"doctl":    {Network: true, Check: checkCloudDelete},
-	"heroku":   {Network: true, Check: checkCloudDelete},
-	"flyctl":   {Network: true, Check: checkCloudDelete},
-	"fly":      {Network: true, Check: checkCloudDelete},
-	"vercel":   {Network: true, Upload: true, Check: checkCloudDelete},
-	"netlify":  {Network: true, Upload: true},
-	"firebase": {Network: true, Upload: true},
-	"wrangler": {Network: true, Upload: true},
-	"eksctl":   {Network: true, Check: checkCloudDelete},
-	"s3cmd":    {Network: true, Upload: true, Check: checkS3cmd},
-	"rclone":   {Network: true, Upload: true, Check: checkRclone},
-	"ansible": {Flags: flags("-b --become -K --ask-become-pass -k -v -vv -vvv --check -C", fBool,
-		"-i --inventory -u --user -e --extra-vars -f --forks -l --limit --become-user -c --connection -M", fVal,
-		"-m --module-name -a --args", fVal), Network: true, Check: checkAnsible},
-	"ansible-playbook": {Flags: flags("-b --become -K -k -v -vv -vvv --check -C --diff", fBool,
-		"-i --inventory -u --user -e --extra-vars -f --forks -l --limit -t --tags --become-user -c --connection --vault-password-file", fVal),
-		Rest: RoleRead, Network: true, Tags: []TagKind{TagRemoteExec}},
-	"ansible-galaxy": {Network: true, SubDefault: &Program{Network: true, Tags: []TagKind{TagPackageInstall}}},
-	"salt":           {Network: true, Tags: []TagKind{TagRemoteExec}},
-	"gh": {Flags: flags("-R --repo", fVal), Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{
-		"gist":      {Network: true, Upload: true, Sub: map[string]*Program{"create": {Network: true, Upload: true, Flags: flags("-p --public -w --web", fBool, "-d --desc -f --filename", fVal), Rest: RoleRead}}, SubDefault: &Program{Network: true}},
-		"auth":      {Network: true, Sub: map[string]*Program{"token": {Tags: []TagKind{TagCredentialSearch}}}, SubDefault: &Program{Network: true}},
-		"repo":      {Network: true, Sub: map[string]*Program{"delete": kTeardownNet, "clone": {Network: true, Args: []Role{RoleNone, RoleWrite}}, "archive": kTeardownNet}, SubDefault: &Program{Network: true}},
-		"secret":    {Network: true, Upload: true},
-		"api":       {Network: true, Upload: true, Flags: flags("-X --method -H --header -f --raw-field -F --field -q --jq", fVal, "--input", fRead), Check: checkGhAPI},
-		"release":   {Network: true, Sub: map[string]*Program{"delete": kTeardownNet, "upload": {Network: true, Upload: true, Rest: RoleRead}}, SubDefault: &Program{Network: true}},
-		"ssh-key":   {Network: true, Sub: map[string]*Program{"add": {Network: true, Upload: true, Args: []Role{RoleRead}, Tags: []TagKind{TagPersistence}}}, SubDefault: &Program{Network: true}},
-		"extension": {Network: true, Sub: map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall, TagPackageSource}}}, SubDefault: &Program{Network: true}},
-	}},
-	"glab": {Network: true},
-	"hub":  {Network: true},
+	var kTeardownNet = &Program{Network: true, Tags: []TagKind{TagInfraTeardown}}
+
+	var kbCloud = map[string]*Program{
+		"terraform": kTerraform, "tofu": kTerraform, "terragrunt": kTerraform,
+		"pulumi": {Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{
+			"destroy": {Network: true, Tags: []TagKind{TagInfraTeardown}},
+			"stack":   {Network: true, Check: checkPulumiStack},
+		}},
+		"aws":      {Flags: flags("--debug --no-verify-ssl --no-paginate --no-cli-pager", fBool, "--region --profile --output --endpoint-url --query", fVal), Network: true, Upload: true, Check: checkAWS},
+		"gcloud":   {Flags: flags("-q --quiet", fBool, "--project --region --zone --format --account --configuration", fVal), Network: true, Check: checkCloudDelete},
+		"gsutil":   {Flags: flags("-m -q", fBool, "-o -h", fVal), Network: true, Upload: true, Check: checkGsutil},
+		"az":       {Flags: flags("-y --yes --no-wait --debug --only-show-errors", fBool, "-g --resource-group -n --name --subscription -o --output --query", fVal), Network: true, Check: checkCloudDelete},
+		"doctl":    {Network: true, Check: checkCloudDelete},
+		"heroku":   {Network: true, Check: checkCloudDelete},
+		"flyctl":   {Network: true, Check: checkCloudDelete},
+		"fly":      {Network: true, Check: checkCloudDelete},
+		"vercel":   {Network: true, Upload: true, Check: checkCloudDelete},
+		"netlify":  {Network: true, Upload: true},
+		"firebase": {Network: true, Upload: true},
+		"wrangler": {Network: true, Upload: true},
+		"eksctl":   {Network: true, Check: checkCloudDelete},
+		"s3cmd":    {Network: true, Upload: true, Check: checkS3cmd},
+		"rclone":   {Network: true, Upload: true, Check: checkRclone},
+		"ansible": {Flags: flags("-b --become -K --ask-become-pass -k -v -vv -vvv --check -C", fBool,
+			"-i --inventory -u --user -e --extra-vars -f --forks -l --limit --become-user -c --connection -M", fVal,
+			"-m --module-name -a --args", fVal), Network: true, Check: checkAnsible},
+		"ansible-playbook": {Flags: flags("-b --become -K -k -v -vv -vvv --check -C --diff", fBool,
+			"-i --inventory -u --user -e --extra-vars -f --forks -l --limit -t --tags --become-user -c --connection --vault-password-file", fVal),
+			Rest: RoleRead, Network: true, Tags: []TagKind{TagRemoteExec}},
+		"ansible-galaxy": {Network: true, SubDefault: &Program{Network: true, Tags: []TagKind{TagPackageInstall}}},
+		"salt":           {Network: true, Tags: []TagKind{TagRemoteExec}},
+		"gh": {Flags: flags("-R --repo", fVal), Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{
+			"gist":      {Network: true, Upload: true, Sub: map[string]*Program{"create": {Network: true, Upload: true, Flags: flags("-p --public -w --web", fBool, "-d --desc -f --filename", fVal), Rest: RoleRead}}, SubDefault: &Program{Network: true}},
+			"auth":      {Network: true, Sub: map[string]*Program{"token": {Tags: []TagKind{TagCredentialSearch}}}, SubDefault: &Program{Network: true}},
+			"repo":      {Network: true, Sub: map[string]*Program{"delete": kTeardownNet, "clone": {Network: true, Args: []Role{RoleNone, RoleWrite}}, "archive": kTeardownNet}, SubDefault: &Program{Network: true}},
+			"secret":    {Network: true, Upload: true},
+			"api":       {Network: true, Upload: true, Flags: flags("-X --method -H --header -f --raw-field -F --field -q --jq", fVal, "--input", fRead), Check: checkGhAPI},
+			"release":   {Network: true, Sub: map[string]*Program{"delete": kTeardownNet, "upload": {Network: true, Upload: true, Rest: RoleRead}}, SubDefault: &Program{Network: true}},
+			"ssh-key":   {Network: true, Sub: map[string]*Program{"add": {Network: true, Upload: true, Args: []Role{RoleRead}, Tags: []TagKind{TagPersistence}}}, SubDefault: &Program{Network: true}},
+			"extension": {Network: true, Sub: map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall, TagPackageSource}}}, SubDefault: &Program{Network: true}},
+		}},
+		"glab": {Network: true},
+		"hub":  {Network: true},
+	}
+	return kbCloud
 }
-
-var kTeardownNet = &Program{Network: true, Tags: []TagKind{TagInfraTeardown}}
 
 // checkTfState: "terraform state rm" forgets resources.
 func checkTfState(c *Call) {

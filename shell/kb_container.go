@@ -6,101 +6,106 @@ import "strings"
 // Container escapes are the run options that hand the host to the
 // container (-v /:/host, --privileged, --pid=host, the docker socket).
 
-var (
-	kDockerRunFlags = flags(
-		shorts("ditP")+" --rm --detach --interactive --tty --init --read-only --publish-all --no-healthcheck"+
-			" --sig-proxy --oom-kill-disable", fBool,
-		"-e --env --env-file -p --publish --name -w --workdir -u --user --entrypoint --network --net"+
-			" --cap-add --cap-drop --security-opt --pid --ipc --uts --userns --device --mount -v --volume"+
-			" --volumes-from --tmpfs -l --label --label-file --restart --memory -m --cpus --gpus --platform"+
-			" --hostname -h --add-host --dns --log-driver --log-opt --ulimit --shm-size --pull --cgroupns"+
-			" --health-cmd --group-add --expose --link --runtime --sysctl --stop-signal --cidfile", fVal,
-		"--privileged", tagged(fBool, TagContainerEscape),
+// kbContainerTable builds the kbContainer table. It runs once, on the first Lookup, not at
+// package initialisation (programs).
+func kbContainerTable() map[string]*Program {
+	var (
+		kDockerRunFlags = flags(
+			shorts("ditP")+" --rm --detach --interactive --tty --init --read-only --publish-all --no-healthcheck"+
+				" --sig-proxy --oom-kill-disable", fBool,
+			"-e --env --env-file -p --publish --name -w --workdir -u --user --entrypoint --network --net"+
+				" --cap-add --cap-drop --security-opt --pid --ipc --uts --userns --device --mount -v --volume"+
+				" --volumes-from --tmpfs -l --label --label-file --restart --memory -m --cpus --gpus --platform"+
+				" --hostname -h --add-host --dns --log-driver --log-opt --ulimit --shm-size --pull --cgroupns"+
+				" --health-cmd --group-add --expose --link --runtime --sysctl --stop-signal --cidfile", fVal,
+			"--privileged", tagged(fBool, TagContainerEscape),
+		)
+		kDockerRun  = &Program{Flags: kDockerRunFlags, Network: true, Check: checkDockerRun}
+		kDockerExec = &Program{Flags: flags("-d -i -t --privileged --detach --interactive --tty", fBool, "-e --env -u --user -w --workdir --env-file --index", fVal),
+			Check: checkDockerExec}
+		kCompose = &Program{Flags: flags("--compatibility --dry-run", fBool, "-p --project-name --profile --env-file --project-directory", fVal, "-f --file", fRead),
+			Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{
+				"down": {Flags: flags("--remove-orphans", fBool, "-t --timeout --rmi", fVal, "-v --volumes", tagged(fBool, TagInfraTeardown))},
+				"run":  {Flags: kDockerRunFlags, Check: checkDockerRun},
+				"exec": kDockerExec,
+			}}
+		kDocker = &Program{Flags: flags("-D --debug --tls --tlsverify", fBool, "-H --host -c --context --config -l --log-level", fVal),
+			Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{
+				"run": kDockerRun, "create": kDockerRun, "exec": kDockerExec,
+				"build": {Flags: flags("-q --no-cache --pull --rm --squash --load --push", fBool,
+					"-t --tag --build-arg --target --platform --network --secret --ssh --label --cache-from --progress -o --output", fVal,
+					"-f --file", fRead), Args: []Role{RoleRead}, Network: true},
+				"cp":        {Check: checkDockerCp},
+				"push":      {Network: true, Upload: true},
+				"pull":      {Network: true},
+				"login":     {Network: true, Flags: flags("--password-stdin", fBool, "-u --username -p --password", fVal)},
+				"rm":        {Flags: flags("-f --force -v --volumes", fBool)},
+				"rmi":       {Flags: flags("-f --force", fBool)},
+				"system":    {SubDefault: &Program{}, Sub: map[string]*Program{"prune": {Flags: flags("-f --force --volumes", fBool, "--filter", fVal, "-a --all", tagged(fBool, TagInfraTeardown)), Check: checkPruneVolumes}}},
+				"volume":    {SubDefault: &Program{}, Sub: map[string]*Program{"prune": {Tags: []TagKind{TagInfraTeardown}}, "rm": {Tags: []TagKind{TagInfraTeardown}}}},
+				"container": {SubDefault: &Program{}, Sub: map[string]*Program{"run": kDockerRun, "create": kDockerRun, "exec": kDockerExec}},
+				"save":      {Flags: flags("-o --output", fWrite)},
+				"load":      {Flags: flags("-i --input", fRead)},
+				"export":    {Flags: flags("-o --output", fWrite)},
+				"import":    {Args: []Role{RoleRead}},
+				"compose":   kCompose,
+				"swarm":     {Tags: []TagKind{TagSystemChange}},
+				"plugin":    {SubDefault: &Program{}, Sub: map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall}}}},
+			}}
+		kKubectl = &Program{Flags: flags("--insecure-skip-tls-verify", fBool, "-n --namespace --context --cluster --kubeconfig -s --server --token --user -l --selector -o --output", fVal),
+			Network: true, SubDefault: &Program{Network: true, Flags: flags("-A --all-namespaces", fBool, "-n --namespace --context -l --selector -o --output", fVal)},
+			Sub: map[string]*Program{
+				"delete":       {Flags: flags("--all -A --all-namespaces --force --now --wait --ignore-not-found", fBool, "-n --namespace --context -l --selector --grace-period -o", fVal, "-f --filename", fRead), Network: true, Check: checkKubectlDelete},
+				"apply":        {Flags: flags("--prune --force --server-side --dry-run", fBool, "-n --namespace -l -o", fVal, "-f --filename -k --kustomize", fRead), Network: true, Upload: true},
+				"create":       {Flags: flags("--dry-run", fBool, "-n --namespace -o", fVal, "-f --filename", fRead), Network: true, Upload: true},
+				"replace":      {Flags: flags("--force", fBool, "-f --filename", fRead), Network: true, Upload: true},
+				"exec":         {Flags: flags("-i -t --stdin --tty -q", fBool, "-n --namespace -c --container --context", fVal), Network: true, Check: checkKubectlExec},
+				"run":          {Flags: flags("-i -t --rm --privileged --stdin --tty", fBool, "-n --namespace --image --overrides --env --port --restart", fVal), Network: true, Check: checkKubectlRun},
+				"cp":           {Flags: flags("-n --namespace -c --container", fVal), Network: true, Upload: true, Check: checkDockerCp},
+				"port-forward": {Network: true, Flags: flags("-n --namespace --address", fVal)},
+				"drain":        {Network: true, Tags: []TagKind{TagInfraTeardown}},
+				"cordon":       {Network: true, Tags: []TagKind{TagSystemChange}},
+				"scale":        {Network: true, Flags: flags("--replicas -n --namespace", fVal), Check: checkKubectlScale},
+				"get":          {Network: true, Flags: flags("-A --all-namespaces -w --watch", fBool, "-n --namespace -o --output -l --selector", fVal), Check: checkKubectlGetSecret},
+				"debug":        {Network: true, Flags: flags("-i -t --stdin --tty", fBool, "--image -n --namespace --profile", fVal), Check: checkKubectlDebug},
+			}}
+		kTeardown = &Program{Network: true, Tags: []TagKind{TagInfraTeardown}}
+		kHelm     = &Program{Flags: flags("--debug", fBool, "-n --namespace --kube-context --kubeconfig", fVal), Network: true,
+			SubDefault: &Program{Network: true},
+			Sub: map[string]*Program{
+				"uninstall": kTeardown, "delete": kTeardown, "del": kTeardown,
+				"install": {Network: true, Flags: flags("--wait --atomic --create-namespace --dry-run", fBool, "-n --namespace --version --set --set-string --repo", fVal, "-f --values", fRead)},
+				"upgrade": {Network: true, Flags: flags("-i --install --wait --atomic --dry-run", fBool, "-n --namespace --version --set --repo", fVal, "-f --values", fRead)},
+				"repo":    {Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{"add": {Network: true, Tags: []TagKind{TagPackageSource}}}},
+				"plugin":  {Network: true, SubDefault: &Program{}, Sub: map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall, TagPackageSource}}}},
+			}}
 	)
-	kDockerRun  = &Program{Flags: kDockerRunFlags, Network: true, Check: checkDockerRun}
-	kDockerExec = &Program{Flags: flags("-d -i -t --privileged --detach --interactive --tty", fBool, "-e --env -u --user -w --workdir --env-file --index", fVal),
-		Check: checkDockerExec}
-	kCompose = &Program{Flags: flags("--compatibility --dry-run", fBool, "-p --project-name --profile --env-file --project-directory", fVal, "-f --file", fRead),
-		Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{
-			"down": {Flags: flags("--remove-orphans", fBool, "-t --timeout --rmi", fVal, "-v --volumes", tagged(fBool, TagInfraTeardown))},
-			"run":  {Flags: kDockerRunFlags, Check: checkDockerRun},
-			"exec": kDockerExec,
-		}}
-	kDocker = &Program{Flags: flags("-D --debug --tls --tlsverify", fBool, "-H --host -c --context --config -l --log-level", fVal),
-		Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{
-			"run": kDockerRun, "create": kDockerRun, "exec": kDockerExec,
-			"build": {Flags: flags("-q --no-cache --pull --rm --squash --load --push", fBool,
-				"-t --tag --build-arg --target --platform --network --secret --ssh --label --cache-from --progress -o --output", fVal,
-				"-f --file", fRead), Args: []Role{RoleRead}, Network: true},
-			"cp":        {Check: checkDockerCp},
-			"push":      {Network: true, Upload: true},
-			"pull":      {Network: true},
-			"login":     {Network: true, Flags: flags("--password-stdin", fBool, "-u --username -p --password", fVal)},
-			"rm":        {Flags: flags("-f --force -v --volumes", fBool)},
-			"rmi":       {Flags: flags("-f --force", fBool)},
-			"system":    {SubDefault: &Program{}, Sub: map[string]*Program{"prune": {Flags: flags("-f --force --volumes", fBool, "--filter", fVal, "-a --all", tagged(fBool, TagInfraTeardown)), Check: checkPruneVolumes}}},
-			"volume":    {SubDefault: &Program{}, Sub: map[string]*Program{"prune": {Tags: []TagKind{TagInfraTeardown}}, "rm": {Tags: []TagKind{TagInfraTeardown}}}},
-			"container": {SubDefault: &Program{}, Sub: map[string]*Program{"run": kDockerRun, "create": kDockerRun, "exec": kDockerExec}},
-			"save":      {Flags: flags("-o --output", fWrite)},
-			"load":      {Flags: flags("-i --input", fRead)},
-			"export":    {Flags: flags("-o --output", fWrite)},
-			"import":    {Args: []Role{RoleRead}},
-			"compose":   kCompose,
-			"swarm":     {Tags: []TagKind{TagSystemChange}},
-			"plugin":    {SubDefault: &Program{}, Sub: map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall}}}},
-		}}
-	kKubectl = &Program{Flags: flags("--insecure-skip-tls-verify", fBool, "-n --namespace --context --cluster --kubeconfig -s --server --token --user -l --selector -o --output", fVal),
-		Network: true, SubDefault: &Program{Network: true, Flags: flags("-A --all-namespaces", fBool, "-n --namespace --context -l --selector -o --output", fVal)},
-		Sub: map[string]*Program{
-			"delete":       {Flags: flags("--all -A --all-namespaces --force --now --wait --ignore-not-found", fBool, "-n --namespace --context -l --selector --grace-period -o", fVal, "-f --filename", fRead), Network: true, Check: checkKubectlDelete},
-			"apply":        {Flags: flags("--prune --force --server-side --dry-run", fBool, "-n --namespace -l -o", fVal, "-f --filename -k --kustomize", fRead), Network: true, Upload: true},
-			"create":       {Flags: flags("--dry-run", fBool, "-n --namespace -o", fVal, "-f --filename", fRead), Network: true, Upload: true},
-			"replace":      {Flags: flags("--force", fBool, "-f --filename", fRead), Network: true, Upload: true},
-			"exec":         {Flags: flags("-i -t --stdin --tty -q", fBool, "-n --namespace -c --container --context", fVal), Network: true, Check: checkKubectlExec},
-			"run":          {Flags: flags("-i -t --rm --privileged --stdin --tty", fBool, "-n --namespace --image --overrides --env --port --restart", fVal), Network: true, Check: checkKubectlRun},
-			"cp":           {Flags: flags("-n --namespace -c --container", fVal), Network: true, Upload: true, Check: checkDockerCp},
-			"port-forward": {Network: true, Flags: flags("-n --namespace --address", fVal)},
-			"drain":        {Network: true, Tags: []TagKind{TagInfraTeardown}},
-			"cordon":       {Network: true, Tags: []TagKind{TagSystemChange}},
-			"scale":        {Network: true, Flags: flags("--replicas -n --namespace", fVal), Check: checkKubectlScale},
-			"get":          {Network: true, Flags: flags("-A --all-namespaces -w --watch", fBool, "-n --namespace -o --output -l --selector", fVal), Check: checkKubectlGetSecret},
-			"debug":        {Network: true, Flags: flags("-i -t --stdin --tty", fBool, "--image -n --namespace --profile", fVal), Check: checkKubectlDebug},
-		}}
-	kTeardown = &Program{Network: true, Tags: []TagKind{TagInfraTeardown}}
-	kHelm     = &Program{Flags: flags("--debug", fBool, "-n --namespace --kube-context --kubeconfig", fVal), Network: true,
-		SubDefault: &Program{Network: true},
-		Sub: map[string]*Program{
-			"uninstall": kTeardown, "delete": kTeardown, "del": kTeardown,
-			"install": {Network: true, Flags: flags("--wait --atomic --create-namespace --dry-run", fBool, "-n --namespace --version --set --set-string --repo", fVal, "-f --values", fRead)},
-			"upgrade": {Network: true, Flags: flags("-i --install --wait --atomic --dry-run", fBool, "-n --namespace --version --set --repo", fVal, "-f --values", fRead)},
-			"repo":    {Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{"add": {Network: true, Tags: []TagKind{TagPackageSource}}}},
-			"plugin":  {Network: true, SubDefault: &Program{}, Sub: map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall, TagPackageSource}}}},
-		}}
-)
 
-var kbContainer = map[string]*Program{
-	"docker": kDocker, "podman": kDocker, "nerdctl": kDocker,
-	"docker-compose": kCompose, "podman-compose": kCompose,
-	"kubectl": kKubectl, "oc": kKubectl,
-	"k3s":       {SubDefault: &Program{Tags: []TagKind{TagSystemChange}}, Sub: map[string]*Program{"kubectl": kKubectl}},
-	"microk8s":  {SubDefault: &Program{}, Sub: map[string]*Program{"kubectl": kKubectl}},
-	"minikube":  {Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{"delete": kTeardown}},
-	"kind":      {SubDefault: &Program{}, Sub: map[string]*Program{"delete": kTeardown}},
-	"helm":      kHelm,
-	"k9s":       {Network: true},
-	"kustomize": {Rest: RoleRead},
-	"skaffold":  {Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{"delete": kTeardown}},
-	"crictl":    {SubDefault: &Program{}, Sub: map[string]*Program{"exec": kDockerExec}},
-	"ctr":       {Network: true},
-	"lxc":       {SubDefault: &Program{}, Sub: map[string]*Program{"exec": kDockerExec, "delete": kTeardown}},
-	"vagrant":   {SubDefault: &Program{}, Sub: map[string]*Program{"destroy": kTeardown, "ssh": {Flags: flags("-c --command", fShell), Tags: []TagKind{TagRemoteExec}}}},
-	"virsh":     {SubDefault: &Program{}, Sub: map[string]*Program{"destroy": kTeardown, "undefine": kTeardown}},
-	"nsenter": {Flags: flags(shorts("amunipUCrwFZ")+" --mount --uts --ipc --net --pid --user --cgroup --all --preserve-credentials", fBool,
-		"-t --target -S --setuid -G --setgid -R --root -w --wd", fVal), Args: []Role{RoleCommand}, Tags: []TagKind{TagPrivilege}, Check: checkNsenter},
-	"unshare": {Flags: flags(shorts("mUinpuCTfr")+" --mount --uts --ipc --net --pid --user --cgroup --fork --map-root-user --mount-proc", fBool,
-		"--propagation --setgroups -R --root -w --wd -S --setuid -G --setgid", fVal), Args: []Role{RoleCommand}, Check: checkUnshare},
-	"chroot":         {Flags: flags("--skip-chdir", fBool, "--userspec --groups", fVal), Args: []Role{RoleRead, RoleCommand}, Tags: []TagKind{TagPrivilege}},
-	"systemd-nspawn": {Flags: flags("-b --boot -q", fBool, "-D --directory -M --machine", fVal), Args: []Role{RoleCommand}, Tags: []TagKind{TagPrivilege}},
+	var kbContainer = map[string]*Program{
+		"docker": kDocker, "podman": kDocker, "nerdctl": kDocker,
+		"docker-compose": kCompose, "podman-compose": kCompose,
+		"kubectl": kKubectl, "oc": kKubectl,
+		"k3s":       {SubDefault: &Program{Tags: []TagKind{TagSystemChange}}, Sub: map[string]*Program{"kubectl": kKubectl}},
+		"microk8s":  {SubDefault: &Program{}, Sub: map[string]*Program{"kubectl": kKubectl}},
+		"minikube":  {Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{"delete": kTeardown}},
+		"kind":      {SubDefault: &Program{}, Sub: map[string]*Program{"delete": kTeardown}},
+		"helm":      kHelm,
+		"k9s":       {Network: true},
+		"kustomize": {Rest: RoleRead},
+		"skaffold":  {Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{"delete": kTeardown}},
+		"crictl":    {SubDefault: &Program{}, Sub: map[string]*Program{"exec": kDockerExec}},
+		"ctr":       {Network: true},
+		"lxc":       {SubDefault: &Program{}, Sub: map[string]*Program{"exec": kDockerExec, "delete": kTeardown}},
+		"vagrant":   {SubDefault: &Program{}, Sub: map[string]*Program{"destroy": kTeardown, "ssh": {Flags: flags("-c --command", fShell), Tags: []TagKind{TagRemoteExec}}}},
+		"virsh":     {SubDefault: &Program{}, Sub: map[string]*Program{"destroy": kTeardown, "undefine": kTeardown}},
+		"nsenter": {Flags: flags(shorts("amunipUCrwFZ")+" --mount --uts --ipc --net --pid --user --cgroup --all --preserve-credentials", fBool,
+			"-t --target -S --setuid -G --setgid -R --root -w --wd", fVal), Args: []Role{RoleCommand}, Tags: []TagKind{TagPrivilege}, Check: checkNsenter},
+		"unshare": {Flags: flags(shorts("mUinpuCTfr")+" --mount --uts --ipc --net --pid --user --cgroup --fork --map-root-user --mount-proc", fBool,
+			"--propagation --setgroups -R --root -w --wd -S --setuid -G --setgid", fVal), Args: []Role{RoleCommand}, Check: checkUnshare},
+		"chroot":         {Flags: flags("--skip-chdir", fBool, "--userspec --groups", fVal), Args: []Role{RoleRead, RoleCommand}, Tags: []TagKind{TagPrivilege}},
+		"systemd-nspawn": {Flags: flags("-b --boot -q", fBool, "-D --directory -M --machine", fVal), Args: []Role{RoleCommand}, Tags: []TagKind{TagPrivilege}},
+	}
+	return kbContainer
 }
 
 // hostMounts are host paths whose mount into a container hands over the host.

@@ -2,99 +2,104 @@ package shell
 
 // File operations: copying, moving, deleting, creating, low-level writes.
 
-var (
-	kCpFlags = flags(
-		shorts("aRrfivnpulsxdHLPbTZ")+" --archive --recursive --force --interactive --verbose"+
-			" --no-clobber --link --symbolic-link --update --one-file-system --dereference"+
-			" --no-dereference --parents --preserve --remove-destination --strip-trailing-slashes"+
-			" --attributes-only --debug --sparse --reflink --backup --no-target-directory", fBool,
-		"-t --target-directory", fWrite,
-		"-S --suffix --no-preserve", fVal,
+// kbFilesTable builds the kbFiles table. It runs once, on the first Lookup, not at
+// package initialisation (programs).
+func kbFilesTable() map[string]*Program {
+	var (
+		kCpFlags = flags(
+			shorts("aRrfivnpulsxdHLPbTZ")+" --archive --recursive --force --interactive --verbose"+
+				" --no-clobber --link --symbolic-link --update --one-file-system --dereference"+
+				" --no-dereference --parents --preserve --remove-destination --strip-trailing-slashes"+
+				" --attributes-only --debug --sparse --reflink --backup --no-target-directory", fBool,
+			"-t --target-directory", fWrite,
+			"-S --suffix --no-preserve", fVal,
+		)
+		kRmFlags = flags(
+			shorts("rRfivdI")+" --recursive --force --interactive --verbose --dir"+
+				" --one-file-system --preserve-root", fBool,
+			"--no-preserve-root", tagged(fBool, TagDestructive),
+		)
 	)
-	kRmFlags = flags(
-		shorts("rRfivdI")+" --recursive --force --interactive --verbose --dir"+
-			" --one-file-system --preserve-root", fBool,
-		"--no-preserve-root", tagged(fBool, TagDestructive),
-	)
-)
 
-var kbFiles = map[string]*Program{
-	"cp": {Flags: kCpFlags, Check: copyLike(accR, accW)},
-	"mv": {Flags: flags(
-		shorts("finuvbTZ")+" --force --interactive --no-clobber --update --verbose --backup"+
-			" --strip-trailing-slashes --no-target-directory --debug", fBool,
-		"-t --target-directory", fWrite,
-		"-S --suffix", fVal,
-	), Check: copyLike(accRD, accW)},
-	"ln": {Flags: flags(
-		shorts("sfFinrvbLPTd")+" --symbolic --force --interactive --no-dereference --relative"+
-			" --verbose --backup --logical --physical --no-target-directory", fBool,
-		"-t --target-directory", fWrite,
-		"-S --suffix", fVal,
-	), Check: checkLn},
-	"link":      {Args: []Role{RoleRead, RoleWrite}},
-	"unlink":    {Args: []Role{RoleDelete}},
-	"rm":        {Flags: kRmFlags, Rest: RoleDelete, Check: checkRm},
-	"srm":       {Flags: kRmFlags, Rest: RoleDelete, Tags: []TagKind{TagDestructive}},
-	"wipe":      {Flags: kRmFlags, Rest: RoleDelete, Tags: []TagKind{TagDestructive}},
-	"trash":     {Flags: kRmFlags, Rest: RoleDelete},
-	"trash-put": {Flags: kRmFlags, Rest: RoleDelete},
-	"rmdir": {Flags: flags(shorts("pv")+" --parents --verbose --ignore-fail-on-non-empty", fBool),
-		Rest: RoleDelete},
-	"mkdir": {Flags: flags(shorts("pvZ")+" --parents --verbose", fBool, "-m --mode --context", fVal),
-		Rest: RoleWrite},
-	"touch": {Flags: flags(
-		shorts("acmhf")+" --no-create --no-dereference", fBool,
-		"-d --date -t --time", fVal,
-		"-r --reference", fRead,
-	), Rest: RoleWrite, Check: checkTouch},
-	"mkfifo":    {Flags: flags("-m --mode -Z --context", fVal), Rest: RoleWrite},
-	"mknod":     {Flags: flags("-m --mode -Z --context", fVal), Args: []Role{RoleWrite}},
-	"mktemp":    plain(flags(shorts("dqut")+" --directory --dry-run --quiet", fBool, "-p --tmpdir --suffix", fVal)),
-	"tee":       {Flags: flags(shorts("aip")+" --append --ignore-interrupts --output-error", fBool), Rest: RoleWrite},
-	"sponge":    {Flags: flags("-a", fBool), Args: []Role{RoleWrite}},
-	"fallocate": {Flags: flags(shorts("cdinpxzv")+" --keep-size --dig-holes", fBool, "-l --length -o --offset", fVal), Args: []Role{RoleWrite}},
-	"truncate": {Flags: flags(
-		shorts("co")+" --no-create --io-blocks", fBool,
-		"-s --size", fVal,
-		"-r --reference", fRead,
-	), Rest: RoleWrite, Check: checkTruncate},
-	"shred": {Flags: flags(
-		shorts("fuvxz")+" --force --remove --verbose --exact --zero", fBool,
-		"-n --iterations -s --size --random-source", fVal,
-	), Rest: RoleWrite, Tags: []TagKind{TagDestructive}, Check: checkShred},
-	"dd":     {Check: checkDd},
-	"dcfldd": {Check: checkDd},
-	"split": {Flags: flags(
-		shorts("de")+" --numeric-suffixes --hex-suffixes --elide-empty-files --unbuffered --verbose"+
-			" -x -u", fBool,
-		"-a --suffix-length -b --bytes -C --line-bytes -l --lines -n --number -t --separator"+
-			" --additional-suffix", fVal,
-		"--filter", fShell,
-	), Args: []Role{RoleRead, RoleWrite}},
-	"csplit": {Flags: flags(
-		shorts("ksqz")+" --keep-files --quiet --silent --elide-empty-files --suppress-matched", fBool,
-		"-b --suffix-format -n --digits", fVal,
-		"-f --prefix", fWrite,
-	), Args: []Role{RoleRead}},
-	"rename": {Flags: flags(shorts("vnfsoi")+" --verbose --no-act --force --symlink --no-overwrite", fBool,
-		"-e", fVal), Check: checkRename},
-	"dos2unix": {Flags: flags(shorts("kqsfon")+" --keepdate --quiet --safe --force --newfile", fBool), Rest: RoleReadWrite},
-	"unix2dos": {Flags: flags(shorts("kqsfo")+" --keepdate --quiet", fBool), Rest: RoleReadWrite},
-	"fromdos":  {Rest: RoleReadWrite},
-	"todos":    {Rest: RoleReadWrite},
-	"patch": {Flags: flags(
-		shorts("REfNsbtuceln")+" --reverse --forward --force --silent --quiet --batch --dry-run"+
-			" --backup --unified --context --ed --normal --ignore-whitespace --binary --verbose", fBool,
-		"-p --strip -F --fuzz -V --version-control -z --suffix -D --ifdef -B --prefix -Y -g", fVal,
-		"-i --input", fRead,
-		"-o --output -r --reject-file", fWrite,
-		"-d --directory", fDir,
-	), Args: []Role{RoleReadWrite, RoleRead}},
-	"sync":   plain(flags(shorts("df")+" --data --file-system", fBool)),
-	"mmv":    {Rest: RoleNone},
-	"chattr": {Flags: flags(shorts("RVf"), fBool, "-v -p", fVal), Args: []Role{RoleNone}, Rest: RoleWrite},
-	"lsattr": readAll(flags(shorts("RVadDlpv"), fBool)),
+	var kbFiles = map[string]*Program{
+		"cp": {Flags: kCpFlags, Check: copyLike(accR, accW)},
+		"mv": {Flags: flags(
+			shorts("finuvbTZ")+" --force --interactive --no-clobber --update --verbose --backup"+
+				" --strip-trailing-slashes --no-target-directory --debug", fBool,
+			"-t --target-directory", fWrite,
+			"-S --suffix", fVal,
+		), Check: copyLike(accRD, accW)},
+		"ln": {Flags: flags(
+			shorts("sfFinrvbLPTd")+" --symbolic --force --interactive --no-dereference --relative"+
+				" --verbose --backup --logical --physical --no-target-directory", fBool,
+			"-t --target-directory", fWrite,
+			"-S --suffix", fVal,
+		), Check: checkLn},
+		"link":      {Args: []Role{RoleRead, RoleWrite}},
+		"unlink":    {Args: []Role{RoleDelete}},
+		"rm":        {Flags: kRmFlags, Rest: RoleDelete, Check: checkRm},
+		"srm":       {Flags: kRmFlags, Rest: RoleDelete, Tags: []TagKind{TagDestructive}},
+		"wipe":      {Flags: kRmFlags, Rest: RoleDelete, Tags: []TagKind{TagDestructive}},
+		"trash":     {Flags: kRmFlags, Rest: RoleDelete},
+		"trash-put": {Flags: kRmFlags, Rest: RoleDelete},
+		"rmdir": {Flags: flags(shorts("pv")+" --parents --verbose --ignore-fail-on-non-empty", fBool),
+			Rest: RoleDelete},
+		"mkdir": {Flags: flags(shorts("pvZ")+" --parents --verbose", fBool, "-m --mode --context", fVal),
+			Rest: RoleWrite},
+		"touch": {Flags: flags(
+			shorts("acmhf")+" --no-create --no-dereference", fBool,
+			"-d --date -t --time", fVal,
+			"-r --reference", fRead,
+		), Rest: RoleWrite, Check: checkTouch},
+		"mkfifo":    {Flags: flags("-m --mode -Z --context", fVal), Rest: RoleWrite},
+		"mknod":     {Flags: flags("-m --mode -Z --context", fVal), Args: []Role{RoleWrite}},
+		"mktemp":    plain(flags(shorts("dqut")+" --directory --dry-run --quiet", fBool, "-p --tmpdir --suffix", fVal)),
+		"tee":       {Flags: flags(shorts("aip")+" --append --ignore-interrupts --output-error", fBool), Rest: RoleWrite},
+		"sponge":    {Flags: flags("-a", fBool), Args: []Role{RoleWrite}},
+		"fallocate": {Flags: flags(shorts("cdinpxzv")+" --keep-size --dig-holes", fBool, "-l --length -o --offset", fVal), Args: []Role{RoleWrite}},
+		"truncate": {Flags: flags(
+			shorts("co")+" --no-create --io-blocks", fBool,
+			"-s --size", fVal,
+			"-r --reference", fRead,
+		), Rest: RoleWrite, Check: checkTruncate},
+		"shred": {Flags: flags(
+			shorts("fuvxz")+" --force --remove --verbose --exact --zero", fBool,
+			"-n --iterations -s --size --random-source", fVal,
+		), Rest: RoleWrite, Tags: []TagKind{TagDestructive}, Check: checkShred},
+		"dd":     {Check: checkDd},
+		"dcfldd": {Check: checkDd},
+		"split": {Flags: flags(
+			shorts("de")+" --numeric-suffixes --hex-suffixes --elide-empty-files --unbuffered --verbose"+
+				" -x -u", fBool,
+			"-a --suffix-length -b --bytes -C --line-bytes -l --lines -n --number -t --separator"+
+				" --additional-suffix", fVal,
+			"--filter", fShell,
+		), Args: []Role{RoleRead, RoleWrite}},
+		"csplit": {Flags: flags(
+			shorts("ksqz")+" --keep-files --quiet --silent --elide-empty-files --suppress-matched", fBool,
+			"-b --suffix-format -n --digits", fVal,
+			"-f --prefix", fWrite,
+		), Args: []Role{RoleRead}},
+		"rename": {Flags: flags(shorts("vnfsoi")+" --verbose --no-act --force --symlink --no-overwrite", fBool,
+			"-e", fVal), Check: checkRename},
+		"dos2unix": {Flags: flags(shorts("kqsfon")+" --keepdate --quiet --safe --force --newfile", fBool), Rest: RoleReadWrite},
+		"unix2dos": {Flags: flags(shorts("kqsfo")+" --keepdate --quiet", fBool), Rest: RoleReadWrite},
+		"fromdos":  {Rest: RoleReadWrite},
+		"todos":    {Rest: RoleReadWrite},
+		"patch": {Flags: flags(
+			shorts("REfNsbtuceln")+" --reverse --forward --force --silent --quiet --batch --dry-run"+
+				" --backup --unified --context --ed --normal --ignore-whitespace --binary --verbose", fBool,
+			"-p --strip -F --fuzz -V --version-control -z --suffix -D --ifdef -B --prefix -Y -g", fVal,
+			"-i --input", fRead,
+			"-o --output -r --reject-file", fWrite,
+			"-d --directory", fDir,
+		), Args: []Role{RoleReadWrite, RoleRead}},
+		"sync":   plain(flags(shorts("df")+" --data --file-system", fBool)),
+		"mmv":    {Rest: RoleNone},
+		"chattr": {Flags: flags(shorts("RVf"), fBool, "-v -p", fVal), Args: []Role{RoleNone}, Rest: RoleWrite},
+		"lsattr": readAll(flags(shorts("RVadDlpv"), fBool)),
+	}
+	return kbFiles
 }
 
 // checkLn records link targets as read (a link exposes them) and the

@@ -6,17 +6,22 @@ import "strings"
 // effects are; -exec commands are analysed one level deeper with {} as a
 // path only known at run time (its known prefix is the search root).
 
-var kbFind = map[string]*Program{
-	"find":  {Check: checkFind},
-	"gfind": {Check: checkFind},
-	"fd": {Flags: flags(shorts("HIsiFalL0pu")+" --hidden --no-ignore --case-sensitive --ignore-case"+
-		" --fixed-strings --absolute-path --list-details --follow --full-path --print0 --unrestricted", fBool,
-		"-d --max-depth --min-depth -t --type -e --extension -E --exclude -S --size --changed-within"+
-			" --changed-before -o --owner -j --threads --color -c", fVal,
-		"-x --exec -X --exec-batch", fVal), Args: []Role{RoleNone}, Rest: RoleRead, Check: checkFd},
-	"fdfind": {Flags: flags(shorts("HIsiFalL0pu")+" --hidden --no-ignore", fBool,
-		"-d --max-depth -t --type -e --extension -E --exclude -x --exec -X --exec-batch", fVal),
-		Args: []Role{RoleNone}, Rest: RoleRead, Check: checkFd},
+// kbFindTable builds the kbFind table. It runs once, on the first Lookup, not at
+// package initialisation (programs).
+func kbFindTable() map[string]*Program {
+	var kbFind = map[string]*Program{
+		"find":  {Check: checkFind},
+		"gfind": {Check: checkFind},
+		"fd": {Flags: flags(shorts("HIsiFalL0pu")+" --hidden --no-ignore --case-sensitive --ignore-case"+
+			" --fixed-strings --absolute-path --list-details --follow --full-path --print0 --unrestricted", fBool,
+			"-d --max-depth --min-depth -t --type -e --extension -E --exclude -S --size --changed-within"+
+				" --changed-before -o --owner -j --threads --color -c", fVal,
+			"-x --exec -X --exec-batch", fVal), Args: []Role{RoleNone}, Rest: RoleRead, Check: checkFd},
+		"fdfind": {Flags: flags(shorts("HIsiFalL0pu")+" --hidden --no-ignore", fBool,
+			"-d --max-depth -t --type -e --extension -E --exclude -x --exec -X --exec-batch", fVal),
+			Args: []Role{RoleNone}, Rest: RoleRead, Check: checkFd},
+	}
+	return kbFind
 }
 
 // find primaries taking one value; findRead and findWrite name files.

@@ -8,14 +8,6 @@ import "strings"
 // subcommand; the core runs only the subcommand's Check, so each one
 // looks at them through gitSub.
 
-var kGitGlobal = flags(
-	"-p --paginate -P --no-pager --bare --no-replace-objects --literal-pathspecs --no-optional-locks", fBool,
-	"-c", fVal,
-	"-C --work-tree", fDir,
-	"--git-dir --namespace --config-env --super-prefix", fVal,
-	"--exec-path", tagged(fVal, TagCodeEscape),
-)
-
 // gitSub completes a subcommand entry: a Check that also inspects the
 // -c options given before the subcommand.
 func gitSub(p *Program) *Program {
@@ -32,89 +24,102 @@ func gitSub(p *Program) *Program {
 // gitNet is gitSub for subcommands that talk to a remote.
 func gitNet(p *Program) *Program { p.Network = true; return gitSub(p) }
 
-var kbGit = map[string]*Program{
-	"git": {Flags: kGitGlobal, Check: gitConfigOpts, SubDefault: gitSub(&Program{}), Sub: map[string]*Program{
-		"clone": gitNet(&Program{Flags: flags(
-			shorts("lsqvn")+" --bare --mirror --single-branch --no-single-branch --recursive"+
-				" --recurse-submodules --no-checkout --no-tags --shallow-submodules --quiet --progress --sparse", fBool,
-			"-b --branch -o --origin --depth --shallow-since --shallow-exclude -j --jobs --filter"+
-				" --config -c --server-option --bundle-uri", fVal,
-			"--template --reference --reference-if-able", fRead,
-			"--separate-git-dir", fWrite,
-			"-u --upload-pack", tagged(fShell, TagCodeEscape),
-		), Args: []Role{RoleURL, RoleWrite}, Check: checkGitClone}),
-		"push": gitNet(&Program{Flags: flags(
-			shorts("nquv")+" --all --tags --follow-tags --dry-run --set-upstream --quiet --verbose"+
-				" --no-verify --verify --atomic --prune --porcelain --progress --no-force-with-lease", fBool,
-			"-f --force --force-with-lease --force-if-includes --mirror -d --delete", tagged(fBool, TagForcePush),
-			"-o --push-option --repo --signed --recurse-submodules", fVal,
-			"--receive-pack --exec", tagged(fShell, TagCodeEscape),
-		), Upload: true, Check: checkGitPush}),
-		"fetch": gitNet(&Program{Flags: flags(
-			shorts("afnpPqtuvk")+" --all --prune --prune-tags --tags --no-tags --force --dry-run --unshallow"+
-				" --quiet --verbose --multiple --append", fBool,
-			"--depth --deepen --shallow-since --refmap --recurse-submodules -j --jobs --filter -o", fVal,
-			"--upload-pack", tagged(fShell, TagCodeEscape),
-		)}),
-		"pull": gitNet(&Program{Flags: flags(
-			shorts("fnqrv")+" --rebase --no-rebase --ff-only --no-ff --ff --all --prune --tags --quiet"+
-				" --verbose --autostash --squash --no-edit --allow-unrelated-histories --commit --no-commit", fBool,
-			"-s --strategy -X --strategy-option --depth -j --jobs", fVal,
-			"--upload-pack", tagged(fShell, TagCodeEscape),
-		), Check: writesWorktree}),
-		"ls-remote": gitNet(&Program{Flags: flags("--heads --tags --refs -q --quiet --symref", fBool,
-			"--upload-pack", tagged(fShell, TagCodeEscape))}),
-		"archive": gitSub(&Program{Flags: flags("-l --list -v", fBool, "--format --prefix", fVal,
-			"-o --output", fWrite, "--remote", fURL, "--exec", tagged(fShell, TagCodeEscape))}),
-		"commit": gitSub(&Program{Flags: flags(
-			shorts("anqsuvz")+" --all --amend --no-edit --no-verify --allow-empty --signoff --quiet --patch", fBool,
-			"-m --message -C --reuse-message --author --date --fixup --squash --cleanup -S --gpg-sign", fVal,
-			"-F --file -t --template", fRead,
-		), Rest: RoleRead}),
-		"add": gitSub(&Program{Flags: flags(shorts("AfinNpuv")+" --all --force --update --patch --intent-to-add --dry-run", fBool,
-			"--chmod --pathspec-from-file", fVal), Rest: RoleRead}),
-		"rm": gitSub(&Program{Flags: flags(shorts("fnqr")+" --cached --force --dry-run --quiet --ignore-unmatch", fBool),
-			Check: checkGitRm}),
-		"mv":       gitSub(&Program{Flags: flags(shorts("fkvn")+" --force --dry-run", fBool), Check: copyLike(accRD, accW)}),
-		"checkout": gitSub(&Program{Flags: flags(shorts("fqmp")+" --force --quiet --merge --patch --detach --ours --theirs", fBool, "-b -B --orphan", fVal), Check: writesWorktree}),
-		"switch":   gitSub(&Program{Flags: flags(shorts("fqmd")+" --force --discard-changes --detach", fBool, "-c -C --create --orphan", fVal), Check: writesWorktree}),
-		"restore":  gitSub(&Program{Flags: flags(shorts("SWp")+" --staged --worktree --patch --ours --theirs", fBool, "-s --source", fVal), Rest: RoleWrite}),
-		"reset":    gitSub(&Program{Flags: flags("--hard --soft --mixed --merge --keep -q -p --patch", fBool), Check: checkGitReset}),
-		"clean": gitSub(&Program{Flags: flags(shorts("dfinqxX")+" --force --dry-run --quiet --interactive", fBool, "-e --exclude", fVal),
-			Check: checkGitClean}),
-		"config": gitSub(&Program{Flags: flags("--global --system --local --worktree --list -l --get --get-all --get-regexp --unset --unset-all --add --replace-all --bool --int --path --show-origin --name-only -e --edit --null -z", fBool,
-			"-f --file", fRW, "--type --default", fVal), Check: checkGitConfig}),
-		"init": gitSub(&Program{Flags: flags("-q --quiet --bare", fBool, "-b --initial-branch --shared --object-format", fVal,
-			"--template", fRead, "--separate-git-dir", fWrite), Args: []Role{RoleWrite}}),
-		"rebase": gitSub(&Program{Flags: flags("-i --interactive --continue --abort --skip --autosquash --autostash --root -q -v", fBool,
-			"--onto -s --strategy -X", fVal, "-x --exec", tagged(fShell, TagCodeEscape)), Check: writesWorktree}),
-		"merge":        gitSub(&Program{Flags: flags("--no-ff --ff-only --squash --abort --continue --no-edit --no-commit -q -v", fBool, "-m -s --strategy -X", fVal), Check: writesWorktree}),
-		"cherry-pick":  gitSub(&Program{Flags: flags("-n -x -e --continue --abort --skip", fBool, "-m", fVal), Check: writesWorktree}),
-		"revert":       gitSub(&Program{Flags: flags("-n -e --no-edit --continue --abort", fBool, "-m", fVal), Check: writesWorktree}),
-		"stash":        gitSub(&Program{Flags: flags("-u -a -k -p -q --include-untracked --all --keep-index", fBool, "-m --message", fVal), Check: writesWorktree}),
-		"apply":        gitSub(&Program{Flags: flags("--check --stat --cached --index -R --reverse -3 --3way --reject -v", fBool, "-p --directory --exclude --include", fVal), Rest: RoleRead, Check: writesWorktree}),
-		"am":           gitSub(&Program{Flags: flags("-3 -s --abort --continue --skip", fBool), Rest: RoleRead, Check: writesWorktree}),
-		"format-patch": gitSub(&Program{Flags: flags("--stdout --cover-letter -n -k", fBool, "--subject-prefix -v --to --cc", fVal, "-o --output-directory", fWrite)}),
-		"send-email": gitNet(&Program{Flags: flags("--annotate --compose --dry-run --quiet", fBool,
-			"--to --cc --bcc --from --subject --smtp-server --smtp-user --smtp-pass --smtp-server-port", fVal), Upload: true, Rest: RoleRead}),
-		"diff": gitSub(&Program{Flags: flags("--cached --staged --stat --name-only --name-status --no-index --ext-diff --no-ext-diff -w -b -R --color --quiet --exit-code --numstat --patch -p", fBool,
-			"-U --unified --diff-filter -M -C --word-diff --relative --src-prefix --dst-prefix", fVal, "--output", fWrite)}),
-		"log": gitSub(&Program{Flags: flags("--oneline --graph --all --decorate --stat -p --patch --follow --name-only --reverse --no-merges --first-parent", fBool,
-			"-n --max-count --since --until --author --grep --format --pretty --date -S -G --skip --after --before", fVal, "--output", fWrite)}),
-		"show": gitSub(&Program{Flags: flags("--stat --name-only -s --oneline --no-patch", fBool, "--format --pretty", fVal, "--output", fWrite)}),
-		"grep": gitSub(&Program{Flags: flags(shorts("EFGPiIlLnovwhHc")+" --cached --untracked --no-index", fBool,
-			"-e -A -B -C -m --max-depth", fVal, "-f", fRead, "-O --open-files-in-pager", tagged(fShell, TagCodeEscape))}),
-		"submodule": gitNet(&Program{Flags: flags("--init --recursive --remote -q --quiet --force", fBool, "--depth --reference -b", fVal), Check: checkGitSubmodule}),
-		"bisect":    gitSub(&Program{Check: checkGitBisect}),
-		"filter-branch": gitSub(&Program{Flags: flags("-f --force --prune-empty", fBool, "--subdirectory-filter", fVal,
-			"--tree-filter --index-filter --env-filter --msg-filter --commit-filter --parent-filter --tag-name-filter", tagged(fShell, TagCodeEscape))}),
-		"difftool":         gitSub(&Program{Flags: flags("-y --no-prompt -d --dir-diff -g --gui", fBool, "-t --tool", fVal, "-x --extcmd", tagged(fShell, TagCodeEscape))}),
-		"worktree":         gitSub(&Program{Check: checkGitWorktree}),
-		"credential":       gitSub(&Program{Tags: []TagKind{TagCredentialSearch}}),
-		"credential-store": gitSub(&Program{Tags: []TagKind{TagCredentialSearch}}),
-		"daemon":           gitNet(&Program{Flags: flags("--export-all --verbose", fBool, "--base-path --port --listen --enable", fVal), Check: checkGitDaemon}),
-		"hook":             gitSub(&Program{Tags: []TagKind{TagCodeEscape}}),
-	}},
+// kbGitTable builds the kbGit table. It runs once, on the first Lookup, not at
+// package initialisation (programs).
+func kbGitTable() map[string]*Program {
+	var kGitGlobal = flags(
+		"-p --paginate -P --no-pager --bare --no-replace-objects --literal-pathspecs --no-optional-locks", fBool,
+		"-c", fVal,
+		"-C --work-tree", fDir,
+		"--git-dir --namespace --config-env --super-prefix", fVal,
+		"--exec-path", tagged(fVal, TagCodeEscape),
+	)
+
+	var kbGit = map[string]*Program{
+		"git": {Flags: kGitGlobal, Check: gitConfigOpts, SubDefault: gitSub(&Program{}), Sub: map[string]*Program{
+			"clone": gitNet(&Program{Flags: flags(
+				shorts("lsqvn")+" --bare --mirror --single-branch --no-single-branch --recursive"+
+					" --recurse-submodules --no-checkout --no-tags --shallow-submodules --quiet --progress --sparse", fBool,
+				"-b --branch -o --origin --depth --shallow-since --shallow-exclude -j --jobs --filter"+
+					" --config -c --server-option --bundle-uri", fVal,
+				"--template --reference --reference-if-able", fRead,
+				"--separate-git-dir", fWrite,
+				"-u --upload-pack", tagged(fShell, TagCodeEscape),
+			), Args: []Role{RoleURL, RoleWrite}, Check: checkGitClone}),
+			"push": gitNet(&Program{Flags: flags(
+				shorts("nquv")+" --all --tags --follow-tags --dry-run --set-upstream --quiet --verbose"+
+					" --no-verify --verify --atomic --prune --porcelain --progress --no-force-with-lease", fBool,
+				"-f --force --force-with-lease --force-if-includes --mirror -d --delete", tagged(fBool, TagForcePush),
+				"-o --push-option --repo --signed --recurse-submodules", fVal,
+				"--receive-pack --exec", tagged(fShell, TagCodeEscape),
+			), Upload: true, Check: checkGitPush}),
+			"fetch": gitNet(&Program{Flags: flags(
+				shorts("afnpPqtuvk")+" --all --prune --prune-tags --tags --no-tags --force --dry-run --unshallow"+
+					" --quiet --verbose --multiple --append", fBool,
+				"--depth --deepen --shallow-since --refmap --recurse-submodules -j --jobs --filter -o", fVal,
+				"--upload-pack", tagged(fShell, TagCodeEscape),
+			)}),
+			"pull": gitNet(&Program{Flags: flags(
+				shorts("fnqrv")+" --rebase --no-rebase --ff-only --no-ff --ff --all --prune --tags --quiet"+
+					" --verbose --autostash --squash --no-edit --allow-unrelated-histories --commit --no-commit", fBool,
+				"-s --strategy -X --strategy-option --depth -j --jobs", fVal,
+				"--upload-pack", tagged(fShell, TagCodeEscape),
+			), Check: writesWorktree}),
+			"ls-remote": gitNet(&Program{Flags: flags("--heads --tags --refs -q --quiet --symref", fBool,
+				"--upload-pack", tagged(fShell, TagCodeEscape))}),
+			"archive": gitSub(&Program{Flags: flags("-l --list -v", fBool, "--format --prefix", fVal,
+				"-o --output", fWrite, "--remote", fURL, "--exec", tagged(fShell, TagCodeEscape))}),
+			"commit": gitSub(&Program{Flags: flags(
+				shorts("anqsuvz")+" --all --amend --no-edit --no-verify --allow-empty --signoff --quiet --patch", fBool,
+				"-m --message -C --reuse-message --author --date --fixup --squash --cleanup -S --gpg-sign", fVal,
+				"-F --file -t --template", fRead,
+			), Rest: RoleRead}),
+			"add": gitSub(&Program{Flags: flags(shorts("AfinNpuv")+" --all --force --update --patch --intent-to-add --dry-run", fBool,
+				"--chmod --pathspec-from-file", fVal), Rest: RoleRead}),
+			"rm": gitSub(&Program{Flags: flags(shorts("fnqr")+" --cached --force --dry-run --quiet --ignore-unmatch", fBool),
+				Check: checkGitRm}),
+			"mv":       gitSub(&Program{Flags: flags(shorts("fkvn")+" --force --dry-run", fBool), Check: copyLike(accRD, accW)}),
+			"checkout": gitSub(&Program{Flags: flags(shorts("fqmp")+" --force --quiet --merge --patch --detach --ours --theirs", fBool, "-b -B --orphan", fVal), Check: writesWorktree}),
+			"switch":   gitSub(&Program{Flags: flags(shorts("fqmd")+" --force --discard-changes --detach", fBool, "-c -C --create --orphan", fVal), Check: writesWorktree}),
+			"restore":  gitSub(&Program{Flags: flags(shorts("SWp")+" --staged --worktree --patch --ours --theirs", fBool, "-s --source", fVal), Rest: RoleWrite}),
+			"reset":    gitSub(&Program{Flags: flags("--hard --soft --mixed --merge --keep -q -p --patch", fBool), Check: checkGitReset}),
+			"clean": gitSub(&Program{Flags: flags(shorts("dfinqxX")+" --force --dry-run --quiet --interactive", fBool, "-e --exclude", fVal),
+				Check: checkGitClean}),
+			"config": gitSub(&Program{Flags: flags("--global --system --local --worktree --list -l --get --get-all --get-regexp --unset --unset-all --add --replace-all --bool --int --path --show-origin --name-only -e --edit --null -z", fBool,
+				"-f --file", fRW, "--type --default", fVal), Check: checkGitConfig}),
+			"init": gitSub(&Program{Flags: flags("-q --quiet --bare", fBool, "-b --initial-branch --shared --object-format", fVal,
+				"--template", fRead, "--separate-git-dir", fWrite), Args: []Role{RoleWrite}}),
+			"rebase": gitSub(&Program{Flags: flags("-i --interactive --continue --abort --skip --autosquash --autostash --root -q -v", fBool,
+				"--onto -s --strategy -X", fVal, "-x --exec", tagged(fShell, TagCodeEscape)), Check: writesWorktree}),
+			"merge":        gitSub(&Program{Flags: flags("--no-ff --ff-only --squash --abort --continue --no-edit --no-commit -q -v", fBool, "-m -s --strategy -X", fVal), Check: writesWorktree}),
+			"cherry-pick":  gitSub(&Program{Flags: flags("-n -x -e --continue --abort --skip", fBool, "-m", fVal), Check: writesWorktree}),
+			"revert":       gitSub(&Program{Flags: flags("-n -e --no-edit --continue --abort", fBool, "-m", fVal), Check: writesWorktree}),
+			"stash":        gitSub(&Program{Flags: flags("-u -a -k -p -q --include-untracked --all --keep-index", fBool, "-m --message", fVal), Check: writesWorktree}),
+			"apply":        gitSub(&Program{Flags: flags("--check --stat --cached --index -R --reverse -3 --3way --reject -v", fBool, "-p --directory --exclude --include", fVal), Rest: RoleRead, Check: writesWorktree}),
+			"am":           gitSub(&Program{Flags: flags("-3 -s --abort --continue --skip", fBool), Rest: RoleRead, Check: writesWorktree}),
+			"format-patch": gitSub(&Program{Flags: flags("--stdout --cover-letter -n -k", fBool, "--subject-prefix -v --to --cc", fVal, "-o --output-directory", fWrite)}),
+			"send-email": gitNet(&Program{Flags: flags("--annotate --compose --dry-run --quiet", fBool,
+				"--to --cc --bcc --from --subject --smtp-server --smtp-user --smtp-pass --smtp-server-port", fVal), Upload: true, Rest: RoleRead}),
+			"diff": gitSub(&Program{Flags: flags("--cached --staged --stat --name-only --name-status --no-index --ext-diff --no-ext-diff -w -b -R --color --quiet --exit-code --numstat --patch -p", fBool,
+				"-U --unified --diff-filter -M -C --word-diff --relative --src-prefix --dst-prefix", fVal, "--output", fWrite)}),
+			"log": gitSub(&Program{Flags: flags("--oneline --graph --all --decorate --stat -p --patch --follow --name-only --reverse --no-merges --first-parent", fBool,
+				"-n --max-count --since --until --author --grep --format --pretty --date -S -G --skip --after --before", fVal, "--output", fWrite)}),
+			"show": gitSub(&Program{Flags: flags("--stat --name-only -s --oneline --no-patch", fBool, "--format --pretty", fVal, "--output", fWrite)}),
+			"grep": gitSub(&Program{Flags: flags(shorts("EFGPiIlLnovwhHc")+" --cached --untracked --no-index", fBool,
+				"-e -A -B -C -m --max-depth", fVal, "-f", fRead, "-O --open-files-in-pager", tagged(fShell, TagCodeEscape))}),
+			"submodule": gitNet(&Program{Flags: flags("--init --recursive --remote -q --quiet --force", fBool, "--depth --reference -b", fVal), Check: checkGitSubmodule}),
+			"bisect":    gitSub(&Program{Check: checkGitBisect}),
+			"filter-branch": gitSub(&Program{Flags: flags("-f --force --prune-empty", fBool, "--subdirectory-filter", fVal,
+				"--tree-filter --index-filter --env-filter --msg-filter --commit-filter --parent-filter --tag-name-filter", tagged(fShell, TagCodeEscape))}),
+			"difftool":         gitSub(&Program{Flags: flags("-y --no-prompt -d --dir-diff -g --gui", fBool, "-t --tool", fVal, "-x --extcmd", tagged(fShell, TagCodeEscape))}),
+			"worktree":         gitSub(&Program{Check: checkGitWorktree}),
+			"credential":       gitSub(&Program{Tags: []TagKind{TagCredentialSearch}}),
+			"credential-store": gitSub(&Program{Tags: []TagKind{TagCredentialSearch}}),
+			"daemon":           gitNet(&Program{Flags: flags("--export-all --verbose", fBool, "--base-path --port --listen --enable", fVal), Check: checkGitDaemon}),
+			"hook":             gitSub(&Program{Tags: []TagKind{TagCodeEscape}}),
+		}},
+	}
+	return kbGit
 }
 
 // gitCodeKeys are configuration keys whose value is a command git runs.

@@ -6,104 +6,109 @@ import "strings"
 // scripts (RoleScript), code on stdin (StdinCode), and the module or
 // library switches that fetch or run code.
 
-var (
-	kShellFlags = flags(
-		shorts("abefhikmnprstuvxBCEHPTl")+" --login --noprofile --norc --posix --restricted --verbose"+
-			" --noediting --debugger --dump-strings --no-rcs", fBool,
-		"-c", fShell,
-		"-o +o -O +O", fVal,
-		"--rcfile --init-file", fScript,
+// kbInterpTable builds the kbInterp table. It runs once, on the first Lookup, not at
+// package initialisation (programs).
+func kbInterpTable() map[string]*Program {
+	var (
+		kShellFlags = flags(
+			shorts("abefhikmnprstuvxBCEHPTl")+" --login --noprofile --norc --posix --restricted --verbose"+
+				" --noediting --debugger --dump-strings --no-rcs", fBool,
+			"-c", fShell,
+			"-o +o -O +O", fVal,
+			"--rcfile --init-file", fScript,
+		)
+		kShell  = &Program{Flags: kShellFlags, Args: []Role{RoleScript}, Lang: "sh", StdinCode: true}
+		kPython = &Program{Flags: flags(
+			shorts("bBdEhiIOPqsSuvVx")+" -OO -bb --version --help", fBool,
+			"-c", fCode,
+			"-m -W -X --check-hash-based-pycs", fVal,
+		), Args: []Role{RoleScript}, Lang: "python", StdinCode: true, Check: checkPython}
+		kPerl = &Program{Flags: flags(
+			shorts("aclnpsStTuUvwWXgi")+" -0 -00", fBool,
+			"-e -E", fCode,
+			"-M -m -I -F -x -d -D -C", fVal,
+		), Args: []Role{RoleScript}, Lang: "perl", StdinCode: true, Check: checkPerl}
+		kRuby = &Program{Flags: flags(
+			shorts("acdhlnpsSvwWyi")+" --version --verbose --disable-gems", fBool,
+			"-e", fCode,
+			"-r -I -E -C -F -x -K -T --encoding", fVal,
+		), Args: []Role{RoleScript}, Lang: "ruby", StdinCode: true, Check: checkPerl}
+		kNode = &Program{Flags: flags(
+			shorts("ivhc")+" --interactive --version --check --inspect --inspect-brk --no-warnings --trace-warnings"+
+				" --experimental-modules --enable-source-maps --watch --test", fBool,
+			"-e --eval -p --print", fCode,
+			"-r --require --import --loader --experimental-loader --max-old-space-size --env-file --input-type --conditions -C", fVal,
+		), Args: []Role{RoleScript}, Lang: "node", StdinCode: true}
+		kPHP = &Program{Flags: flags(
+			shorts("aCHhilmnqsvwe"), fBool,
+			"-r -B -R -E -F", fCode,
+			"-d -z", fVal,
+			"-c", fRead,
+			"-f", fScript,
+			"-S", fVal,
+			"-t", fDir,
+		), Args: []Role{RoleScript}, Lang: "php", StdinCode: true, Check: checkPHP}
+		kLua = &Program{Flags: flags(shorts("iEvW"), fBool, "-e", fCode, "-l", fVal),
+			Args: []Role{RoleScript}, Lang: "lua", StdinCode: true}
+		kAwk = &Program{Flags: flags(
+			shorts("bcCgnNOPrStVsMyz")+" --posix --traditional --lint --sandbox --characters-as-bytes --re-interval --optimize", fBool,
+			"-F --field-separator -v --assign -W -l --load -i --include", fVal,
+			"-f --file -E --exec", fScript,
+			"-e --source", fCode,
+		), Args: []Role{RoleCode}, Rest: RoleRead, Lang: "awk", Check: checkAwk}
 	)
-	kShell  = &Program{Flags: kShellFlags, Args: []Role{RoleScript}, Lang: "sh", StdinCode: true}
-	kPython = &Program{Flags: flags(
-		shorts("bBdEhiIOPqsSuvVx")+" -OO -bb --version --help", fBool,
-		"-c", fCode,
-		"-m -W -X --check-hash-based-pycs", fVal,
-	), Args: []Role{RoleScript}, Lang: "python", StdinCode: true, Check: checkPython}
-	kPerl = &Program{Flags: flags(
-		shorts("aclnpsStTuUvwWXgi")+" -0 -00", fBool,
-		"-e -E", fCode,
-		"-M -m -I -F -x -d -D -C", fVal,
-	), Args: []Role{RoleScript}, Lang: "perl", StdinCode: true, Check: checkPerl}
-	kRuby = &Program{Flags: flags(
-		shorts("acdhlnpsSvwWyi")+" --version --verbose --disable-gems", fBool,
-		"-e", fCode,
-		"-r -I -E -C -F -x -K -T --encoding", fVal,
-	), Args: []Role{RoleScript}, Lang: "ruby", StdinCode: true, Check: checkPerl}
-	kNode = &Program{Flags: flags(
-		shorts("ivhc")+" --interactive --version --check --inspect --inspect-brk --no-warnings --trace-warnings"+
-			" --experimental-modules --enable-source-maps --watch --test", fBool,
-		"-e --eval -p --print", fCode,
-		"-r --require --import --loader --experimental-loader --max-old-space-size --env-file --input-type --conditions -C", fVal,
-	), Args: []Role{RoleScript}, Lang: "node", StdinCode: true}
-	kPHP = &Program{Flags: flags(
-		shorts("aCHhilmnqsvwe"), fBool,
-		"-r -B -R -E -F", fCode,
-		"-d -z", fVal,
-		"-c", fRead,
-		"-f", fScript,
-		"-S", fVal,
-		"-t", fDir,
-	), Args: []Role{RoleScript}, Lang: "php", StdinCode: true, Check: checkPHP}
-	kLua = &Program{Flags: flags(shorts("iEvW"), fBool, "-e", fCode, "-l", fVal),
-		Args: []Role{RoleScript}, Lang: "lua", StdinCode: true}
-	kAwk = &Program{Flags: flags(
-		shorts("bcCgnNOPrStVsMyz")+" --posix --traditional --lint --sandbox --characters-as-bytes --re-interval --optimize", fBool,
-		"-F --field-separator -v --assign -W -l --load -i --include", fVal,
-		"-f --file -E --exec", fScript,
-		"-e --source", fCode,
-	), Args: []Role{RoleCode}, Rest: RoleRead, Lang: "awk", Check: checkAwk}
-)
 
-var kbInterp = map[string]*Program{
-	"sh": kShell, "bash": kShell, "dash": kShell, "zsh": kShell, "ksh": kShell, "mksh": kShell, "ash": kShell,
-	"pdksh": kShell, "yash": kShell, "posh": kShell, "rbash": kShell, "csh": kShell, "tcsh": kShell,
-	"fish": {Flags: flags("-i -l -n -N -P --login --interactive --private --no-execute --no-config", fBool,
-		"-c --command -C --init-command", fShell), Args: []Role{RoleScript}, Lang: "sh", StdinCode: true},
-	"pwsh": {Flags: flags("-NoProfile -NonInteractive -NoLogo", fBool, "-Command -c -EncodedCommand -e -ec", fCode,
-		"-File -f", fScript, "-ExecutionPolicy", fVal), Lang: "powershell", StdinCode: true},
-	"python": kPython, "python2": kPython, "python3": kPython, "pypy": kPython, "pypy3": kPython,
-	"perl": kPerl, "ruby": kRuby, "jruby": kRuby,
-	"irb":  {Flags: flags("-r -I", fVal), Args: []Role{RoleScript}, Lang: "ruby", StdinCode: true},
-	"node": kNode, "nodejs": kNode,
-	"deno": {Flags: flags("-A --allow-all -q", fBool, "--allow-read --allow-write --allow-net --allow-run --allow-env --config -c --import-map", fVal),
-		Network: true, SubDefault: &Program{Network: true},
-		Sub: map[string]*Program{
-			"run":  {Flags: flags("-A --allow-all", fBool), Args: []Role{RoleScript}, Lang: "node", Network: true},
-			"eval": {Args: []Role{RoleCode}, Lang: "node"},
-		}},
-	"bun": {Flags: flags("--watch --hot --smol", fBool, "-e --eval -p --print", fCode), Lang: "node", Network: true,
-		SubDefault: &Program{},
-		Sub: map[string]*Program{
-			"install": {Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkNpmInstall},
-			"add":     {Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkNpmInstall},
-			"x":       {Network: true, Tags: []TagKind{TagPackageInstall}},
-		}},
-	"php": kPHP, "lua": kLua, "luajit": kLua,
-	"tclsh":     {Args: []Role{RoleScript}, Lang: "tcl", StdinCode: true},
-	"wish":      {Args: []Role{RoleScript}, Lang: "tcl", StdinCode: true},
-	"expect":    {Flags: flags("-d -D -i -n -N -b", fBool, "-c", fCode, "-f", fScript), Args: []Role{RoleScript}, Lang: "tcl", StdinCode: true},
-	"osascript": {Flags: flags("-i -s", fBool, "-l", fVal, "-e", fCode), Args: []Role{RoleScript}, Lang: "applescript"},
-	"awk":       kAwk, "gawk": kAwk, "mawk": kAwk, "nawk": kAwk,
-	"R":       {Flags: flags("--vanilla --no-save --slave -q --quiet", fBool, "-e", fCode, "-f --file", fScript), Lang: "r", StdinCode: true},
-	"Rscript": {Flags: flags("--vanilla", fBool, "-e", fCode), Args: []Role{RoleScript}, Lang: "r"},
-	"julia":   {Flags: flags("-q --quiet", fBool, "-e --eval -E --print", fCode, "-L --load", fScript), Args: []Role{RoleScript}, Lang: "julia", StdinCode: true},
-	"octave":  {Flags: flags("-q --quiet --no-gui -W --no-window-system", fBool, "--eval", fCode), Args: []Role{RoleScript}, Lang: "octave", StdinCode: true},
-	"matlab":  {Flags: flags("-nodisplay -nosplash -nodesktop -nojvm", fBool, "-r -batch", fCode), Lang: "matlab"},
-	"ipython": {Flags: flags("-i --no-banner", fBool, "-c", fCode, "-m", fVal), Args: []Role{RoleScript}, Lang: "python", StdinCode: true},
-	"jupyter": {Network: true},
-	"groovy":  {Flags: flags("-e", fCode), Args: []Role{RoleScript}, Lang: "groovy"},
-	"guile":   {Flags: flags("-c", fCode, "-l -s", fScript), Args: []Role{RoleScript}, Lang: "scheme", StdinCode: true},
-	"sbcl":    {Flags: flags("--non-interactive --noinform", fBool, "--eval", fCode, "--load --script", fScript), Lang: "lisp", StdinCode: true},
-	"ghci":    {Args: []Role{RoleScript}, Lang: "haskell", StdinCode: true},
-	"runghc":  {Args: []Role{RoleScript}, Lang: "haskell"},
-	"erl":     {Flags: flags("-noshell -noinput", fBool, "-eval -s", fCode), Lang: "erlang"},
-	"elixir":  {Flags: flags("-e", fCode), Args: []Role{RoleScript}, Lang: "elixir"},
-	"dc":      {Flags: flags("-e --expression", fVal, "-f --file", fRead), Rest: RoleRead, Check: checkDc},
-	"bc":      readAll(flags(shorts("lqsiwv")+" --mathlib --quiet --standard --warn", fBool)),
-	"gnuplot": {Flags: flags("-p --persist", fBool, "-e", fVal), Rest: RoleRead, Check: checkGnuplot},
-	"busybox": {Args: []Role{RoleCommand}},
-	"toybox":  {Args: []Role{RoleCommand}},
+	var kbInterp = map[string]*Program{
+		"sh": kShell, "bash": kShell, "dash": kShell, "zsh": kShell, "ksh": kShell, "mksh": kShell, "ash": kShell,
+		"pdksh": kShell, "yash": kShell, "posh": kShell, "rbash": kShell, "csh": kShell, "tcsh": kShell,
+		"fish": {Flags: flags("-i -l -n -N -P --login --interactive --private --no-execute --no-config", fBool,
+			"-c --command -C --init-command", fShell), Args: []Role{RoleScript}, Lang: "sh", StdinCode: true},
+		"pwsh": {Flags: flags("-NoProfile -NonInteractive -NoLogo", fBool, "-Command -c -EncodedCommand -e -ec", fCode,
+			"-File -f", fScript, "-ExecutionPolicy", fVal), Lang: "powershell", StdinCode: true},
+		"python": kPython, "python2": kPython, "python3": kPython, "pypy": kPython, "pypy3": kPython,
+		"perl": kPerl, "ruby": kRuby, "jruby": kRuby,
+		"irb":  {Flags: flags("-r -I", fVal), Args: []Role{RoleScript}, Lang: "ruby", StdinCode: true},
+		"node": kNode, "nodejs": kNode,
+		"deno": {Flags: flags("-A --allow-all -q", fBool, "--allow-read --allow-write --allow-net --allow-run --allow-env --config -c --import-map", fVal),
+			Network: true, SubDefault: &Program{Network: true},
+			Sub: map[string]*Program{
+				"run":  {Flags: flags("-A --allow-all", fBool), Args: []Role{RoleScript}, Lang: "node", Network: true},
+				"eval": {Args: []Role{RoleCode}, Lang: "node"},
+			}},
+		"bun": {Flags: flags("--watch --hot --smol", fBool, "-e --eval -p --print", fCode), Lang: "node", Network: true,
+			SubDefault: &Program{},
+			Sub: map[string]*Program{
+				"install": {Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkNpmInstall},
+				"add":     {Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkNpmInstall},
+				"x":       {Network: true, Tags: []TagKind{TagPackageInstall}},
+			}},
+		"php": kPHP, "lua": kLua, "luajit": kLua,
+		"tclsh":     {Args: []Role{RoleScript}, Lang: "tcl", StdinCode: true},
+		"wish":      {Args: []Role{RoleScript}, Lang: "tcl", StdinCode: true},
+		"expect":    {Flags: flags("-d -D -i -n -N -b", fBool, "-c", fCode, "-f", fScript), Args: []Role{RoleScript}, Lang: "tcl", StdinCode: true},
+		"osascript": {Flags: flags("-i -s", fBool, "-l", fVal, "-e", fCode), Args: []Role{RoleScript}, Lang: "applescript"},
+		"awk":       kAwk, "gawk": kAwk, "mawk": kAwk, "nawk": kAwk,
+		"R":       {Flags: flags("--vanilla --no-save --slave -q --quiet", fBool, "-e", fCode, "-f --file", fScript), Lang: "r", StdinCode: true},
+		"Rscript": {Flags: flags("--vanilla", fBool, "-e", fCode), Args: []Role{RoleScript}, Lang: "r"},
+		"julia":   {Flags: flags("-q --quiet", fBool, "-e --eval -E --print", fCode, "-L --load", fScript), Args: []Role{RoleScript}, Lang: "julia", StdinCode: true},
+		"octave":  {Flags: flags("-q --quiet --no-gui -W --no-window-system", fBool, "--eval", fCode), Args: []Role{RoleScript}, Lang: "octave", StdinCode: true},
+		"matlab":  {Flags: flags("-nodisplay -nosplash -nodesktop -nojvm", fBool, "-r -batch", fCode), Lang: "matlab"},
+		"ipython": {Flags: flags("-i --no-banner", fBool, "-c", fCode, "-m", fVal), Args: []Role{RoleScript}, Lang: "python", StdinCode: true},
+		"jupyter": {Network: true},
+		"groovy":  {Flags: flags("-e", fCode), Args: []Role{RoleScript}, Lang: "groovy"},
+		"guile":   {Flags: flags("-c", fCode, "-l -s", fScript), Args: []Role{RoleScript}, Lang: "scheme", StdinCode: true},
+		"sbcl":    {Flags: flags("--non-interactive --noinform", fBool, "--eval", fCode, "--load --script", fScript), Lang: "lisp", StdinCode: true},
+		"ghci":    {Args: []Role{RoleScript}, Lang: "haskell", StdinCode: true},
+		"runghc":  {Args: []Role{RoleScript}, Lang: "haskell"},
+		"erl":     {Flags: flags("-noshell -noinput", fBool, "-eval -s", fCode), Lang: "erlang"},
+		"elixir":  {Flags: flags("-e", fCode), Args: []Role{RoleScript}, Lang: "elixir"},
+		"dc":      {Flags: flags("-e --expression", fVal, "-f --file", fRead), Rest: RoleRead, Check: checkDc},
+		"bc":      readAll(flags(shorts("lqsiwv")+" --mathlib --quiet --standard --warn", fBool)),
+		"gnuplot": {Flags: flags("-p --persist", fBool, "-e", fVal), Rest: RoleRead, Check: checkGnuplot},
+		"busybox": {Args: []Role{RoleCommand}},
+		"toybox":  {Args: []Role{RoleCommand}},
+	}
+	return kbInterp
 }
 
 // checkPython: "python -m MODULE" runs a module; pip, http.server and

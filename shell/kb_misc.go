@@ -9,69 +9,74 @@ import (
 
 // Editors, pagers, documentation, media and desktop tools.
 
-var (
-	kVim = &Program{Flags: flags(shorts("bdeEhlLmMnNrRsvVxyZAbCDFgH")+" --noplugin --clean -es -Es -nu", fBool,
-		"-c --cmd", tagged(fVal, TagCodeEscape), "-S", tagged(fRead, TagCodeEscape), "-u -U", fRead,
-		"-i -T -t -q -w", fVal, "-W", fWrite), Check: checkVim}
-	kEditor  = &Program{Rest: RoleReadWrite}
-	kMedia   = &Program{Check: checkMediaOut}
-	kOpener  = &Program{Rest: RoleRead, Check: checkOpen}
-	kDocOnly = &Program{}
-)
+// kbMiscTable builds the kbMisc table. It runs once, on the first Lookup, not at
+// package initialisation (programs).
+func kbMiscTable() map[string]*Program {
+	var (
+		kVim = &Program{Flags: flags(shorts("bdeEhlLmMnNrRsvVxyZAbCDFgH")+" --noplugin --clean -es -Es -nu", fBool,
+			"-c --cmd", tagged(fVal, TagCodeEscape), "-S", tagged(fRead, TagCodeEscape), "-u -U", fRead,
+			"-i -T -t -q -w", fVal, "-W", fWrite), Check: checkVim}
+		kEditor  = &Program{Rest: RoleReadWrite}
+		kMedia   = &Program{Check: checkMediaOut}
+		kOpener  = &Program{Rest: RoleRead, Check: checkOpen}
+		kDocOnly = &Program{}
+	)
 
-var kbMisc = map[string]*Program{
-	"vim": kVim, "vi": kVim, "nvim": kVim, "gvim": kVim, "vimx": kVim, "ex": kVim, "rvim": kVim,
-	"nano": kEditor, "pico": kEditor, "micro": kEditor, "joe": kEditor, "mcedit": kEditor, "gedit": kEditor,
-	"kate": kEditor, "subl": kEditor, "mate": kEditor, "code": {Flags: flags("--install-extension", tagged(fVal, TagPackageInstall), "-n -r -w -d -g --wait --new-window --reuse-window --diff", fBool), Rest: RoleReadWrite},
-	"ed": {Flags: flags("-s -G -l -r -v", fBool, "-p", fVal), Args: []Role{RoleReadWrite}, Lang: "ed", StdinCode: true},
-	"emacs": {Flags: flags("-nw -Q -q --batch --no-init-file --no-site-file", fBool, "--eval -f --funcall", tagged(fVal, TagCodeEscape),
-		"-l --load --script", tagged(fRead, TagCodeEscape)), Rest: RoleReadWrite},
-	"man": {Flags: flags(shorts("afkKwWlIiuZt")+" --all --apropos --where", fBool, "-M -S -s -L -m -E -C -R", fVal,
-		"-P --pager -H --html", tagged(fShell, TagCodeEscape)), Check: checkMan},
-	"info":     {Flags: flags("-f --file -o --output", fVal)},
-	"parallax": {Check: checkParallax},
-	"apropos":  kDocOnly, "whatis": kDocOnly, "tldr": {Network: true}, "cheat": kDocOnly,
-	"ffmpeg":  {Flags: flags("-y -n -hide_banner -nostdin -stats", fBool, "-f -c -c:v -c:a -b:v -b:a -r -s -t -ss -to -vf -af -filter_complex -map -codec -vcodec -acodec -preset -crf -ar -ac -loglevel -v -threads -q:v -metadata -aspect -pix_fmt -frames:v -movflags", fVal, "-i", fRead), Check: checkFfmpeg},
-	"ffprobe": readAll(flags("-v -show_entries -of -select_streams -print_format", fVal)),
-	"ffplay":  readAll(nil),
-	"convert": kMedia, "magick": kMedia, "composite": kMedia, "montage": kMedia,
-	"mogrify":  {Flags: flags("-resize -format -quality -path -crop -rotate -strip", fVal), Rest: RoleReadWrite},
-	"identify": readAll(flags("-format", fVal)),
-	"exiftool": {Flags: flags("-overwrite_original -r -j -s", fBool, "-o -w", fWrite), Rest: RoleRead},
-	"optipng":  {Rest: RoleReadWrite}, "jpegoptim": {Rest: RoleReadWrite}, "pngquant": {Rest: RoleReadWrite},
-	"sox": kMedia, "lame": kMedia, "flac": {Rest: RoleRead}, "metaflac": {Rest: RoleReadWrite},
-	"mplayer": readAll(nil), "mpv": readAll(nil), "vlc": readAll(nil), "cvlc": readAll(nil), "mpg123": readAll(nil),
-	"pdflatex": {Rest: RoleRead, Flags: flags("-shell-escape --shell-escape", tagged(fBool, TagCodeEscape), "-output-directory", fWrite)},
-	"latex":    {Rest: RoleRead, Flags: flags("-shell-escape --shell-escape", tagged(fBool, TagCodeEscape))},
-	"xelatex":  {Rest: RoleRead, Flags: flags("-shell-escape --shell-escape", tagged(fBool, TagCodeEscape))},
-	"lualatex": {Rest: RoleRead, Flags: flags("-shell-escape --shell-escape", tagged(fBool, TagCodeEscape))},
-	"gs":       {Flags: flags("-q -dBATCH -dNOPAUSE -dSAFER", fBool, "-sDEVICE -r", fVal), Rest: RoleRead, Check: checkGhostscript},
-	"lp":       readAll(flags("-d -n -o -P -t", fVal)), "lpr": readAll(flags("-P -# -o -T", fVal)), "lpq": kDocOnly, "lpstat": kDocOnly,
-	"open": kOpener, "xdg-open": kOpener, "gnome-open": kOpener, "start": kOpener,
-	"pbcopy": kDocOnly, "pbpaste": kDocOnly, "wl-copy": kDocOnly, "wl-paste": kDocOnly,
-	"xclip":       {Flags: flags("-i -in -o -out -f -filter -verbose -quiet -r -rmlastnl", fBool, "-selection -sel -t -target -d -display -l -loops", fVal), Rest: RoleRead},
-	"xsel":        {Flags: flags(shorts("abciopsxklnv")+" --clipboard --input --output --primary --secondary --append --clear --delete --keep", fBool, "-d --display -t --selectionTimeout", fVal)},
-	"notify-send": kDocOnly, "say": kDocOnly, "zenity": kDocOnly, "kdialog": kDocOnly, "osd_cat": kDocOnly,
-	"xterm": {Flags: flags("-hold -ls", fBool, "-e", Flag{Value: true, Role: RoleCommand},
-		"-T -title -geometry -fa -fs -display -d", fVal), Check: checkXterm},
-	"gnome-terminal": {Flags: flags("-e --command", fShell, "-x", Flag{Value: true, Role: RoleCommand}, "--title --working-directory", fVal)},
-	"xhost":          {Check: checkXhost},
-	"xdotool":        {Tags: []TagKind{TagCodeEscape}},
-	"pv":             readAll(flags(shorts("pterabTnqcWlf0")+" --progress --timer --eta --rate --bytes --numeric --quiet", fBool, "-s --size -L --rate-limit -N --name -i --interval -w -H -B", fVal)),
-	"bar":            readAll(nil),
-	"mc":             kDocOnly, "ranger": kDocOnly, "nnn": kDocOnly, "fzf": {Flags: flags("--preview --bind -q --query", fVal)},
-	"cmatrix": kDocOnly, "sl": kDocOnly, "fortune": kDocOnly,
-	"fastqc":      {Flags: flags("-o --outdir", fWrite, "-t --threads -f --format", fVal), Rest: RoleRead},
-	"samtools":    {Rest: RoleRead, Flags: flags("-o", fWrite, "-@ -b -q -F -f", fVal)},
-	"mkisofs":     {Flags: flags("-o", fWrite, "-V", fVal), Rest: RoleRead},
-	"genisoimage": {Flags: flags("-o", fWrite, "-V", fVal), Rest: RoleRead},
-	"inotifywait": {Flags: flags("-m -r -q -c --monitor --recursive --quiet", fBool, "-e --event --format --timefmt --exclude -t", fVal, "-o --outfile", fWrite), Rest: RoleRead},
-	"sqlformat":   readAll(nil),
-	"ssconvert":   {Args: []Role{RoleRead, RoleWrite}},
-	"soffice":     {Flags: flags("--headless --convert-to", fVal, "--outdir", fWrite), Rest: RoleRead},
-	"libreoffice": {Flags: flags("--headless --convert-to", fVal, "--outdir", fWrite), Rest: RoleRead},
-	"setarch":     {Flags: flags("-R --addr-no-randomize -3 -B -F -I -L -S -T -X -Z -v", fBool), Args: []Role{RoleNone, RoleCommand}},
-	"setfont":     kDocOnly,
+	var kbMisc = map[string]*Program{
+		"vim": kVim, "vi": kVim, "nvim": kVim, "gvim": kVim, "vimx": kVim, "ex": kVim, "rvim": kVim,
+		"nano": kEditor, "pico": kEditor, "micro": kEditor, "joe": kEditor, "mcedit": kEditor, "gedit": kEditor,
+		"kate": kEditor, "subl": kEditor, "mate": kEditor, "code": {Flags: flags("--install-extension", tagged(fVal, TagPackageInstall), "-n -r -w -d -g --wait --new-window --reuse-window --diff", fBool), Rest: RoleReadWrite},
+		"ed": {Flags: flags("-s -G -l -r -v", fBool, "-p", fVal), Args: []Role{RoleReadWrite}, Lang: "ed", StdinCode: true},
+		"emacs": {Flags: flags("-nw -Q -q --batch --no-init-file --no-site-file", fBool, "--eval -f --funcall", tagged(fVal, TagCodeEscape),
+			"-l --load --script", tagged(fRead, TagCodeEscape)), Rest: RoleReadWrite},
+		"man": {Flags: flags(shorts("afkKwWlIiuZt")+" --all --apropos --where", fBool, "-M -S -s -L -m -E -C -R", fVal,
+			"-P --pager -H --html", tagged(fShell, TagCodeEscape)), Check: checkMan},
+		"info":     {Flags: flags("-f --file -o --output", fVal)},
+		"parallax": {Check: checkParallax},
+		"apropos":  kDocOnly, "whatis": kDocOnly, "tldr": {Network: true}, "cheat": kDocOnly,
+		"ffmpeg":  {Flags: flags("-y -n -hide_banner -nostdin -stats", fBool, "-f -c -c:v -c:a -b:v -b:a -r -s -t -ss -to -vf -af -filter_complex -map -codec -vcodec -acodec -preset -crf -ar -ac -loglevel -v -threads -q:v -metadata -aspect -pix_fmt -frames:v -movflags", fVal, "-i", fRead), Check: checkFfmpeg},
+		"ffprobe": readAll(flags("-v -show_entries -of -select_streams -print_format", fVal)),
+		"ffplay":  readAll(nil),
+		"convert": kMedia, "magick": kMedia, "composite": kMedia, "montage": kMedia,
+		"mogrify":  {Flags: flags("-resize -format -quality -path -crop -rotate -strip", fVal), Rest: RoleReadWrite},
+		"identify": readAll(flags("-format", fVal)),
+		"exiftool": {Flags: flags("-overwrite_original -r -j -s", fBool, "-o -w", fWrite), Rest: RoleRead},
+		"optipng":  {Rest: RoleReadWrite}, "jpegoptim": {Rest: RoleReadWrite}, "pngquant": {Rest: RoleReadWrite},
+		"sox": kMedia, "lame": kMedia, "flac": {Rest: RoleRead}, "metaflac": {Rest: RoleReadWrite},
+		"mplayer": readAll(nil), "mpv": readAll(nil), "vlc": readAll(nil), "cvlc": readAll(nil), "mpg123": readAll(nil),
+		"pdflatex": {Rest: RoleRead, Flags: flags("-shell-escape --shell-escape", tagged(fBool, TagCodeEscape), "-output-directory", fWrite)},
+		"latex":    {Rest: RoleRead, Flags: flags("-shell-escape --shell-escape", tagged(fBool, TagCodeEscape))},
+		"xelatex":  {Rest: RoleRead, Flags: flags("-shell-escape --shell-escape", tagged(fBool, TagCodeEscape))},
+		"lualatex": {Rest: RoleRead, Flags: flags("-shell-escape --shell-escape", tagged(fBool, TagCodeEscape))},
+		"gs":       {Flags: flags("-q -dBATCH -dNOPAUSE -dSAFER", fBool, "-sDEVICE -r", fVal), Rest: RoleRead, Check: checkGhostscript},
+		"lp":       readAll(flags("-d -n -o -P -t", fVal)), "lpr": readAll(flags("-P -# -o -T", fVal)), "lpq": kDocOnly, "lpstat": kDocOnly,
+		"open": kOpener, "xdg-open": kOpener, "gnome-open": kOpener, "start": kOpener,
+		"pbcopy": kDocOnly, "pbpaste": kDocOnly, "wl-copy": kDocOnly, "wl-paste": kDocOnly,
+		"xclip":       {Flags: flags("-i -in -o -out -f -filter -verbose -quiet -r -rmlastnl", fBool, "-selection -sel -t -target -d -display -l -loops", fVal), Rest: RoleRead},
+		"xsel":        {Flags: flags(shorts("abciopsxklnv")+" --clipboard --input --output --primary --secondary --append --clear --delete --keep", fBool, "-d --display -t --selectionTimeout", fVal)},
+		"notify-send": kDocOnly, "say": kDocOnly, "zenity": kDocOnly, "kdialog": kDocOnly, "osd_cat": kDocOnly,
+		"xterm": {Flags: flags("-hold -ls", fBool, "-e", Flag{Value: true, Role: RoleCommand},
+			"-T -title -geometry -fa -fs -display -d", fVal), Check: checkXterm},
+		"gnome-terminal": {Flags: flags("-e --command", fShell, "-x", Flag{Value: true, Role: RoleCommand}, "--title --working-directory", fVal)},
+		"xhost":          {Check: checkXhost},
+		"xdotool":        {Tags: []TagKind{TagCodeEscape}},
+		"pv":             readAll(flags(shorts("pterabTnqcWlf0")+" --progress --timer --eta --rate --bytes --numeric --quiet", fBool, "-s --size -L --rate-limit -N --name -i --interval -w -H -B", fVal)),
+		"bar":            readAll(nil),
+		"mc":             kDocOnly, "ranger": kDocOnly, "nnn": kDocOnly, "fzf": {Flags: flags("--preview --bind -q --query", fVal)},
+		"cmatrix": kDocOnly, "sl": kDocOnly, "fortune": kDocOnly,
+		"fastqc":      {Flags: flags("-o --outdir", fWrite, "-t --threads -f --format", fVal), Rest: RoleRead},
+		"samtools":    {Rest: RoleRead, Flags: flags("-o", fWrite, "-@ -b -q -F -f", fVal)},
+		"mkisofs":     {Flags: flags("-o", fWrite, "-V", fVal), Rest: RoleRead},
+		"genisoimage": {Flags: flags("-o", fWrite, "-V", fVal), Rest: RoleRead},
+		"inotifywait": {Flags: flags("-m -r -q -c --monitor --recursive --quiet", fBool, "-e --event --format --timefmt --exclude -t", fVal, "-o --outfile", fWrite), Rest: RoleRead},
+		"sqlformat":   readAll(nil),
+		"ssconvert":   {Args: []Role{RoleRead, RoleWrite}},
+		"soffice":     {Flags: flags("--headless --convert-to", fVal, "--outdir", fWrite), Rest: RoleRead},
+		"libreoffice": {Flags: flags("--headless --convert-to", fVal, "--outdir", fWrite), Rest: RoleRead},
+		"setarch":     {Flags: flags("-R --addr-no-randomize -3 -B -F -I -L -S -T -X -Z -v", fBool), Args: []Role{RoleNone, RoleCommand}},
+		"setfont":     kDocOnly,
+	}
+	return kbMisc
 }
 
 // vimScript splits an ex command that runs inline code of another

@@ -6,65 +6,70 @@ import "strings"
 // nc/ncat/socat are tagged here; downloads piped to a shell are the
 // core's (pipelines).
 
-var (
-	kCurlFlags = flags(
-		shorts("sSLkfIivGgjJlnNOqR#024ZM6")+" --silent --show-error --location --insecure --fail"+
-			" --head --include --verbose --get --compressed --create-dirs --remote-name --remote-name-all"+
-			" --progress-bar --globoff --junk-session-cookies --list-only --netrc --no-buffer"+
-			" --fail-with-body --http1.1 --http2 --tlsv1.2 --ssl-reqd --no-progress-meter"+
-			" --location-trusted --raw --remote-header-name --anyauth --basic --digest --ntlm --negotiate", fBool,
-		"-H --header -X --request -u --user -A --user-agent -e --referer -x --proxy -w --write-out"+
-			" -m --max-time --connect-timeout -r --range -C --continue-at --retry --retry-delay"+
-			" --retry-max-time --resolve --interface -U --proxy-user -z --time-cond --limit-rate"+
-			" -Y --speed-limit -y --speed-time --max-redirs --max-filesize --oauth2-bearer --connect-to"+
-			" --noproxy --proxy-header --ciphers --dns-servers --local-port -Q --quote --mail-from"+
-			" --mail-rcpt --request-target --aws-sigv4 --variable --expand-url -b --cookie", fVal,
-		"-d --data --data-binary --data-raw --data-ascii --data-urlencode -F --form --form-string"+
-			" --json --url-query", fVal,
-		"-o --output -D --dump-header -c --cookie-jar --trace --trace-ascii --stderr --libcurl"+
-			" --etag-save --hsts --alt-svc --output-dir", fWrite,
-		"-T --upload-file -K --config -E --cert --key --cacert --capath --netrc-file --crlfile"+
-			" --pinnedpubkey --proxy-cacert --etag-compare", fRead,
-		"--url", fVal,
-		"--unix-socket --abstract-unix-socket", fVal,
+// kbNetTable builds the kbNet table. It runs once, on the first Lookup, not at
+// package initialisation (programs).
+func kbNetTable() map[string]*Program {
+	var (
+		kCurlFlags = flags(
+			shorts("sSLkfIivGgjJlnNOqR#024ZM6")+" --silent --show-error --location --insecure --fail"+
+				" --head --include --verbose --get --compressed --create-dirs --remote-name --remote-name-all"+
+				" --progress-bar --globoff --junk-session-cookies --list-only --netrc --no-buffer"+
+				" --fail-with-body --http1.1 --http2 --tlsv1.2 --ssl-reqd --no-progress-meter"+
+				" --location-trusted --raw --remote-header-name --anyauth --basic --digest --ntlm --negotiate", fBool,
+			"-H --header -X --request -u --user -A --user-agent -e --referer -x --proxy -w --write-out"+
+				" -m --max-time --connect-timeout -r --range -C --continue-at --retry --retry-delay"+
+				" --retry-max-time --resolve --interface -U --proxy-user -z --time-cond --limit-rate"+
+				" -Y --speed-limit -y --speed-time --max-redirs --max-filesize --oauth2-bearer --connect-to"+
+				" --noproxy --proxy-header --ciphers --dns-servers --local-port -Q --quote --mail-from"+
+				" --mail-rcpt --request-target --aws-sigv4 --variable --expand-url -b --cookie", fVal,
+			"-d --data --data-binary --data-raw --data-ascii --data-urlencode -F --form --form-string"+
+				" --json --url-query", fVal,
+			"-o --output -D --dump-header -c --cookie-jar --trace --trace-ascii --stderr --libcurl"+
+				" --etag-save --hsts --alt-svc --output-dir", fWrite,
+			"-T --upload-file -K --config -E --cert --key --cacert --capath --netrc-file --crlfile"+
+				" --pinnedpubkey --proxy-cacert --etag-compare", fRead,
+			"--url", fVal,
+			"--unix-socket --abstract-unix-socket", fVal,
+		)
+		kWgetFlags = flags(
+			shorts("qvcNrkpmbSxnEKHFdL46")+" --quiet --verbose --continue --timestamping --recursive"+
+				" --convert-links --page-requisites --mirror --background --server-response --spider"+
+				" --no-check-certificate --no-parent --no-directories --no-clobber --no-verbose -nv -nd -nc -np -nH"+
+				" --force-directories --content-disposition --trust-server-names --show-progress --delete-after", fBool,
+			"-l --level -A --accept -R --reject -t --tries -T --timeout -w --wait --limit-rate -U --user-agent"+
+				" --header --user --password --http-user --http-password --method --restrict-file-names"+
+				" -D --domains --exclude-domains --cut-dirs --progress -Q --quota --referer --bind-address"+
+				" -I --include-directories -X --exclude-directories --accept-regex --reject-regex"+
+				" --proxy-user --proxy-password --ftp-user --ftp-password --dns-timeout --read-timeout", fVal,
+			"-e --execute --post-data --body-data", fVal,
+			"-O --output-document -o --output-file -a --append-output --save-cookies --warc-file", fWrite,
+			"-i --input-file --config --load-cookies --ca-certificate --certificate --private-key"+
+				" --post-file --body-file --ca-directory", fRead,
+			"-P --directory-prefix", fWrite,
+			"--use-askpass", tagged(fShell, TagCodeEscape),
+			"-B --base", fVal,
+		)
+		kNcFlags = flags(
+			shorts("46bCdDFhklnNrStuUvzZ")+" --listen --keep-open --udp --verbose --nodns --ssl"+
+				" --send-only --recv-only --broker --chat --allow-all", fBool,
+			"-p --source-port -s --source -w --wait -q -i --interval -x --proxy -X --proxy-type -I -O -T -V -P -M"+
+				" --proxy-auth --allow --deny --ssl-cert --ssl-key --max-conns -m -o --output -g -G", fVal,
+			"-e --exec -c --sh-exec --lua-exec", fVal,
+		)
+		kNc = &Program{Flags: kNcFlags, Network: true, Upload: true, Check: checkNc}
 	)
-	kWgetFlags = flags(
-		shorts("qvcNrkpmbSxnEKHFdL46")+" --quiet --verbose --continue --timestamping --recursive"+
-			" --convert-links --page-requisites --mirror --background --server-response --spider"+
-			" --no-check-certificate --no-parent --no-directories --no-clobber --no-verbose -nv -nd -nc -np -nH"+
-			" --force-directories --content-disposition --trust-server-names --show-progress --delete-after", fBool,
-		"-l --level -A --accept -R --reject -t --tries -T --timeout -w --wait --limit-rate -U --user-agent"+
-			" --header --user --password --http-user --http-password --method --restrict-file-names"+
-			" -D --domains --exclude-domains --cut-dirs --progress -Q --quota --referer --bind-address"+
-			" -I --include-directories -X --exclude-directories --accept-regex --reject-regex"+
-			" --proxy-user --proxy-password --ftp-user --ftp-password --dns-timeout --read-timeout", fVal,
-		"-e --execute --post-data --body-data", fVal,
-		"-O --output-document -o --output-file -a --append-output --save-cookies --warc-file", fWrite,
-		"-i --input-file --config --load-cookies --ca-certificate --certificate --private-key"+
-			" --post-file --body-file --ca-directory", fRead,
-		"-P --directory-prefix", fWrite,
-		"--use-askpass", tagged(fShell, TagCodeEscape),
-		"-B --base", fVal,
-	)
-	kNcFlags = flags(
-		shorts("46bCdDFhklnNrStuUvzZ")+" --listen --keep-open --udp --verbose --nodns --ssl"+
-			" --send-only --recv-only --broker --chat --allow-all", fBool,
-		"-p --source-port -s --source -w --wait -q -i --interval -x --proxy -X --proxy-type -I -O -T -V -P -M"+
-			" --proxy-auth --allow --deny --ssl-cert --ssl-key --max-conns -m -o --output -g -G", fVal,
-		"-e --exec -c --sh-exec --lua-exec", fVal,
-	)
-	kNc = &Program{Flags: kNcFlags, Network: true, Upload: true, Check: checkNc}
-)
 
-var kbNet = map[string]*Program{
-	"curl":   {Flags: kCurlFlags, Network: true, Check: checkCurl},
-	"wget":   {Flags: kWgetFlags, Network: true, Rest: RoleURL, Check: checkWget},
-	"wget2":  {Flags: kWgetFlags, Network: true, Rest: RoleURL, Check: checkWget},
-	"nc":     kNc,
-	"ncat":   kNc,
-	"netcat": kNc,
-	"socat": {Flags: flags(shorts("dDhuUvxgb"), fBool, "-lf -ly -ls -lm -lh -t -T", fVal), Network: true, Upload: true,
-		Check: checkSocat},
+	var kbNet = map[string]*Program{
+		"curl":   {Flags: kCurlFlags, Network: true, Check: checkCurl},
+		"wget":   {Flags: kWgetFlags, Network: true, Rest: RoleURL, Check: checkWget},
+		"wget2":  {Flags: kWgetFlags, Network: true, Rest: RoleURL, Check: checkWget},
+		"nc":     kNc,
+		"ncat":   kNc,
+		"netcat": kNc,
+		"socat": {Flags: flags(shorts("dDhuUvxgb"), fBool, "-lf -ly -ls -lm -lh -t -T", fVal), Network: true, Upload: true,
+			Check: checkSocat},
+	}
+	return kbNet
 }
 
 // checkCurl records URLs (uploads when data is sent), data files, the

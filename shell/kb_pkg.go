@@ -6,192 +6,197 @@ import "strings"
 // a registry, index or repository other than the default one is
 // TagPackageSource.
 
-var (
-	kPipInstall = &Program{Flags: flags(
-		shorts("qvUeI")+" --user --upgrade --force-reinstall --no-deps --no-cache-dir --pre --quiet --verbose"+
-			" --break-system-packages --no-build-isolation --ignore-installed --dry-run --require-hashes --editable", fBool,
-		"-r --requirement -c --constraint", fRead,
-		"-t --target --prefix --root --src", fWrite,
-		"-i --index-url --extra-index-url -f --find-links --trusted-host --index --default-index", fVal,
-		"--platform --python-version --only-binary --no-binary --progress-bar --proxy --timeout --retries --cert --client-cert", fVal,
-	), Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkPipInstall}
-	kPip = &Program{Flags: flags("-q -v --quiet --verbose --isolated --no-cache-dir --disable-pip-version-check", fBool,
-		"--proxy --timeout --cache-dir", fVal), SubDefault: &Program{}, Sub: map[string]*Program{
-		"install":   kPipInstall,
-		"download":  {Flags: kPipInstall.Flags, Network: true, Check: checkPipInstall},
-		"wheel":     {Flags: kPipInstall.Flags, Network: true, Check: checkPipInstall},
-		"uninstall": {Flags: flags("-y --yes", fBool, "-r", fRead)},
-		"config":    {Check: checkPipConfig},
-	}}
-	kNpmInstall = &Program{Flags: flags(
-		shorts("gDSEOPBfy")+" --global --save --save-dev --save-exact --save-optional --no-save --force --legacy-peer-deps"+
-			" --ignore-scripts --production --no-audit --no-fund --dry-run --prefer-offline --yes", fBool,
-		"--registry", fVal,
-		"--prefix -C --cache --tag --omit --include --workspace -w", fVal,
-	), Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkNpmInstall}
-	kNpmX = &Program{Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall},
-		Flags: flags("-y --yes --no", fBool, "-p --package -c --call --registry", fVal), Check: checkNpx}
-	kNpmConfig = &Program{Check: checkNpmConfig}
-	kNpm       = &Program{Flags: flags("-g --global -s --silent -q --quiet -d -dd --verbose -y --yes", fBool,
-		"--prefix -C --userconfig --workspace -w", fVal, "--registry", fVal),
-		SubDefault: &Program{},
-		Sub: map[string]*Program{
-			"install": kNpmInstall, "i": kNpmInstall, "add": kNpmInstall, "ci": kNpmInstall, "isntall": kNpmInstall,
-			"update": kNpmInstall, "up": kNpmInstall, "upgrade": kNpmInstall, "link": kNpmInstall,
-			"exec": kNpmX, "x": kNpmX, "config": kNpmConfig, "set": kNpmConfig,
-			"publish": {Network: true, Upload: true, Flags: flags("--registry", fVal, "--access --tag --otp", fVal)},
-			"login":   {Network: true}, "adduser": {Network: true},
-			"token": {Network: true, Tags: []TagKind{TagCredentialSearch}},
-			"audit": {Network: true}, "outdated": {Network: true}, "view": {Network: true}, "info": {Network: true},
-		}}
-	kYarn = &Program{Flags: flags("--silent -s --frozen-lockfile --immutable --offline --prefer-offline", fBool,
-		"--cwd", fDir, "--registry", fVal), SubDefault: &Program{}, Sub: map[string]*Program{
-		"add": kNpmInstall, "install": kNpmInstall, "upgrade": kNpmInstall, "up": kNpmInstall, "global": kNpmInstall,
-		"dlx": kNpmX, "config": kNpmConfig, "publish": {Network: true, Upload: true}, "npm": {Network: true},
-	}}
-	kAptInstall = &Program{Flags: flags(
-		shorts("yqdfmsuV")+" --yes --assume-yes --quiet --no-install-recommends --install-suggests --fix-broken"+
-			" --allow-downgrades --reinstall --download-only --simulate --dry-run", fBool,
-		"--allow-unauthenticated", tagged(fBool, TagPackageSource),
-		"-o --option -t --target-release -c --config-file", fVal,
-	), Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkAptInstall}
-	kSysChange = &Program{Tags: []TagKind{TagSystemChange}}
-	kApt       = &Program{Flags: kAptInstall.Flags, SubDefault: &Program{}, Sub: map[string]*Program{
-		"install": kAptInstall, "reinstall": kAptInstall, "upgrade": kAptInstall, "full-upgrade": kAptInstall,
-		"dist-upgrade": kAptInstall, "build-dep": kAptInstall, "source": {Network: true},
-		"remove": kSysChange, "purge": kSysChange, "autoremove": kSysChange, "update": {Network: true},
-		"edit-sources": {Tags: []TagKind{TagPackageSource}},
-	}}
-	kRpmInstall = &Program{Flags: flags(shorts("yqCv")+" --assumeyes --best --allowerasing --refresh", fBool,
-		"--nogpgcheck", tagged(fBool, TagPackageSource),
-		"--enablerepo --disablerepo --setopt --installroot --releasever -c --config", fVal,
-		"--repofrompath", tagged(fVal, TagPackageSource)), Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkRpmInstall}
-	kYum = &Program{Flags: kRpmInstall.Flags, SubDefault: &Program{Network: true}, Sub: map[string]*Program{
-		"install": kRpmInstall, "localinstall": kRpmInstall, "reinstall": kRpmInstall, "update": kRpmInstall,
-		"upgrade": kRpmInstall, "groupinstall": kRpmInstall,
-		"remove": kSysChange, "erase": kSysChange,
-		"config-manager": {Tags: []TagKind{TagPackageSource}},
-	}}
-	kInstallOnly  = &Program{Network: true, Tags: []TagKind{TagPackageInstall}}
-	kSourceOnly   = &Program{Network: true, Tags: []TagKind{TagPackageSource}}
-	kCondaInstall = &Program{Flags: flags("-y --yes -q --quiet --force", fBool, "-n --name -p --prefix --file -c --channel", fVal),
-		Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkCondaInstall}
-	kGemInstall = &Program{Flags: flags("--user-install --no-document -N --force -f --pre", fBool, "-v --version -i --install-dir -n --bindir", fVal,
-		"-s --source --clear-sources", tagged(fVal, TagPackageSource)), Network: true, Tags: []TagKind{TagPackageInstall}}
-	kBrewInstall = &Program{Flags: flags("--cask -f --force -v -q --HEAD --build-from-source -s", fBool), Network: true,
-		Tags: []TagKind{TagPackageInstall}, Check: checkBrewInstall}
-)
-
 // withSub is a program with subcommands and a plain default.
 func withSub(sub map[string]*Program) *Program { return &Program{Sub: sub, SubDefault: &Program{}} }
 
-var kbPkg = map[string]*Program{
-	"pip": kPip, "pip3": kPip, "pip2": kPip,
-	"pipx": withSub(map[string]*Program{
-		"install": {Flags: with(kPipInstall.Flags, "--pip-args --python", fVal), Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkPipInstall},
-		"run":     {Flags: flags("--spec --index-url", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}},
-		"inject":  kPipInstall,
-	}),
-	"poetry": {Flags: flags("-C --directory", fDir), SubDefault: &Program{}, Sub: map[string]*Program{
-		"install": kInstallOnly, "update": kInstallOnly, "self": kInstallOnly,
-		"add":     {Network: true, Tags: []TagKind{TagPackageInstall}, Flags: flags("--source", tagged(fVal, TagPackageSource), "-G --group", fVal), Check: checkPipInstall},
-		"run":     {Args: []Role{RoleCommand}},
-		"publish": {Network: true, Upload: true, Flags: flags("-r --repository", tagged(fVal, TagPackageSource), "-u -p --username --password", fVal)},
-		"source":  {Tags: []TagKind{TagPackageSource}},
-		"config":  {Check: checkPipConfig},
-	}},
-	"uv": {Flags: flags("-q -v --offline --no-cache", fBool, "--directory --project", fDir,
-		"--index-url --extra-index-url --index --default-index", tagged(fVal, TagPackageSource)),
-		SubDefault: &Program{},
-		Sub: map[string]*Program{
-			"pip":  kPip,
-			"add":  kPipInstall,
-			"sync": {Flags: kPipInstall.Flags, Network: true, Tags: []TagKind{TagPackageInstall}},
-			"lock": {Network: true},
-			"run": {Flags: flags("--with --python --package --extra --group", fVal, "--index-url --extra-index-url", tagged(fVal, TagPackageSource)),
-				Args: []Role{RoleCommand}},
-			"tool": withSub(map[string]*Program{
-				"install": kPipInstall,
-				"run":     {Flags: flags("--from --with", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}},
-			}),
-			"venv": {Args: []Role{RoleWrite}}, "init": {Args: []Role{RoleWrite}},
-			"publish": {Network: true, Upload: true},
+// kbPkgTable builds the kbPkg table. It runs once, on the first Lookup, not at
+// package initialisation (programs).
+func kbPkgTable() map[string]*Program {
+	var (
+		kPipInstall = &Program{Flags: flags(
+			shorts("qvUeI")+" --user --upgrade --force-reinstall --no-deps --no-cache-dir --pre --quiet --verbose"+
+				" --break-system-packages --no-build-isolation --ignore-installed --dry-run --require-hashes --editable", fBool,
+			"-r --requirement -c --constraint", fRead,
+			"-t --target --prefix --root --src", fWrite,
+			"-i --index-url --extra-index-url -f --find-links --trusted-host --index --default-index", fVal,
+			"--platform --python-version --only-binary --no-binary --progress-bar --proxy --timeout --retries --cert --client-cert", fVal,
+		), Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkPipInstall}
+		kPip = &Program{Flags: flags("-q -v --quiet --verbose --isolated --no-cache-dir --disable-pip-version-check", fBool,
+			"--proxy --timeout --cache-dir", fVal), SubDefault: &Program{}, Sub: map[string]*Program{
+			"install":   kPipInstall,
+			"download":  {Flags: kPipInstall.Flags, Network: true, Check: checkPipInstall},
+			"wheel":     {Flags: kPipInstall.Flags, Network: true, Check: checkPipInstall},
+			"uninstall": {Flags: flags("-y --yes", fBool, "-r", fRead)},
+			"config":    {Check: checkPipConfig},
+		}}
+		kNpmInstall = &Program{Flags: flags(
+			shorts("gDSEOPBfy")+" --global --save --save-dev --save-exact --save-optional --no-save --force --legacy-peer-deps"+
+				" --ignore-scripts --production --no-audit --no-fund --dry-run --prefer-offline --yes", fBool,
+			"--registry", fVal,
+			"--prefix -C --cache --tag --omit --include --workspace -w", fVal,
+		), Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkNpmInstall}
+		kNpmX = &Program{Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall},
+			Flags: flags("-y --yes --no", fBool, "-p --package -c --call --registry", fVal), Check: checkNpx}
+		kNpmConfig = &Program{Check: checkNpmConfig}
+		kNpm       = &Program{Flags: flags("-g --global -s --silent -q --quiet -d -dd --verbose -y --yes", fBool,
+			"--prefix -C --userconfig --workspace -w", fVal, "--registry", fVal),
+			SubDefault: &Program{},
+			Sub: map[string]*Program{
+				"install": kNpmInstall, "i": kNpmInstall, "add": kNpmInstall, "ci": kNpmInstall, "isntall": kNpmInstall,
+				"update": kNpmInstall, "up": kNpmInstall, "upgrade": kNpmInstall, "link": kNpmInstall,
+				"exec": kNpmX, "x": kNpmX, "config": kNpmConfig, "set": kNpmConfig,
+				"publish": {Network: true, Upload: true, Flags: flags("--registry", fVal, "--access --tag --otp", fVal)},
+				"login":   {Network: true}, "adduser": {Network: true},
+				"token": {Network: true, Tags: []TagKind{TagCredentialSearch}},
+				"audit": {Network: true}, "outdated": {Network: true}, "view": {Network: true}, "info": {Network: true},
+			}}
+		kYarn = &Program{Flags: flags("--silent -s --frozen-lockfile --immutable --offline --prefer-offline", fBool,
+			"--cwd", fDir, "--registry", fVal), SubDefault: &Program{}, Sub: map[string]*Program{
+			"add": kNpmInstall, "install": kNpmInstall, "upgrade": kNpmInstall, "up": kNpmInstall, "global": kNpmInstall,
+			"dlx": kNpmX, "config": kNpmConfig, "publish": {Network: true, Upload: true}, "npm": {Network: true},
+		}}
+		kAptInstall = &Program{Flags: flags(
+			shorts("yqdfmsuV")+" --yes --assume-yes --quiet --no-install-recommends --install-suggests --fix-broken"+
+				" --allow-downgrades --reinstall --download-only --simulate --dry-run", fBool,
+			"--allow-unauthenticated", tagged(fBool, TagPackageSource),
+			"-o --option -t --target-release -c --config-file", fVal,
+		), Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkAptInstall}
+		kSysChange = &Program{Tags: []TagKind{TagSystemChange}}
+		kApt       = &Program{Flags: kAptInstall.Flags, SubDefault: &Program{}, Sub: map[string]*Program{
+			"install": kAptInstall, "reinstall": kAptInstall, "upgrade": kAptInstall, "full-upgrade": kAptInstall,
+			"dist-upgrade": kAptInstall, "build-dep": kAptInstall, "source": {Network: true},
+			"remove": kSysChange, "purge": kSysChange, "autoremove": kSysChange, "update": {Network: true},
+			"edit-sources": {Tags: []TagKind{TagPackageSource}},
+		}}
+		kRpmInstall = &Program{Flags: flags(shorts("yqCv")+" --assumeyes --best --allowerasing --refresh", fBool,
+			"--nogpgcheck", tagged(fBool, TagPackageSource),
+			"--enablerepo --disablerepo --setopt --installroot --releasever -c --config", fVal,
+			"--repofrompath", tagged(fVal, TagPackageSource)), Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkRpmInstall}
+		kYum = &Program{Flags: kRpmInstall.Flags, SubDefault: &Program{Network: true}, Sub: map[string]*Program{
+			"install": kRpmInstall, "localinstall": kRpmInstall, "reinstall": kRpmInstall, "update": kRpmInstall,
+			"upgrade": kRpmInstall, "groupinstall": kRpmInstall,
+			"remove": kSysChange, "erase": kSysChange,
+			"config-manager": {Tags: []TagKind{TagPackageSource}},
+		}}
+		kInstallOnly  = &Program{Network: true, Tags: []TagKind{TagPackageInstall}}
+		kSourceOnly   = &Program{Network: true, Tags: []TagKind{TagPackageSource}}
+		kCondaInstall = &Program{Flags: flags("-y --yes -q --quiet --force", fBool, "-n --name -p --prefix --file -c --channel", fVal),
+			Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkCondaInstall}
+		kGemInstall = &Program{Flags: flags("--user-install --no-document -N --force -f --pre", fBool, "-v --version -i --install-dir -n --bindir", fVal,
+			"-s --source --clear-sources", tagged(fVal, TagPackageSource)), Network: true, Tags: []TagKind{TagPackageInstall}}
+		kBrewInstall = &Program{Flags: flags("--cask -f --force -v -q --HEAD --build-from-source -s", fBool), Network: true,
+			Tags: []TagKind{TagPackageInstall}, Check: checkBrewInstall}
+	)
+
+	var kbPkg = map[string]*Program{
+		"pip": kPip, "pip3": kPip, "pip2": kPip,
+		"pipx": withSub(map[string]*Program{
+			"install": {Flags: with(kPipInstall.Flags, "--pip-args --python", fVal), Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkPipInstall},
+			"run":     {Flags: flags("--spec --index-url", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}},
+			"inject":  kPipInstall,
+		}),
+		"poetry": {Flags: flags("-C --directory", fDir), SubDefault: &Program{}, Sub: map[string]*Program{
+			"install": kInstallOnly, "update": kInstallOnly, "self": kInstallOnly,
+			"add":     {Network: true, Tags: []TagKind{TagPackageInstall}, Flags: flags("--source", tagged(fVal, TagPackageSource), "-G --group", fVal), Check: checkPipInstall},
+			"run":     {Args: []Role{RoleCommand}},
+			"publish": {Network: true, Upload: true, Flags: flags("-r --repository", tagged(fVal, TagPackageSource), "-u -p --username --password", fVal)},
+			"source":  {Tags: []TagKind{TagPackageSource}},
+			"config":  {Check: checkPipConfig},
 		}},
-	"uvx":          {Flags: flags("--from --with --python", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}},
-	"conda":        withSub(map[string]*Program{"install": kCondaInstall, "create": kCondaInstall, "update": kCondaInstall, "config": {Check: checkCondaConfig}, "run": {Flags: flags("-n --name -p --prefix", fVal), Args: []Role{RoleCommand}}}),
-	"mamba":        withSub(map[string]*Program{"install": kCondaInstall, "create": kCondaInstall, "update": kCondaInstall}),
-	"easy_install": kInstallOnly,
-	"twine":        {Network: true, Upload: true, Flags: flags("-r --repository --repository-url", tagged(fVal, TagPackageSource), "-u -p", fVal), Rest: RoleRead},
-	"npm":          kNpm,
-	"npx":          kNpmX,
-	"yarn":         kYarn,
-	"pnpm": {Flags: flags("-g --global -r --recursive -D -P --frozen-lockfile", fBool, "-C --dir", fDir, "--filter -F", fVal, "--registry", fVal),
-		SubDefault: &Program{}, Sub: map[string]*Program{
-			"add": kNpmInstall, "install": kNpmInstall, "i": kNpmInstall, "update": kNpmInstall, "up": kNpmInstall,
-			"dlx": kNpmX, "exec": {Args: []Role{RoleCommand}}, "config": kNpmConfig, "publish": {Network: true, Upload: true},
+		"uv": {Flags: flags("-q -v --offline --no-cache", fBool, "--directory --project", fDir,
+			"--index-url --extra-index-url --index --default-index", tagged(fVal, TagPackageSource)),
+			SubDefault: &Program{},
+			Sub: map[string]*Program{
+				"pip":  kPip,
+				"add":  kPipInstall,
+				"sync": {Flags: kPipInstall.Flags, Network: true, Tags: []TagKind{TagPackageInstall}},
+				"lock": {Network: true},
+				"run": {Flags: flags("--with --python --package --extra --group", fVal, "--index-url --extra-index-url", tagged(fVal, TagPackageSource)),
+					Args: []Role{RoleCommand}},
+				"tool": withSub(map[string]*Program{
+					"install": kPipInstall,
+					"run":     {Flags: flags("--from --with", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}},
+				}),
+				"venv": {Args: []Role{RoleWrite}}, "init": {Args: []Role{RoleWrite}},
+				"publish": {Network: true, Upload: true},
+			}},
+		"uvx":          {Flags: flags("--from --with --python", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}},
+		"conda":        withSub(map[string]*Program{"install": kCondaInstall, "create": kCondaInstall, "update": kCondaInstall, "config": {Check: checkCondaConfig}, "run": {Flags: flags("-n --name -p --prefix", fVal), Args: []Role{RoleCommand}}}),
+		"mamba":        withSub(map[string]*Program{"install": kCondaInstall, "create": kCondaInstall, "update": kCondaInstall}),
+		"easy_install": kInstallOnly,
+		"twine":        {Network: true, Upload: true, Flags: flags("-r --repository --repository-url", tagged(fVal, TagPackageSource), "-u -p", fVal), Rest: RoleRead},
+		"npm":          kNpm,
+		"npx":          kNpmX,
+		"yarn":         kYarn,
+		"pnpm": {Flags: flags("-g --global -r --recursive -D -P --frozen-lockfile", fBool, "-C --dir", fDir, "--filter -F", fVal, "--registry", fVal),
+			SubDefault: &Program{}, Sub: map[string]*Program{
+				"add": kNpmInstall, "install": kNpmInstall, "i": kNpmInstall, "update": kNpmInstall, "up": kNpmInstall,
+				"dlx": kNpmX, "exec": {Args: []Role{RoleCommand}}, "config": kNpmConfig, "publish": {Network: true, Upload: true},
+			}},
+		"corepack": {Network: true},
+		"nvm":      {Network: true},
+		"apt":      kApt, "apt-get": kApt, "aptitude": kApt,
+		"apt-cache": plain(nil),
+		"apt-mark":  kSysChange,
+		"apt-key": withSub(map[string]*Program{
+			"add": {Args: []Role{RoleRead}, Tags: []TagKind{TagPackageSource}},
+			"adv": kSourceOnly, "del": {Tags: []TagKind{TagPackageSource}},
+		}),
+		"add-apt-repository": {Flags: flags("-y --yes -r --remove -s -n -u", fBool), Network: true, Tags: []TagKind{TagPackageSource}},
+		"apt-add-repository": {Flags: flags("-y --yes -r --remove", fBool), Network: true, Tags: []TagKind{TagPackageSource}},
+		"dpkg": {Flags: flags("-l --list -L --listfiles -s --status -S --search -c --contents -I --info --get-selections --print-architecture", fBool,
+			"-i --install --unpack", Flag{Value: true, Role: RoleRead, Tags: []TagKind{TagPackageInstall}},
+			"-r --remove -P --purge", tagged(fVal, TagSystemChange),
+			"-x --extract -X --vextract", fRead,
+			"--root --admindir --instdir --force", fVal), Rest: RoleRead},
+		"dpkg-query":       plain(flags("-W -l -s -L -S", fBool, "-f --showformat", fVal)),
+		"dpkg-reconfigure": kSysChange,
+		"yum":              kYum, "dnf": kYum, "microdnf": kYum, "tdnf": kYum,
+		"zypper": withSub(map[string]*Program{"install": kRpmInstall, "in": kRpmInstall, "update": kRpmInstall, "up": kRpmInstall,
+			"addrepo": {Tags: []TagKind{TagPackageSource}}, "ar": {Tags: []TagKind{TagPackageSource}}}),
+		"rpm": {Flags: flags(shorts("qalfcdsvh")+" --query --all --nodeps --force --test --verify -qa -qi -ql -qf", fBool,
+			"-i --install -U --upgrade -F --freshen -ivh -Uvh", Flag{Value: true, Role: RoleRead, Tags: []TagKind{TagPackageInstall}},
+			"-e --erase", tagged(fVal, TagSystemChange),
+			"--import", tagged(fRead, TagPackageSource),
+			"--root --dbpath", fVal), Rest: RoleRead},
+		"pacman": {Flags: flags("-Q -Qi -Ql -Qs -Ss -Si --noconfirm --needed -y -u -v -q", fBool,
+			"-S -Sy -Syu -Syyu -U --sync --upgrade", tagged(fBool, TagPackageInstall),
+			"-R -Rs -Rns -Rdd --remove", tagged(fBool, TagSystemChange),
+			"--config --root --dbpath", fVal), Network: true},
+		"yay":  {Network: true, Flags: flags("-S -Syu -Sy", tagged(fBool, TagPackageInstall))},
+		"paru": {Network: true, Flags: flags("-S -Syu -Sy", tagged(fBool, TagPackageInstall))},
+		"apk": {Flags: flags("--no-cache --update -U -q -v", fBool, "--allow-untrusted", tagged(fBool, TagPackageSource),
+			"-X --repository", tagged(fVal, TagPackageSource), "--root -p", fVal), SubDefault: &Program{},
+			Sub: map[string]*Program{
+				"add": {Network: true, Tags: []TagKind{TagPackageInstall}, Flags: flags("--no-cache --update -U --virtual -t", fBool,
+					"--allow-untrusted", tagged(fBool, TagPackageSource), "-X --repository", tagged(fVal, TagPackageSource))},
+				"del": kSysChange, "update": {Network: true}, "upgrade": kInstallOnly,
+			}},
+		"snap":    withSub(map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall}, Flags: flags("--classic --devmode --dangerous --edge --beta", fBool, "--channel", fVal)}, "remove": kSysChange, "refresh": kInstallOnly}),
+		"flatpak": withSub(map[string]*Program{"install": kInstallOnly, "remote-add": kSourceOnly}),
+		"nix-env": {Flags: flags("-i --install -iA", tagged(fBool, TagPackageInstall), "-f --file", fRead), Network: true},
+		"nix":     {Network: true, Sub: map[string]*Program{"profile": kInstallOnly, "run": kInstallOnly}, SubDefault: &Program{Network: true}},
+		"brew": {Flags: flags("-v -q -d --verbose --quiet --debug", fBool), SubDefault: &Program{}, Sub: map[string]*Program{
+			"install": kBrewInstall, "reinstall": kBrewInstall, "upgrade": kBrewInstall,
+			"tap":      {Network: true, Tags: []TagKind{TagPackageSource}},
+			"services": withSub(map[string]*Program{"start": {Tags: []TagKind{TagPersistence}}}),
+			"update":   {Network: true},
 		}},
-	"corepack": {Network: true},
-	"nvm":      {Network: true},
-	"apt":      kApt, "apt-get": kApt, "aptitude": kApt,
-	"apt-cache": plain(nil),
-	"apt-mark":  kSysChange,
-	"apt-key": withSub(map[string]*Program{
-		"add": {Args: []Role{RoleRead}, Tags: []TagKind{TagPackageSource}},
-		"adv": kSourceOnly, "del": {Tags: []TagKind{TagPackageSource}},
-	}),
-	"add-apt-repository": {Flags: flags("-y --yes -r --remove -s -n -u", fBool), Network: true, Tags: []TagKind{TagPackageSource}},
-	"apt-add-repository": {Flags: flags("-y --yes -r --remove", fBool), Network: true, Tags: []TagKind{TagPackageSource}},
-	"dpkg": {Flags: flags("-l --list -L --listfiles -s --status -S --search -c --contents -I --info --get-selections --print-architecture", fBool,
-		"-i --install --unpack", Flag{Value: true, Role: RoleRead, Tags: []TagKind{TagPackageInstall}},
-		"-r --remove -P --purge", tagged(fVal, TagSystemChange),
-		"-x --extract -X --vextract", fRead,
-		"--root --admindir --instdir --force", fVal), Rest: RoleRead},
-	"dpkg-query":       plain(flags("-W -l -s -L -S", fBool, "-f --showformat", fVal)),
-	"dpkg-reconfigure": kSysChange,
-	"yum":              kYum, "dnf": kYum, "microdnf": kYum, "tdnf": kYum,
-	"zypper": withSub(map[string]*Program{"install": kRpmInstall, "in": kRpmInstall, "update": kRpmInstall, "up": kRpmInstall,
-		"addrepo": {Tags: []TagKind{TagPackageSource}}, "ar": {Tags: []TagKind{TagPackageSource}}}),
-	"rpm": {Flags: flags(shorts("qalfcdsvh")+" --query --all --nodeps --force --test --verify -qa -qi -ql -qf", fBool,
-		"-i --install -U --upgrade -F --freshen -ivh -Uvh", Flag{Value: true, Role: RoleRead, Tags: []TagKind{TagPackageInstall}},
-		"-e --erase", tagged(fVal, TagSystemChange),
-		"--import", tagged(fRead, TagPackageSource),
-		"--root --dbpath", fVal), Rest: RoleRead},
-	"pacman": {Flags: flags("-Q -Qi -Ql -Qs -Ss -Si --noconfirm --needed -y -u -v -q", fBool,
-		"-S -Sy -Syu -Syyu -U --sync --upgrade", tagged(fBool, TagPackageInstall),
-		"-R -Rs -Rns -Rdd --remove", tagged(fBool, TagSystemChange),
-		"--config --root --dbpath", fVal), Network: true},
-	"yay":  {Network: true, Flags: flags("-S -Syu -Sy", tagged(fBool, TagPackageInstall))},
-	"paru": {Network: true, Flags: flags("-S -Syu -Sy", tagged(fBool, TagPackageInstall))},
-	"apk": {Flags: flags("--no-cache --update -U -q -v", fBool, "--allow-untrusted", tagged(fBool, TagPackageSource),
-		"-X --repository", tagged(fVal, TagPackageSource), "--root -p", fVal), SubDefault: &Program{},
-		Sub: map[string]*Program{
-			"add": {Network: true, Tags: []TagKind{TagPackageInstall}, Flags: flags("--no-cache --update -U --virtual -t", fBool,
-				"--allow-untrusted", tagged(fBool, TagPackageSource), "-X --repository", tagged(fVal, TagPackageSource))},
-			"del": kSysChange, "update": {Network: true}, "upgrade": kInstallOnly,
-		}},
-	"snap":    withSub(map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall}, Flags: flags("--classic --devmode --dangerous --edge --beta", fBool, "--channel", fVal)}, "remove": kSysChange, "refresh": kInstallOnly}),
-	"flatpak": withSub(map[string]*Program{"install": kInstallOnly, "remote-add": kSourceOnly}),
-	"nix-env": {Flags: flags("-i --install -iA", tagged(fBool, TagPackageInstall), "-f --file", fRead), Network: true},
-	"nix":     {Network: true, Sub: map[string]*Program{"profile": kInstallOnly, "run": kInstallOnly}, SubDefault: &Program{Network: true}},
-	"brew": {Flags: flags("-v -q -d --verbose --quiet --debug", fBool), SubDefault: &Program{}, Sub: map[string]*Program{
-		"install": kBrewInstall, "reinstall": kBrewInstall, "upgrade": kBrewInstall,
-		"tap":      {Network: true, Tags: []TagKind{TagPackageSource}},
-		"services": withSub(map[string]*Program{"start": {Tags: []TagKind{TagPersistence}}}),
-		"update":   {Network: true},
-	}},
-	"port":     withSub(map[string]*Program{"install": kInstallOnly, "selfupdate": kInstallOnly}),
-	"gem":      withSub(map[string]*Program{"install": kGemInstall, "update": kGemInstall, "sources": {Check: checkGemSources}, "push": {Network: true, Upload: true}}),
-	"bundle":   withSub(map[string]*Program{"install": kInstallOnly, "update": kInstallOnly, "add": kInstallOnly, "exec": {Args: []Role{RoleCommand}}, "config": {Check: checkBundleConfig}}),
-	"bundler":  withSub(map[string]*Program{"install": kInstallOnly, "exec": {Args: []Role{RoleCommand}}}),
-	"composer": withSub(map[string]*Program{"install": kInstallOnly, "require": kInstallOnly, "update": kInstallOnly, "global": kInstallOnly, "config": {Check: checkComposerConfig}, "exec": {Args: []Role{RoleCommand}}}),
-	"cpan":     kInstallOnly, "cpanm": kInstallOnly,
-	"luarocks":            withSub(map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall}, Flags: flags("--server --only-server", tagged(fVal, TagPackageSource))}}),
-	"opam":                withSub(map[string]*Program{"install": kInstallOnly, "repo": {Tags: []TagKind{TagPackageSource}}}),
-	"krew":                kInstallOnly,
-	"asdf":                withSub(map[string]*Program{"install": kInstallOnly, "plugin": kSourceOnly}),
-	"sdk":                 withSub(map[string]*Program{"install": kInstallOnly}),
-	"update-alternatives": kSysChange,
-	"alternatives":        kSysChange,
+		"port":     withSub(map[string]*Program{"install": kInstallOnly, "selfupdate": kInstallOnly}),
+		"gem":      withSub(map[string]*Program{"install": kGemInstall, "update": kGemInstall, "sources": {Check: checkGemSources}, "push": {Network: true, Upload: true}}),
+		"bundle":   withSub(map[string]*Program{"install": kInstallOnly, "update": kInstallOnly, "add": kInstallOnly, "exec": {Args: []Role{RoleCommand}}, "config": {Check: checkBundleConfig}}),
+		"bundler":  withSub(map[string]*Program{"install": kInstallOnly, "exec": {Args: []Role{RoleCommand}}}),
+		"composer": withSub(map[string]*Program{"install": kInstallOnly, "require": kInstallOnly, "update": kInstallOnly, "global": kInstallOnly, "config": {Check: checkComposerConfig}, "exec": {Args: []Role{RoleCommand}}}),
+		"cpan":     kInstallOnly, "cpanm": kInstallOnly,
+		"luarocks":            withSub(map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall}, Flags: flags("--server --only-server", tagged(fVal, TagPackageSource))}}),
+		"opam":                withSub(map[string]*Program{"install": kInstallOnly, "repo": {Tags: []TagKind{TagPackageSource}}}),
+		"krew":                kInstallOnly,
+		"asdf":                withSub(map[string]*Program{"install": kInstallOnly, "plugin": kSourceOnly}),
+		"sdk":                 withSub(map[string]*Program{"install": kInstallOnly}),
+		"update-alternatives": kSysChange,
+		"alternatives":        kSysChange,
+	}
+	return kbPkg
 }
 
 // Default registries; anything else named as an index is a package source.

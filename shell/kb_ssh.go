@@ -10,14 +10,19 @@ import (
 // and the options that run local commands (ProxyCommand, LocalCommand,
 // scp -S, rsync -e).
 
-var (
-	kSSHFlags = flags(
+// kSSHFlags and kRsyncFlags are shared by the ssh and net tables; each
+// call builds them anew (only table builders call them).
+func kSSHFlags() map[string]Flag {
+	return flags(
 		shorts("46AaCfGgKkMNnqsTtVvXxYy"), fBool,
 		"-B -b -c -D -e -I -J -L -l -m -O -o -p -Q -R -S -W -w", fVal,
 		"-E", fWrite,
 		"-F -i", fRead,
 	)
-	kRsyncFlags = flags(
+}
+
+func kRsyncFlags() map[string]Flag {
+	return flags(
 		shorts("avzrlptgoDHAXEcnuPqhiWSxRbdkKLmOJUN08CyI")+" --archive --verbose --compress --recursive"+
 			" --links --perms --times --group --owner --devices --specials --hard-links --acls --xattrs"+
 			" --checksum --dry-run --update --partial --progress --quiet --human-readable --itemize-changes"+
@@ -35,7 +40,7 @@ var (
 		"-e --rsh", fVal,
 		"--rsync-path", tagged(fVal, TagRemoteExec),
 	)
-)
+}
 
 // sshValueLetters are ssh's short options taking a value.
 const sshValueLetters = "BbcDEeFIiJLlmOopQRSWw"

@@ -12,7 +12,6 @@ import (
 	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/heuristic"
 	"github.com/parallax/parallax/ifc"
-	"github.com/parallax/parallax/judge"
 	"github.com/parallax/parallax/policy"
 	"github.com/parallax/parallax/shell"
 	"github.com/parallax/parallax/verdict"
@@ -89,7 +88,7 @@ type Gate struct {
 
 // Judge decides what the deterministic tiers escalated (*judge.Judge).
 type Judge interface {
-	Evaluate(ctx context.Context, in judge.Input) verdict.Verdict
+	Evaluate(ctx context.Context, in verdict.JudgeInput) verdict.Verdict
 }
 
 // New builds a gate. It fails when the workspace or home is not absolute

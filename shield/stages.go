@@ -7,7 +7,6 @@ import (
 	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/heuristic"
 	"github.com/parallax/parallax/ifc"
-	"github.com/parallax/parallax/judge"
 	"github.com/parallax/parallax/policy"
 	"github.com/parallax/parallax/shell"
 	"github.com/parallax/parallax/verdict"
@@ -287,7 +286,7 @@ func (g *Gate) askJudge(st *state, esc *verdict.Verdict) verdict.Verdict {
 	} else if lvl, _, err := g.ifc.Store().MaxTaint(st.ctx, st.req.Session); err == nil {
 		taint = lvl.String()
 	}
-	return g.tier2.Evaluate(st.ctx, judge.Input{Session: st.req.Session, Type: string(st.act.Type),
+	return g.tier2.Evaluate(st.ctx, verdict.JudgeInput{Session: st.req.Session, Type: string(st.act.Type),
 		Payload: st.req.Payload, Hash: st.hash, Findings: findings, Taint: taint})
 }
 

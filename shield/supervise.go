@@ -3,7 +3,6 @@ package shield
 import (
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/ifc"
-	"github.com/parallax/parallax/judge"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -39,7 +38,7 @@ func (g *Gate) supervise(st *state, v verdict.Verdict) verdict.Verdict {
 	if !ok {
 		return v
 	}
-	return g.supervisor.Evaluate(st.ctx, judge.Input{Session: st.req.Session, Type: st.req.Type,
+	return g.supervisor.Evaluate(st.ctx, verdict.JudgeInput{Session: st.req.Session, Type: st.req.Type,
 		Payload: st.req.Payload, Hash: st.hash, Findings: []string{"sensitive data access: " + lvl.String()},
 		Taint: lvl.String(), Secret: lvl >= ifc.Critical, Scope: st.req.Type + ":" + st.hash})
 }

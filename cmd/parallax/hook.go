@@ -5,15 +5,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/parallax/parallax/internal/gateway/claudecode"
+	"github.com/parallax/parallax/internal/gateway/hookd"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
 )
 
@@ -63,20 +67,104 @@ seen. PostToolBatch is answered the same way, call by call, if registered.
 
 Any error denies the call. Input that cannot be read, or an event this
 hook does not answer (it is named), exits with status 2, which Claude Code
-treats as a refusal.`,
+treats as a refusal.
+
+A warm daemon per workspace ("parallax hook claude-code daemon", started
+by the first call, gone after 10 idle minutes) answers calls with the same
+code; when it is missing, of another binary or in any doubt, the call is
+decided in this process. PARALLAX_HOOK_DAEMON=off always decides in
+process and starts no daemon.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, cancel := context.WithTimeout(cmd.Context(), hookTimeout)
-			defer cancel()
-			opts := claudecode.Options{Home: os.Getenv("HOME"), ProjectDir: os.Getenv("CLAUDE_PROJECT_DIR")}
-			if err := claudecode.Run(ctx, opts, cmd.InOrStdin(), cmd.OutOrStdout()); err != nil {
-				return &exitError{code: exitHookBlocked, err: err}
-			}
-			return nil
+			return runHook(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	}
-	cmd.AddCommand(newHookInstallCmd(true), newHookInstallCmd(false))
+	cmd.AddCommand(newHookInstallCmd(true), newHookInstallCmd(false), newHookDaemonCmd())
 	return cmd
+}
+
+// isHookCall reports whether args are exactly "hook claude-code": main
+// then answers without building the whole command tree.
+func isHookCall(args []string) bool {
+	return len(args) == 2 && args[0] == "hook" && args[1] == "claude-code"
+}
+
+// runHook answers one hook call, through the workspace's daemon when one
+// answers, else in process.
+func runHook(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
+	defer cancel()
+	opts := hookd.Options{Home: os.Getenv("HOME"), ProjectDir: os.Getenv("CLAUDE_PROJECT_DIR")}
+	if os.Getenv(hookDaemonEnv) != "off" {
+		if id, err := hookd.SelfIdentity(); err == nil {
+			opts.Daemon, opts.Identity, opts.Start = true, id, startHookDaemon
+		}
+	}
+	if err := hookd.Run(ctx, opts, stdin, stdout); err != nil {
+		return &exitError{code: exitHookBlocked, err: err}
+	}
+	return nil
+}
+
+// hookDaemonEnv set to "off" keeps the hook from using or starting a daemon.
+const hookDaemonEnv = "PARALLAX_HOOK_DAEMON"
+
+func newHookDaemonCmd() *cobra.Command {
+	var dir string
+	var idle time.Duration
+	cmd := &cobra.Command{
+		Use:   "daemon",
+		Short: "Serve the workspace's hook calls from a warm process (started by the hook itself)",
+		Long: `Serve the hook calls of one workspace over a Unix socket, so that a hook
+process only forwards its input and prints the answer. The hook starts it
+on its own (detached) when none answers; there is no need to run it by
+hand. Each call is decided by the same code as in a hook process, with the
+workspace opened afresh; the socket is in .parallax/ (or a 0700 per-user
+directory when that path is too long), only the same user may connect, one
+daemon serves a workspace, and it exits after --idle without calls, on
+SIGTERM (finishing the calls in flight), or when a hook of another
+parallax binary calls it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runHookDaemon(cmd.Context(), dir, idle)
+		},
+	}
+	cmd.Flags().StringVar(&dir, "workspace", "", "the workspace (default: the one at or above the current directory)")
+	cmd.Flags().DurationVar(&idle, "idle", hookd.DefaultIdle, "exit after this long without a call")
+	return cmd
+}
+
+func runHookDaemon(ctx context.Context, dir string, idle time.Duration) error {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("find current directory: %w", err)
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	root, err := claudecode.FindWorkspace(abs)
+	if err != nil {
+		return err
+	}
+	sock, err := hookd.SocketPath(root)
+	if err != nil {
+		return err
+	}
+	id, err := hookd.SelfIdentity()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	srv := &hookd.Server{Socket: sock, Identity: id, Idle: idle, LockWait: 2 * time.Second}
+	if err := srv.Serve(ctx); err != nil && !errors.Is(err, hookd.ErrRunning) {
+		return err
+	}
+	return nil
 }
 
 // hookFlags are the flags of install and uninstall.

@@ -3,13 +3,22 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
 
 func main() {
+	if isHookCall(os.Args[1:]) { // every tool call of Claude Code: skip building the command tree
+		if err := runHook(context.Background(), os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "parallax:", err)
+			os.Exit(exitCode(err))
+		}
+		return
+	}
 	root := newRootCmd()
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "parallax:", err)
@@ -24,6 +33,7 @@ func newRootCmd() *cobra.Command {
 		Long: `Parallax evaluates every action an agent proposes through Shield
 (guard, policy, heuristics, information flow, judge, human) and runs only
 what passes.`,
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -48,4 +58,25 @@ func exitCode(err error) int {
 		return e.code
 	}
 	return 1
+}
+
+// version is the module version and VCS revision this binary was built
+// from, as the Go toolchain recorded them.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	for _, st := range bi.Settings {
+		switch st.Key {
+		case "vcs.revision":
+			v += " " + st.Value
+		case "vcs.modified":
+			if st.Value == "true" {
+				v += " (modified)"
+			}
+		}
+	}
+	return v
 }

@@ -38,11 +38,21 @@ type Workspace struct {
 	protected []string
 	judge     *judge.Judge // tier 2, when the config names a shield model
 	super     *judge.Judge // the supervisor of sensitive data access (same model)
+	// release, on a workspace from a Pool, hands it back instead of closing.
+	release func() error
 }
 
 // Open opens the database and the audit chain of the workspace at root
-// (absolute).
+// (absolute). With a Pool in ctx (WithPool), a workspace kept open there
+// is reused when nothing a fresh open would read has changed.
 func Open(ctx context.Context, root string) (*Workspace, error) {
+	if p, ok := ctx.Value(poolKey{}).(*Pool); ok && p != nil && filepath.IsAbs(root) && Initialised(root) {
+		return p.open(ctx, root)
+	}
+	return openFresh(ctx, root)
+}
+
+func openFresh(ctx context.Context, root string) (*Workspace, error) {
 	if !filepath.IsAbs(root) {
 		return nil, fmt.Errorf("open workspace %s: path must be absolute", root)
 	}
@@ -79,8 +89,16 @@ func Open(ctx context.Context, root string) (*Workspace, error) {
 	return w, nil
 }
 
-// Close closes the audit chain (flushing it) and the database.
+// Close closes the audit chain (flushing it) and the database; a
+// workspace from a Pool goes back to it.
 func (w *Workspace) Close() error {
+	if w.release != nil {
+		return w.release()
+	}
+	return w.closeFiles()
+}
+
+func (w *Workspace) closeFiles() error {
 	return errors.Join(w.Audit.Close(), w.DB.Close())
 }
 

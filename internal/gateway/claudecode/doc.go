@@ -1,9 +1,11 @@
 // Package claudecode puts the gate in front of Claude Code (2.1 and
 // earlier) as its command hook (`parallax hook claude-code`) for the
 // events around a tool call: PreToolUse, PostToolUse, PostToolUseFailure,
-// PreSkillShellCommand (and PostToolBatch when registered). Every hook call is a new process:
-// it finds the workspace, opens its database and audit chain, maps the
-// tool call to a catalog action and answers on stdout.
+// PreSkillShellCommand (and PostToolBatch when registered). Every hook
+// call is a new process: it finds the workspace, opens its database and
+// audit chain, maps the tool call to a catalog action and answers on
+// stdout. (Package hookd runs this same code in a warm per-workspace
+// daemon and forwards hook processes' input to it.)
 //
 //	PreToolUse:  Bash, Monitor (command) → execute_command (in cwd),
 //	             Read, NotebookRead → read_file, Write → write_file,

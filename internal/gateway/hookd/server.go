@@ -1,0 +1,208 @@
+package hookd
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/parallax/parallax/guard"
+	"github.com/parallax/parallax/internal/gateway/claudecode"
+	"github.com/parallax/parallax/internal/workspace"
+)
+
+// DefaultIdle is how long a daemon waits for a call before it exits.
+const DefaultIdle = 10 * time.Minute
+
+// callTimeout bounds one connection on the daemon's side (reading the
+// request, deciding, writing the answer); the hook's own limit is 30 s.
+const callTimeout = 60 * time.Second
+
+// ErrRunning is returned by Serve when another daemon holds the
+// workspace's lock.
+var ErrRunning = errors.New("a hook daemon already serves this workspace")
+
+// Server is the decision daemon of one workspace.
+type Server struct {
+	// Socket is the path to listen on (SocketPath).
+	Socket string
+	// Identity is this binary's; calls from another one are refused and
+	// the server stops.
+	Identity Identity
+	// Idle is how long to wait for a call before stopping (0: DefaultIdle).
+	Idle time.Duration
+	// LockWait is how long to wait for another daemon to let go of the
+	// workspace (one that is exiting); 0 does not wait.
+	LockWait time.Duration
+	// Decide answers one call (nil: Decide).
+	Decide func(ctx context.Context, req *Request) Response
+	// Ready, when set, is closed once the socket accepts calls.
+	Ready chan struct{}
+
+	mu     sync.Mutex // one decision at a time
+	calls  sync.WaitGroup
+	active atomic.Int64 // calls in flight
+	stop   chan struct{}
+	once   sync.Once
+}
+
+// decideTimeout bounds one decision, as hookTimeout bounds a hook process.
+const decideTimeout = 30 * time.Second
+
+// Decide answers a forwarded call as a hook process does: claudecode.Run
+// on its stdin bytes with its HOME and CLAUDE_PROJECT_DIR.
+func Decide(ctx context.Context, req *Request) Response {
+	ctx, cancel := context.WithTimeout(ctx, decideTimeout)
+	defer cancel()
+	var out bytes.Buffer
+	opts := claudecode.Options{Home: req.Home, ProjectDir: req.ProjectDir}
+	var resp Response
+	if err := claudecode.Run(ctx, opts, bytes.NewReader(req.Stdin), &out); err != nil {
+		resp.Err = err.Error()
+	}
+	resp.Stdout = out.Bytes()
+	return resp
+}
+
+// Serve listens until ctx is done, the idle time passes without a call,
+// or a client of another binary calls; then it finishes the calls in
+// flight and returns. The socket is removed; the lock file stays (it is
+// what orders daemons of the same workspace).
+func (s *Server) Serve(ctx context.Context) (err error) {
+	lock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer lock.Close() // releases the flock
+	_ = os.Remove(s.Socket)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: s.Socket, Net: "unix"})
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.Socket, err)
+	}
+	ln.SetUnlinkOnClose(true)
+	if err := os.Chmod(s.Socket, 0o600); err != nil {
+		return errors.Join(fmt.Errorf("socket mode: %w", err), ln.Close())
+	}
+	s.stop = make(chan struct{})
+	guard.ShareFilesystemReads() // many decisions in one process: keep the reads inotify says are unchanged
+	pool := workspace.NewPool()
+	defer func() { err = errors.Join(err, pool.Close()) }()
+	ctx = workspace.WithPool(ctx, pool)
+	if s.Ready != nil {
+		close(s.Ready)
+	}
+	accepted, acceptDone := make(chan struct{}, 1), make(chan struct{})
+	go func() {
+		defer close(acceptDone)
+		s.accept(ctx, ln, accepted)
+	}()
+	idle := s.Idle
+	if idle <= 0 {
+		idle = DefaultIdle
+	}
+	t := time.NewTimer(idle)
+	defer t.Stop()
+	for done := false; !done; {
+		select {
+		case <-ctx.Done():
+			done = true
+		case <-s.stop:
+			done = true
+		case <-accepted:
+			t.Reset(idle)
+		case <-t.C:
+			if s.active.Load() == 0 {
+				done = true
+			} else {
+				t.Reset(idle)
+			}
+		}
+	}
+	err = ln.Close()
+	<-acceptDone // no call is added after this
+	s.calls.Wait()
+	return err
+}
+
+// lock takes the workspace's daemon lock, waiting up to LockWait.
+func (s *Server) lock(ctx context.Context) (*os.File, error) {
+	f, err := os.OpenFile(s.Socket+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("daemon lock: %w", err)
+	}
+	deadline := time.Now().Add(s.LockWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) //nolint:gosec // a descriptor fits in int
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			return nil, errors.Join(fmt.Errorf("daemon lock: %w", err), f.Close())
+		}
+		if !time.Now().Before(deadline) || ctx.Err() != nil {
+			return nil, errors.Join(ErrRunning, f.Close())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (s *Server) accept(ctx context.Context, ln *net.UnixListener, accepted chan<- struct{}) {
+	for {
+		c, err := ln.AcceptUnix()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue
+		}
+		select {
+		case accepted <- struct{}{}:
+		default:
+		}
+		s.calls.Add(1)
+		s.active.Add(1)
+		go func() {
+			defer s.calls.Done()
+			defer s.active.Add(-1)
+			s.handle(context.WithoutCancel(ctx), c)
+		}()
+	}
+}
+
+// handle serves one connection. Anything wrong ends it without an
+// answer or with a refusal: the client then decides in process.
+func (s *Server) handle(ctx context.Context, c *net.UnixConn) {
+	defer func() {
+		_ = recover() // a panic is a call without answer, never the daemon's end
+		_ = c.Close()
+	}()
+	_ = c.SetDeadline(time.Now().Add(callTimeout))
+	if _, err := samePeer(c); err != nil {
+		return
+	}
+	req, err := readRequest(bufio.NewReaderSize(c, 64<<10))
+	if err != nil {
+		_ = writeAnswer(c, Response{}, "bad request: "+err.Error())
+		return
+	}
+	if req.Identity != s.Identity {
+		_ = writeAnswer(c, Response{}, "this daemon runs another parallax binary; it exits")
+		s.once.Do(func() { close(s.stop) })
+		return
+	}
+	decide := s.Decide
+	if decide == nil {
+		decide = Decide
+	}
+	s.mu.Lock()
+	resp := decide(ctx, req)
+	s.mu.Unlock()
+	_ = writeAnswer(c, resp, "")
+}
