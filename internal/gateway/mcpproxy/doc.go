@@ -55,15 +55,22 @@
 //     input schema) and the server's instructions pass the injection rule
 //     table: a flagged tool is held (even on first sight) until approved;
 //     flagged instructions are dropped. Audited as IntegrityViolation.
-//   - Results. Every text (content, embedded resources with a textual
-//     MIME type, resource links, structured content) passes DLP: Redact
-//     findings are masked, a Block finding (private keys, …) withholds the
-//     whole result. The session is tainted by what the tool returned
-//     before redaction (the tool read it; the gate cannot know what else
-//     in the result was sensitive). Results that read as orders to the
-//     agent ("ignore previous instructions", role overrides, system-prompt
-//     tags, exfiltration orders, "do not tell the user", invisible Unicode
-//     tag text) get a warning line first and an audit entry.
+//   - Results. Every channel of a tool result passes DLP: texts, the
+//     keys and values of structured content, the _meta of the result and
+//     of each content item, annotations, resource links' fields,
+//     embedded resources' text and blobs, image and audio data (blobs
+//     and media are scanned as the decoded bytes). Redact findings are
+//     masked in place; in binary data, which cannot be masked without
+//     corrupting it, they withhold that item. A Block finding (private
+//     keys, …) anywhere withholds the whole result, as does a value that
+//     cannot be screened or content of an unknown kind. The session is
+//     tainted by everything the result carried before redaction (the
+//     tool read it; the gate cannot know what else in the result was
+//     sensitive). Results that read as orders to the agent ("ignore
+//     previous instructions", role overrides, system-prompt tags,
+//     exfiltration orders, "do not tell the user", invisible Unicode tag
+//     text, in any text channel including _meta and keys) get a warning
+//     line first and an audit entry.
 //   - Only tools are offered to the client; the server is offered no
 //     roots, sampling or elicitation. Nothing reaches either side that
 //     the proxy did not screen.
