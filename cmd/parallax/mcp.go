@@ -105,7 +105,7 @@ passed through; this command logs to stderr (stdout is the MCP transport).`,
 // runMCPProxy wires the gate, pins, approver and transports and runs the
 // proxy until the client or the server goes away.
 func runMCPProxy(cmd *cobra.Command, f mcpProxyFlags, argv []string) (err error) {
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	cfg, ws, err := mcpProxyConfig(cmd, f)
 	if err != nil {
@@ -139,7 +139,11 @@ func runMCPProxy(cmd *cobra.Command, f mcpProxyFlags, argv []string) (err error)
 	server.Dir, server.Stderr = cfg.Dir, cmd.ErrOrStderr()
 	logger.Info("mcp proxy: starting", "server", cfg.ServerID, "session", cfg.Session, "workspace", cfg.Workspace)
 	down := &mcp.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: mcpNopWriteCloser{cmd.OutOrStdout()}}
-	return p.Run(ctx, down, &mcp.CommandTransport{Command: server})
+	// The server runs in a process group of its own: when the client goes
+	// away (stdin EOF) or this process is told to stop, Run closes the
+	// connection, which ends the whole group within 2 s (stdin closed,
+	// then SIGTERM, then SIGKILL): no orphaned server, npx → node included.
+	return p.Run(ctx, down, &mcpproxy.ProcessTransport{Command: server})
 }
 
 // mcpProxyConfig builds the gate for the proxy: the workspace's state when

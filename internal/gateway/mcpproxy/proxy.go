@@ -140,8 +140,9 @@ func New(cfg Config) (*Proxy, error) {
 }
 
 // Run connects to the server over up, then serves the client on down
-// until either side closes. The client closing is a normal end (nil);
-// the server going away first is an error. Run may be called once.
+// until either side closes or ctx is done. The client closing and ctx
+// ending are normal ends (nil, unless the server could not be shut
+// down); the server going away first is an error. Run may be called once.
 func (p *Proxy) Run(ctx context.Context, down, up mcp.Transport) error {
 	ctx, cancel := context.WithCancel(ctx)
 	p.runCtx = ctx
@@ -185,9 +186,14 @@ func (p *Proxy) Run(ctx context.Context, down, up mcp.Transport) error {
 		if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
 			runErr = fmt.Errorf("%w: %v", runErr, redactErr(p.dlp, err))
 		}
+		// The server may have closed its output and kept running:
+		// closing the connection ends its process (group).
 		_ = ss.Close()
+		_ = cs.Close()
 	case <-ctx.Done():
-		runErr = errors.Join(ctx.Err(), ss.Close(), cs.Close())
+		// Told to stop (a signal, in the CLI): a normal end, once the
+		// server is shut down.
+		runErr = errors.Join(ss.Close(), cs.Close())
 	}
 	p.event(context.WithoutCancel(ctx), audit.SessionEnded, "mcp_proxy_ended", "MCP proxy for server "+p.cfg.ServerID, nil)
 	return runErr
