@@ -294,7 +294,7 @@ func (p *Proxy) initialize(ctx context.Context, next mcp.MethodHandler, method s
 // request; nil (nothing) for any other first request.
 func offeredBy(req mcp.Request) *mcp.ClientCapabilities {
 	switch r := req.(type) {
-	case *mcp.InitializeRequest:
+	case *mcp.ServerRequest[*mcp.InitializeParams]:
 		if r.Params != nil {
 			return r.Params.Capabilities
 		}
