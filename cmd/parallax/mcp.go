@@ -56,8 +56,10 @@ func newMCPProxyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "proxy [flags] -- SERVER_COMMAND [ARG...]",
 		Short: "Run an MCP server behind the gate (stdio)",
-		Long: `Starts SERVER_COMMAND as an MCP server over stdio and serves its tools on
-this process's stdin/stdout. Every tools/call is mapped to an action (a
+		Long: `Starts SERVER_COMMAND as an MCP server over stdio (when the client
+initializes) and serves its tools, resources, prompts, completion and logging
+on this process's stdin/stdout; the server is offered sampling only when the
+client offers it, never roots or elicitation. Every tools/call is mapped to an action (a
 command argument is a shell command, a path a file, a url a request;
 anything else an mcp_call) and judged by the gate: BLOCK returns a tool error
 with the reason; ESCALATE is approved when the tool is named by --trust-tool,
@@ -65,7 +67,9 @@ else asked on the terminal (/dev/tty, through the approval broker: grants,
 hourly cap, denied after the timeout), else blocked ("needs approval; no
 approval channel"). Results pass DLP
 (redacted or withheld) and taint the session; results that read as orders to
-the agent are flagged.
+the agent are flagged. Resource contents, prompts, log messages and sampling
+requests are screened the same way. When the client goes away or this process
+gets SIGTERM/SIGINT/SIGHUP, the server's whole process group is ended within 2 s.
 
 Tool definitions are pinned per server (SHA-256 of name, title, description,
 input schema, annotations) in .parallax/mcp/pins.json on first sight. A

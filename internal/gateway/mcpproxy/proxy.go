@@ -174,11 +174,10 @@ func (p *Proxy) Run(ctx context.Context, down, up mcp.Transport) error {
 	select {
 	case <-p.upDone:
 	case <-clientDone:
-		// Gone before it initialized: the server was never started.
-		p.closeUpstream()
-		return nil
+		// Gone before the server was connected.
+		return p.abandon(cancel, nil)
 	case <-ctx.Done():
-		return errors.Join(ss.Close(), p.closeUpstream())
+		return p.abandon(cancel, ss.Close())
 	}
 	if p.upErr != nil {
 		return errors.Join(fmt.Errorf("mcp proxy for %s: %w", p.cfg.ServerID, p.upErr), ss.Close(), p.closeUpstream())
@@ -230,9 +229,17 @@ func (p *Proxy) connectUpstream(ss *mcp.ServerSession, offered *mcp.ClientCapabi
 	return p.upErr
 }
 
-// closeUpstream closes the server connection if there is one; with none,
-// a transport that already started a process would be left running, so
-// a ProcessTransport is never connected before the client initializes.
+// abandon ends a Run whose client went away (or whose ctx ended) before
+// the server was connected: a connection under way is cancelled and
+// waited for, no later one can start, and a connected server is closed
+// (its process ended), so nothing is left running.
+func (p *Proxy) abandon(cancel context.CancelFunc, err error) error {
+	cancel()
+	p.upOnce.Do(func() { close(p.upDone) })
+	return errors.Join(err, p.closeUpstream())
+}
+
+// closeUpstream closes the server connection if there is one.
 func (p *Proxy) closeUpstream() error {
 	select {
 	case <-p.ready:

@@ -41,7 +41,8 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	proxy := []string{parallaxBinary(t), "mcp", "proxy", "--no-workspace", "--approval", "none", "--home", testHome}
 	trustEverything := []string{"--trust-tool", "echo", "--trust-tool", "trigger-long-running-operation",
-		"--trust-tool", "toggle-simulated-logging", "--trust-tool", "trigger-sampling-request"}
+		"--trust-tool", "toggle-simulated-logging", "--trust-tool", "trigger-sampling-request",
+		"--trust-tool", "toggle-subscriber-updates"}
 	trustTest := []string{"--trust-tool", "leak", "--trust-tool", "log_secret", "--trust-tool", "sample"}
 	type run struct {
 		mode   string

@@ -207,3 +207,39 @@ func callOn(t *testing.T, cs *mcp.ClientSession, name string, args map[string]an
 	}
 	return b.String(), res.IsError
 }
+
+// TestClientGoneBeforeInitialize: a client that leaves before it
+// initializes ends Run normally, and the server is never started.
+func TestClientGoneBeforeInitialize(t *testing.T) {
+	ws := t.TempDir()
+	p, err := New(Config{Gate: failingObserve{}, ServerID: "early", Session: "s", Workspace: ws, Dir: ws, Home: testHome})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidsFile := filepath.Join(ws, "pids")
+	cmd := exec.Command(testServer(t))
+	cmd.Env = append(os.Environ(), "PX_TESTSERVER_STUBBORN=1", "PX_TESTSERVER_PIDS="+pidsFile)
+	down, client := mcp.NewInMemoryTransports()
+	conn, err := client.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.Run(context.Background(), down, &ProcessTransport{Command: cmd}) }()
+	_ = conn.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not end after the client left")
+	}
+	if cmd.Process != nil {
+		_ = cmd.Process.Kill()
+		t.Errorf("the server was started for a client that never initialized")
+	}
+	if _, err := os.Stat(pidsFile); err == nil {
+		t.Errorf("the server ran")
+	}
+}

@@ -58,6 +58,15 @@ if (mode.startsWith("everything")) {
   assert.ok(r.contents.length > 0 && (r.contents[0].text || r.contents[0].blob), "empty read: " + text(r));
   ok("resource " + resources[0].uri);
 
+  const updates = [];
+  client.setNotificationHandler(types.ResourceUpdatedNotificationSchema, (n) => { updates.push(n.params.uri); });
+  assert.ok(caps.resources.subscribe, "subscribe not offered: " + JSON.stringify(caps));
+  await client.subscribeResource({ uri: resources[0].uri });
+  await client.callTool({ name: "toggle-subscriber-updates", arguments: {} });
+  await waitFor(() => updates.includes(resources[0].uri), "a resource update");
+  await client.unsubscribeResource({ uri: resources[0].uri });
+  ok("subscription");
+
   const { resourceTemplates } = await client.listResourceTemplates();
   assert.ok(resourceTemplates.length > 0, "no templates");
   ok("templates");
