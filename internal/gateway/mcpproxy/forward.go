@@ -96,25 +96,43 @@ func (p *Proxy) forward(next mcp.MethodHandler) mcp.MethodHandler {
 			// listing is checked against the pins first.
 			_ = p.sync(ctx)
 		case "resources/list":
-			return p.listResources(ctx, req.GetParams().(*mcp.ListResourcesParams))
+			return call(ctx, req, p.listResources, true)
 		case "resources/templates/list":
-			return p.listTemplates(ctx, req.GetParams().(*mcp.ListResourceTemplatesParams))
+			return call(ctx, req, p.listTemplates, true)
 		case "resources/read":
-			return p.readResource(ctx, req.GetParams().(*mcp.ReadResourceParams))
+			return call(ctx, req, p.readResource, false)
 		case "prompts/list":
-			return p.listPrompts(ctx, req.GetParams().(*mcp.ListPromptsParams))
+			return call(ctx, req, p.listPrompts, true)
 		case "prompts/get":
-			return p.getPrompt(ctx, req.GetParams().(*mcp.GetPromptParams))
+			return call(ctx, req, p.getPrompt, false)
 		case "logging/setLevel":
+			params, ok := req.GetParams().(*mcp.SetLoggingLevelParams)
+			if !ok || params == nil {
+				return nil, errors.New("parallax: logging/setLevel without parameters")
+			}
 			if err := p.offered("logging"); err != nil {
 				return nil, err
 			}
-			if err := p.cs.SetLoggingLevel(ctx, req.GetParams().(*mcp.SetLoggingLevelParams)); err != nil {
+			if err := p.cs.SetLoggingLevel(ctx, params); err != nil {
 				return nil, p.serverErr(err)
 			}
+			// The SDK keeps the level: log messages below it are not sent.
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// call runs a forwarding handler on the request's parameters, which
+// must be of its type; only listings may come without them.
+func call[P any, R mcp.Result](ctx context.Context, req mcp.Request, h func(context.Context, *P) (R, error), optional bool) (mcp.Result, error) {
+	params, ok := any(req.GetParams()).(*P)
+	if !ok || params == nil {
+		if !optional {
+			return nil, fmt.Errorf("parallax: a %T request without parameters", params)
+		}
+		params = new(P)
+	}
+	return h(ctx, params)
 }
 
 // offered refuses what the server does not offer.

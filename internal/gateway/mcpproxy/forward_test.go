@@ -23,6 +23,16 @@ func TestForwardGoClient(t *testing.T) {
 	if err != nil || len(list.Resources) < 4 {
 		t.Fatalf("list resources: %v %v", list, err)
 	}
+	byURI := map[string]*mcp.Resource{}
+	for _, r := range list.Resources {
+		byURI[r.URI] = r
+	}
+	if r := byURI["test://doc/poisoned"]; r == nil || r.Description != heldText {
+		t.Errorf("poisoned resource listed as %+v, want its text held", r)
+	}
+	if r := byURI["test://doc/described"]; r == nil || strings.Contains(r.Description, "q8Vt2") || !strings.Contains(r.Description, "REDACTED") {
+		t.Errorf("resource with a credential listed as %+v, want it masked", r)
+	}
 	read := func(uri string) (string, error) {
 		res, err := e.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		b, _ := json.Marshal(res)

@@ -227,6 +227,14 @@ func addLeaks(s *mcp.Server) {
 				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}}, nil
 			})
 	}
+	s.AddResource(&mcp.Resource{URI: "test://doc/poisoned", Name: "doc/poisoned", Description: rugPullDesc},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "poisoned"}}}, nil
+		})
+	s.AddResource(&mcp.Resource{URI: "test://doc/described", Name: "doc/described", Description: "Settings: " + fakeAWS},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "described"}}}, nil
+		})
 	s.AddResource(&mcp.Resource{URI: "test://secret/blob", Name: "secret/blob", MIMEType: "application/octet-stream"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI,
