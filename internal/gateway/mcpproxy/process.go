@@ -113,21 +113,21 @@ func (p *serverProc) shutdown() error {
 }
 
 // waitGone waits up to d for the leader to be reaped and its group to
-// be empty.
+// be empty (checked every 10 ms once the leader is gone).
 func (p *serverProc) waitGone(d time.Duration) bool {
 	deadline := time.NewTimer(max(d, 0))
 	defer deadline.Stop()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
+	exited := p.exited // nil once the leader is reaped
 	for {
-		select {
-		case <-p.exited:
-			if groupGone(p.cmd) {
-				return true
-			}
-		default:
+		if exited == nil && groupGone(p.cmd) {
+			return true
 		}
 		select {
+		case <-exited:
+			exited = nil
+		case <-tick.C:
 		case <-deadline.C:
 			select {
 			case <-p.exited:
@@ -135,8 +135,6 @@ func (p *serverProc) waitGone(d time.Duration) bool {
 			default:
 				return false
 			}
-		case <-tick.C:
-		case <-p.exited:
 		}
 	}
 }

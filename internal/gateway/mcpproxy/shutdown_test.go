@@ -243,3 +243,44 @@ func TestClientGoneBeforeInitialize(t *testing.T) {
 		t.Errorf("the server ran")
 	}
 }
+
+// TestProcessTransportEndsLingeringChild: a server that exits on EOF but
+// leaves a child behind (holding its stdout) does not leave it running:
+// when Close returns, the child is gone.
+func TestProcessTransportEndsLingeringChild(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cmd := exec.Command(sh, "-c", `sleep 30 & echo $! > "$0"; exec cat`, pidFile)
+	conn, err := (&ProcessTransport{Command: cmd}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	for range 500 {
+		if b, err := os.ReadFile(pidFile); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if pid == 0 || !alive(pid) {
+		t.Fatalf("the child did not start (pid %d)", pid)
+	}
+	t.Cleanup(func() {
+		if alive(pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	if err := conn.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if alive(pid) {
+		t.Errorf("the server's child (pid %d) still runs after Close", pid)
+	}
+}
