@@ -56,8 +56,10 @@ func newMCPProxyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "proxy [flags] -- SERVER_COMMAND [ARG...]",
 		Short: "Run an MCP server behind the gate (stdio)",
-		Long: `Starts SERVER_COMMAND as an MCP server over stdio and serves its tools on
-this process's stdin/stdout. Every tools/call is mapped to an action (a
+		Long: `Starts SERVER_COMMAND as an MCP server over stdio (when the client
+initializes) and serves its tools, resources, prompts, completion and logging
+on this process's stdin/stdout; the server is offered sampling only when the
+client offers it, never roots or elicitation. Every tools/call is mapped to an action (a
 command argument is a shell command, a path a file, a url a request;
 anything else an mcp_call) and judged by the gate: BLOCK returns a tool error
 with the reason; ESCALATE is approved when the tool is named by --trust-tool,
@@ -67,7 +69,9 @@ approval channel"). Before a write, edit, move or delete is forwarded,
 Chronicle snapshots its targets inside the workspace (parallax chronicle
 rollback undoes it); a snapshot that fails refuses the call. Results pass DLP
 (redacted or withheld) and taint the session; results that read as orders to
-the agent are flagged.
+the agent are flagged. Resource contents, prompts, log messages and sampling
+requests are screened the same way. When the client goes away or this process
+gets SIGTERM/SIGINT/SIGHUP, the server's whole process group is ended within 2 s.
 
 Relative path arguments are resolved the way the server resolves them:
 against the allowed directories of server-filesystem (its arguments), or
@@ -115,7 +119,7 @@ passed through; this command logs to stderr (stdout is the MCP transport).`,
 // runMCPProxy wires the gate, pins, approver and transports and runs the
 // proxy until the client or the server goes away.
 func runMCPProxy(cmd *cobra.Command, f mcpProxyFlags, argv []string) (err error) {
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	cfg, ws, err := mcpProxyConfig(cmd, f)
 	if err != nil {
@@ -160,7 +164,11 @@ func runMCPProxy(cmd *cobra.Command, f mcpProxyFlags, argv []string) (err error)
 	server.Dir, server.Stderr = cfg.Dir, cmd.ErrOrStderr()
 	logger.Info("mcp proxy: starting", "server", cfg.ServerID, "session", cfg.Session, "workspace", cfg.Workspace)
 	down := &mcp.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: mcpNopWriteCloser{cmd.OutOrStdout()}}
-	return p.Run(ctx, down, &mcp.CommandTransport{Command: server})
+	// The server runs in a process group of its own: when the client goes
+	// away (stdin EOF) or this process is told to stop, Run closes the
+	// connection, which ends the whole group within 2 s (stdin closed,
+	// then SIGTERM, then SIGKILL): no orphaned server, npx → node included.
+	return p.Run(ctx, down, &mcpproxy.ProcessTransport{Command: server})
 }
 
 // mcpProxyConfig builds the gate for the proxy: the workspace's state when

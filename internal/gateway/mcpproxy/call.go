@@ -67,7 +67,7 @@ func (p *Proxy) call(ctx context.Context, name string, req *mcp.CallToolRequest)
 	if _, v := p.snapshot(ctx, name, mapped); v != nil {
 		return blocked(*v), nil
 	}
-	res, err := p.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	res, err := p.cs.CallTool(ctx, &mcp.CallToolParams{Meta: progressMeta(req), Name: name, Arguments: args})
 	if err != nil {
 		// The message may carry what the server read: masked, and as a
 		// tool error the agent can read.

@@ -5,7 +5,16 @@
 //
 //	p, err := mcpproxy.New(mcpproxy.Config{Gate: gate, Audit: ws.Audit, Pins: mcpproxy.FilePins{Path: …},
 //		ServerID: mcpproxy.ServerID(argv), Session: id, Workspace: root, Dir: cwd})
-//	err = p.Run(ctx, &mcp.IOTransport{…stdin/stdout…}, &mcp.CommandTransport{Command: exec.Command(argv[0], argv[1:]...)})
+//	err = p.Run(ctx, &mcp.IOTransport{…stdin/stdout…}, &mcpproxy.ProcessTransport{Command: exec.Command(argv[0], argv[1:]...)})
+//
+// The server is started when the client initializes, so that each side is
+// offered what the other offers: the client sees the server's tools,
+// resources (list, templates, read, subscribe), prompts, completion and
+// logging; the server is offered sampling only when the client offers
+// it, and never roots (path decisions depend on the server's fixed
+// roots) or elicitation. Progress and log notifications are forwarded.
+// Everything the server sends that a model reads is screened like a tool
+// result (see Defenses).
 //
 // Every tools/call is mapped to catalog actions (Map: a static, ordered
 // table of tool shapes — a command argument is execute_command, a path is
@@ -80,18 +89,40 @@
 //     input schema) and the server's instructions pass the injection rule
 //     table: a flagged tool is held (even on first sight) until approved;
 //     flagged instructions are dropped. Audited as IntegrityViolation.
-//   - Results. Every text (content, embedded resources with a textual
-//     MIME type, resource links, structured content) passes DLP: Redact
-//     findings are masked, a Block finding (private keys, …) withholds the
-//     whole result. The session is tainted by what the tool returned
-//     before redaction (the tool read it; the gate cannot know what else
-//     in the result was sensitive). Results that read as orders to the
-//     agent ("ignore previous instructions", role overrides, system-prompt
-//     tags, exfiltration orders, "do not tell the user", invisible Unicode
-//     tag text) get a warning line first and an audit entry.
-//   - Only tools are offered to the client; the server is offered no
-//     roots, sampling or elicitation. Nothing reaches either side that
-//     the proxy did not screen.
+//   - Results. Every channel of a tool result passes DLP: texts, the
+//     keys and values of structured content, the _meta of the result and
+//     of each content item, annotations, resource links' fields,
+//     embedded resources' text and blobs, image and audio data (blobs
+//     and media are scanned as the decoded bytes). Redact findings are
+//     masked in place; in binary data, which cannot be masked without
+//     corrupting it, they withhold that item. A Block finding (private
+//     keys, …) anywhere withholds the whole result, as does a value that
+//     cannot be screened or content of an unknown kind. The session is
+//     tainted by everything the result carried before redaction (the
+//     tool read it; the gate cannot know what else in the result was
+//     sensitive). Results that read as orders to the agent ("ignore
+//     previous instructions", role overrides, system-prompt tags,
+//     exfiltration orders, "do not tell the user", invisible Unicode tag
+//     text, in any text channel including _meta and keys) get a warning
+//     line first and an audit entry.
+//   - Beyond tools. Resource contents, prompt messages, log and progress
+//     messages pass the same screener (masked, withheld, flagged,
+//     audited); resource reads and prompts taint the session, as do log
+//     and progress messages DLP finds something in. A file:// resource
+//     read is judged as a read_file of its path before it is sent (other
+//     URIs are the server's own namespace: recorded as an mcp_call of
+//     resources/read). Listings of resources, templates and prompts pass
+//     DLP, and an item whose text reads as orders keeps only its name.
+//     A sampling request is masked and refused when it holds what DLP
+//     withholds or reads as orders; it never asks for other servers'
+//     context (includeContext is dropped), and the model's answer passes
+//     DLP on its way back. Experimental capabilities are not forwarded.
+//   - No orphans. The server runs in a process group of its own
+//     (ProcessTransport): when the client goes away or the proxy is told
+//     to stop, its stdin is closed, then the group gets SIGTERM, then
+//     SIGKILL at 1.5 s, so the server and whatever it started (npx →
+//     node) are gone within 2 s. A process that leaves the group
+//     (setsid) or a proxy killed with SIGKILL is beyond this.
 //
 // Injection rules (InjectionRules) form one static table; each rule
 // carries positive and negative examples that the tests run, and a

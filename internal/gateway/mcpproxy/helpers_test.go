@@ -30,8 +30,10 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if serverDir != "" {
-		_ = os.RemoveAll(serverDir)
+	for _, dir := range []string{serverDir, parallaxDir} {
+		if dir != "" {
+			_ = os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }
@@ -163,7 +165,7 @@ func start(t testing.TB, ws string, o options) *env {
 	cmd.Env = append(os.Environ(), append([]string{"PX_TESTSERVER_LOG=" + e.log}, o.serverEnv...)...)
 	cmd.Stderr = os.Stderr
 	downServer, downClient := mcp.NewInMemoryTransports()
-	go func() { e.done <- e.proxy.Run(ctx, downServer, &mcp.CommandTransport{Command: cmd}) }()
+	go func() { e.done <- e.proxy.Run(ctx, downServer, &ProcessTransport{Command: cmd}) }()
 	t.Cleanup(func() {
 		if e.client != nil {
 			_ = e.client.Close()

@@ -99,8 +99,13 @@ type Proxy struct {
 	log *slog.Logger
 
 	server *mcp.Server
-	cs     *mcp.ClientSession
-	ready  chan struct{} // closed once server and cs are set
+	cs     *mcp.ClientSession // set before ready closes
+	ss     *mcp.ServerSession // the client's session, set before ready closes
+	ready  chan struct{}      // closed once cs is set
+	up     mcp.Transport
+	upOnce sync.Once
+	upDone chan struct{} // closed once the server is connected or failed
+	upErr  error
 	runCtx context.Context
 	bgMu   sync.Mutex
 	bg     sync.WaitGroup
@@ -159,9 +164,14 @@ func New(cfg Config) (*Proxy, error) {
 	return p, nil
 }
 
-// Run connects to the server over up, then serves the client on down
-// until either side closes. The client closing is a normal end (nil);
-// the server going away first is an error. Run may be called once.
+// Run serves the client on down; when the client initializes, it
+// connects to the server over up, offering it what the client offers
+// (sampling; never roots or elicitation) and offering the client what
+// the server offers (tools, resources, prompts, completion, logging). It
+// runs until either side closes or ctx is done. The client closing and
+// ctx ending are normal ends (nil, unless the server could not be shut
+// down); the server going away first is an error, as is a server that
+// cannot be connected. Run may be called once.
 func (p *Proxy) Run(ctx context.Context, down, up mcp.Transport) error {
 	ctx, cancel := context.WithCancel(ctx)
 	p.runCtx = ctx
@@ -173,28 +183,27 @@ func (p *Proxy) Run(ctx context.Context, down, up mcp.Transport) error {
 		p.bgMu.Unlock()
 		p.bg.Wait()
 	}()
-	client := mcp.NewClient(&mcp.Implementation{Name: "parallax-mcp-proxy", Version: Version}, &mcp.ClientOptions{
-		// Nothing is offered to the server: no roots, sampling or elicitation.
-		Capabilities:           &mcp.ClientCapabilities{},
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { p.resync() },
-	})
-	cs, err := client.Connect(ctx, up, &mcp.ClientSessionOptions{ProtocolVersion: UpstreamProtocol})
-	if err != nil {
-		return fmt.Errorf("connect to MCP server %s: %w", p.cfg.ServerID, err)
-	}
-	p.cs = cs
-	p.server = p.newServer(ctx, cs.InitializeResult())
-	close(p.ready)
-	if err := p.sync(ctx); err != nil {
-		return errors.Join(fmt.Errorf("mcp proxy for %s: %w", p.cfg.ServerID, err), cs.Close())
-	}
+	p.up, p.upDone = up, make(chan struct{})
+	p.server = p.newServer()
 	ss, err := p.server.Connect(ctx, down, nil)
 	if err != nil {
-		return errors.Join(fmt.Errorf("serve MCP client: %w", err), cs.Close())
+		return fmt.Errorf("serve MCP client: %w", err)
 	}
-	p.event(ctx, audit.SessionStarted, "mcp_proxy_started", "MCP proxy for server "+p.cfg.ServerID, nil)
 	clientDone, serverDone := make(chan error, 1), make(chan error, 1)
 	go func() { clientDone <- ss.Wait() }()
+	select {
+	case <-p.upDone:
+	case <-clientDone:
+		// Gone before the server was connected.
+		return p.abandon(cancel, nil)
+	case <-ctx.Done():
+		return p.abandon(cancel, ss.Close())
+	}
+	if p.upErr != nil {
+		return errors.Join(fmt.Errorf("mcp proxy for %s: %w", p.cfg.ServerID, p.upErr), ss.Close(), p.closeUpstream())
+	}
+	cs := p.cs
+	p.event(ctx, audit.SessionStarted, "mcp_proxy_started", "MCP proxy for server "+p.cfg.ServerID, nil)
 	go func() { serverDone <- cs.Wait() }()
 	var runErr error
 	select {
@@ -205,45 +214,132 @@ func (p *Proxy) Run(ctx context.Context, down, up mcp.Transport) error {
 		if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
 			runErr = fmt.Errorf("%w: %v", runErr, redactErr(p.dlp, err))
 		}
+		// The server may have closed its output and kept running:
+		// closing the connection ends its process (group).
 		_ = ss.Close()
+		_ = cs.Close()
 	case <-ctx.Done():
-		runErr = errors.Join(ctx.Err(), ss.Close(), cs.Close())
+		// Told to stop (a signal, in the CLI): a normal end, once the
+		// server is shut down.
+		runErr = errors.Join(ss.Close(), cs.Close())
 	}
 	p.event(context.WithoutCancel(ctx), audit.SessionEnded, "mcp_proxy_ended", "MCP proxy for server "+p.cfg.ServerID, nil)
 	return runErr
 }
 
-// newServer builds the server the client talks to. It offers tools only;
-// the upstream's instructions pass when they do not read as orders.
-func (p *Proxy) newServer(ctx context.Context, init *mcp.InitializeResult) *mcp.Server {
-	impl := &mcp.Implementation{Name: p.cfg.ServerID, Version: Version}
-	instructions := ""
-	if init != nil {
-		if init.ServerInfo != nil {
-			impl = &mcp.Implementation{Name: init.ServerInfo.Name, Title: init.ServerInfo.Title, Version: init.ServerInfo.Version}
+// connectUpstream connects to the server when the client initializes
+// (or discovers, or sends its first request in the sessionless protocol),
+// offering the server what the client offers, and reads its tools. It
+// runs once; its outcome is in p.cs and p.upErr when p.upDone closes.
+func (p *Proxy) connectUpstream(ss *mcp.ServerSession, offered *mcp.ClientCapabilities) error {
+	p.upOnce.Do(func() {
+		defer close(p.upDone)
+		p.ss = ss
+		cs, err := p.upstreamClient(offered).Connect(p.runCtx, p.up, &mcp.ClientSessionOptions{ProtocolVersion: UpstreamProtocol})
+		if err != nil {
+			p.upErr = fmt.Errorf("connect to MCP server %s: %w", p.cfg.ServerID, err)
+			return
 		}
-		instructions = init.Instructions
-		if rules := ScanInjection(instructions, ScopeDescription); len(rules) > 0 {
-			p.log.Warn("mcp proxy: server instructions read as orders to the agent; dropped", "server", p.cfg.ServerID, "rules", rules)
-			p.event(ctx, audit.IntegrityViolation, "mcp_instructions_poisoned", "server "+p.cfg.ServerID+" instructions dropped", rules)
-			instructions = ""
+		p.cs = cs
+		close(p.ready)
+		if err := p.sync(p.runCtx); err != nil {
+			p.upErr = err
 		}
+	})
+	return p.upErr
+}
+
+// abandon ends a Run whose client went away (or whose ctx ended) before
+// the server was connected: a connection under way is cancelled and
+// waited for, no later one can start, and a connected server is closed
+// (its process ended), so nothing is left running.
+func (p *Proxy) abandon(cancel context.CancelFunc, err error) error {
+	cancel()
+	p.upOnce.Do(func() { close(p.upDone) })
+	return errors.Join(err, p.closeUpstream())
+}
+
+// closeUpstream closes the server connection if there is one.
+func (p *Proxy) closeUpstream() error {
+	select {
+	case <-p.ready:
+		return p.cs.Close()
+	default:
+		return nil
 	}
+}
+
+// newServer builds the server the client talks to. What it offers is
+// decided when the client initializes (initialize), from the server's
+// capabilities; everything is forwarded through forward.
+func (p *Proxy) newServer() *mcp.Server {
+	impl := &mcp.Implementation{Name: p.cfg.ServerID, Version: Version}
 	srv := mcp.NewServer(impl, &mcp.ServerOptions{
-		Instructions: instructions,
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		// The widest set, so that the SDK sends list-changed
+		// notifications; the client is told what the server offers.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true},
+			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+			Completions: &mcp.CompletionCapabilities{}, Logging: &mcp.LoggingCapabilities{}},
+		CompletionHandler:  p.complete,
+		SubscribeHandler:   p.subscribe,
+		UnsubscribeHandler: p.unsubscribe,
 	})
-	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "tools/list" {
-				// The server may have changed without saying so: every
-				// listing is checked against the pins first.
-				_ = p.sync(ctx)
-			}
-			return next(ctx, method, req)
-		}
-	})
+	srv.AddReceivingMiddleware(p.forward)
 	return srv
+}
+
+// initialize connects the server, then answers the client with the
+// server's identity, its instructions and the capabilities both sides
+// have (see present).
+func (p *Proxy) initialize(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	if err := p.connectUpstream(ss, offeredBy(req)); err != nil {
+		return nil, fmt.Errorf("parallax: the MCP server could not be started: %s", redactErr(p.dlp, err))
+	}
+	res, err := next(ctx, method, req)
+	if err != nil {
+		return res, err
+	}
+	init := p.cs.InitializeResult()
+	if init == nil {
+		return res, nil
+	}
+	switch r := res.(type) {
+	case *mcp.InitializeResult:
+		if init.ServerInfo != nil {
+			r.ServerInfo = &mcp.Implementation{Name: init.ServerInfo.Name, Title: init.ServerInfo.Title, Version: init.ServerInfo.Version}
+		}
+		r.Instructions, r.Capabilities = p.instructions(ctx, init.Instructions), mirrorServer(init.Capabilities)
+	case *mcp.DiscoverResult:
+		r.Instructions, r.Capabilities = p.instructions(ctx, init.Instructions), mirrorServer(init.Capabilities)
+	}
+	return res, nil
+}
+
+// offeredBy is what the client offers in an initialize or discover
+// request; nil (nothing) for any other first request.
+func offeredBy(req mcp.Request) *mcp.ClientCapabilities {
+	switch r := req.(type) {
+	case *mcp.ServerRequest[*mcp.InitializeParams]:
+		if r.Params != nil {
+			return r.Params.Capabilities
+		}
+	case *mcp.ServerRequest[*mcp.DiscoverParams]:
+		return r.ClientCapabilities()
+	}
+	return nil
+}
+
+// instructions are the server's instructions, dropped when they read as
+// orders to the agent.
+func (p *Proxy) instructions(ctx context.Context, text string) string {
+	if rules := ScanInjection(text, ScopeDescription); len(rules) > 0 {
+		p.log.Warn("mcp proxy: server instructions read as orders to the agent; dropped", "server", p.cfg.ServerID, "rules", rules)
+		p.event(ctx, audit.IntegrityViolation, "mcp_instructions_poisoned", "server "+p.cfg.ServerID+" instructions dropped", rules)
+		return ""
+	}
+	return text
 }
 
 // resync re-reads the server's tools after it announced a change.

@@ -324,9 +324,21 @@ func TestServerGoneEndsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	down, _ := mcp.NewInMemoryTransports()
-	up := &mcp.CommandTransport{Command: exec.Command(filepath.Join(ws, "no-such-server"))}
-	err = p.Run(context.Background(), down, up)
+	down, client := mcp.NewInMemoryTransports()
+	up := &ProcessTransport{Command: exec.Command(filepath.Join(ws, "no-such-server"))}
+	done := make(chan error, 1)
+	go func() { done <- p.Run(context.Background(), down, up) }()
+	// The server is started when the client initializes: that fails.
+	cs, cerr := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), client, nil)
+	if cerr == nil {
+		_ = cs.Close()
+		t.Errorf("client initialized against a server that cannot start")
+	}
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not end")
+	}
 	if err == nil || !strings.Contains(err.Error(), "gone") {
 		t.Errorf("got %v, want an error naming the server", err)
 	}
