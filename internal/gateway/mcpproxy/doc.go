@@ -17,7 +17,10 @@
 // the server's roots (Roots: server-filesystem's allowed directories,
 // learned from its command line with its rule for several roots, or
 // --root), and a relative path with no known base is blocked
-// (mcp_relative_path) with a reason naming --root. ALLOW forwards the
+// (mcp_relative_path) with a reason naming --root. Server-filesystem
+// opens a name missing as written as the entry equal to it in Unicode
+// NFC ("cafe\u0301" is "café", "Key" is "\u212aey"), links included:
+// the gate judges that entry (Roots.OnDisk). ALLOW forwards the
 // call, after Chronicle snapshots what its mapped actions write, edit,
 // move or delete inside the workspace (a snapshot that fails refuses
 // it; an unknown tool's path arguments are judged, not snapshotted); BLOCK

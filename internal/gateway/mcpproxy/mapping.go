@@ -167,7 +167,8 @@ func Map(tool string, args json.RawMessage, env MapEnv) (Mapped, error) {
 		m.more = nil
 		typ, payload, err := s.build(m, got)
 		var perr *PathError
-		if errors.As(err, &perr) {
+		var plerr *PlaceError
+		if errors.As(err, &perr) || errors.As(err, &plerr) {
 			return Mapped{}, err // the path is the problem, not the shape
 		}
 		if err != nil {
@@ -291,10 +292,20 @@ func (m *mapper) path(k string) (string, error) {
 }
 
 // place makes a path argument absolute the way the server will: file://
-// is stripped, ~ is the server's home (left for the gate when unknown),
-// a relative path resolves against the server's roots (Roots.Resolve:
-// a PathError when they do not say).
+// is stripped, ~ is the server's home (left for the gate when unknown), a relative path
+// resolves against the server's roots (Roots.Resolve: a PathError when
+// they do not say); for server-filesystem, a name missing as written is
+// the entry it opens instead (Roots.OnDisk).
 func (m *mapper) place(p string) (string, error) {
+	p, err := m.absolute(p)
+	if err != nil || !m.env.Roots.Filesystem || !filepath.IsAbs(p) {
+		return p, err
+	}
+	return m.env.Roots.OnDisk(filepath.Clean(p))
+}
+
+// absolute is place before the server's Unicode matching.
+func (m *mapper) absolute(p string) (string, error) {
 	p = strings.TrimPrefix(p, "file://")
 	switch {
 	case p == "":

@@ -196,3 +196,50 @@ func TestMapPathArguments(t *testing.T) {
 		}
 	})
 }
+
+// TestRootsOnDisk: a name missing as written is the entry server-
+// filesystem opens, equal to it in Unicode NFC (links are the guard's).
+func TestRootsOnDisk(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"caf\u00e9", "\u1e69", "s\u0323\u0307"} { // é; ṩ twice
+		if err := os.Mkdir(filepath.Join(root, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("/nowhere", filepath.Join(root, "\u212aey")); err != nil { // KELVIN SIGN
+		t.Fatal(err)
+	}
+	r := Roots{Dirs: []string{root}, Filesystem: true}
+	tests := []struct {
+		name, path, want string
+		isErr            bool
+	}{
+		{"as written", root + "/caf\u00e9/x", root + "/caf\u00e9/x", false},
+		{"decomposed", root + "/cafe\u0301/x", root + "/caf\u00e9/x", false},
+		{"ascii for a kelvin sign", root + "/Key", root + "/\u212aey", false},
+		{"new name", root + "/r\u00e9sum\u00e9.md", root + "/r\u00e9sum\u00e9.md", false},
+		{"the root", root, root, false},
+		{"outside the roots", "/elsewhere/cafe\u0301", "/elsewhere/cafe\u0301", false},
+		{"ambiguous", root + "/s\u0307\u0323", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := r.OnDisk(tt.path)
+			var perr *PlaceError
+			if tt.isErr != (err != nil) || err != nil && !errors.As(err, &perr) {
+				t.Fatalf("got %q, %v; want error %v", got, err, tt.isErr)
+			}
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+	env := MapEnv{Server: "fs", Dir: root, Workspace: root, Home: root, Roots: r, Sensitive: func(string) bool { return false }}
+	m, err := Map("write_file", json.RawMessage(`{"path":"cafe\u0301/new.txt","content":"x"}`), env)
+	if err != nil || !sameJSON(string(m.Primary.Payload), `{"path":"`+root+`/caf\u00e9/new.txt","content":"x"}`) {
+		t.Errorf("write_file: got %s, %v; want the path as on disk", m.Primary.Payload, err)
+	}
+	if _, err := Map("read_text_file", json.RawMessage(`{"path":"s\u0307\u0323"}`), env); err == nil {
+		t.Error("ambiguous name: want the call refused")
+	}
+}
