@@ -17,7 +17,10 @@
 // the server's roots (Roots: server-filesystem's allowed directories,
 // learned from its command line with its rule for several roots, or
 // --root), and a relative path with no known base is blocked
-// (mcp_relative_path) with a reason naming --root. Server-filesystem
+// (mcp_relative_path) with a reason naming --root. A file:// URI is its
+// path; one with a host or . or .. segments is refused (a server may read
+// it as a relative path), and server-filesystem, which knows no URIs,
+// gets it placed as the relative path it takes it for. Server-filesystem
 // opens a name missing as written as the entry equal to it in Unicode
 // NFC ("cafe\u0301" is "café", "Key" is "\u212aey"), links included:
 // the gate judges that entry (Roots.OnDisk). ALLOW forwards the

@@ -292,7 +292,9 @@ func (m *mapper) path(k string) (string, error) {
 }
 
 // place makes a path argument absolute the way the server will: file://
-// is stripped, ~ is the server's home (left for the gate when unknown), a relative path
+// is stripped (see fileURI; server-filesystem knows no URIs: to it
+// "file:///a/../../.bashrc" is a relative path, its root's .bashrc), ~
+// is the server's home (left for the gate when unknown), a relative path
 // resolves against the server's roots (Roots.Resolve: a PathError when
 // they do not say); for server-filesystem, a name missing as written is
 // the entry it opens instead (Roots.OnDisk).
@@ -306,7 +308,12 @@ func (m *mapper) place(p string) (string, error) {
 
 // absolute is place before the server's Unicode matching.
 func (m *mapper) absolute(p string) (string, error) {
-	p = strings.TrimPrefix(p, "file://")
+	if !m.env.Roots.Filesystem {
+		var err error
+		if p, err = fileURI(p); err != nil {
+			return "", err
+		}
+	}
 	switch {
 	case p == "":
 		return "", errors.New("empty path")
@@ -319,6 +326,26 @@ func (m *mapper) absolute(p string) (string, error) {
 		return p, nil
 	}
 	return m.env.Roots.Resolve(m.env.Server, p)
+}
+
+// fileURI returns the path of a file:// URI (anything else as is). One
+// with a host or with . or .. segments is refused: a server that takes
+// it as a relative path opens another file than its URI path, and the
+// gate cannot tell which reading the server has.
+func fileURI(p string) (string, error) {
+	rest, ok := strings.CutPrefix(p, "file://")
+	if !ok {
+		return p, nil
+	}
+	if !strings.HasPrefix(rest, "/") {
+		return "", &PlaceError{Path: p, Why: "a file URI with a host or a relative path; give an absolute path"}
+	}
+	for _, seg := range strings.Split(rest, "/") {
+		if seg == "." || seg == ".." {
+			return "", &PlaceError{Path: p, Why: "a file URI with . or .. segments; give an absolute path"}
+		}
+	}
+	return rest, nil
 }
 
 // leftovers returns the unconsumed arguments that could matter, as a JSON

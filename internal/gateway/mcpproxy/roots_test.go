@@ -243,3 +243,39 @@ func TestRootsOnDisk(t *testing.T) {
 		t.Error("ambiguous name: want the call refused")
 	}
 }
+
+// TestMapFileURI: server-filesystem takes a file URI as a relative path,
+// so the gate places it there; for other servers a URI the server could
+// read two ways (a host, . or ..) is refused.
+func TestMapFileURI(t *testing.T) {
+	tests := []struct {
+		name string
+		env  MapEnv
+		path string
+		want string // "" for a refusal
+	}{
+		{"filesystem: relative path", fsEnv, "file:///a/../../.bashrc", "/home/dev/.bashrc"},
+		{"filesystem: host", fsEnv, "file://../.bashrc", "/home/dev/.bashrc"},
+		{"filesystem: plain", fsEnv, "file:///etc/passwd", "/home/dev/file:/etc/passwd"},
+		{"other: plain", testEnv, "file:///etc/passwd", "/etc/passwd"},
+		{"other: dot dot", testEnv, "file:///a/../../.bashrc", ""},
+		{"other: host", testEnv, "file://../.bashrc", ""},
+		{"other: dot", testEnv, "file:///home/dev/./.bashrc", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args, _ := json.Marshal(map[string]string{"path": tt.path, "content": "x"})
+			m, err := Map("write_file", args, tt.env)
+			var perr *PlaceError
+			switch {
+			case tt.want == "" && !errors.As(err, &perr):
+				t.Errorf("got %v, %v; want a PlaceError", m.Primary.Payload, err)
+			case tt.want == "":
+			case err != nil:
+				t.Errorf("got %v, want %s", err, tt.want)
+			case !sameJSON(string(m.Primary.Payload), `{"path":"`+tt.want+`","content":"x"}`):
+				t.Errorf("got %s, want %s", m.Primary.Payload, tt.want)
+			}
+		})
+	}
+}
