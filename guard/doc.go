@@ -47,7 +47,10 @@
 //     .my.cnf, .netrc, .git-credentials, .vault-token, .htpasswd) compare
 //     case-insensitively on every OS; ".ssh" and ".gnupg" components are
 //     restricted, ".git/hooks" and ".git/config" protected (they run
-//     commands on the user's next git call).
+//     commands on the user's next git call), and so are Claude Code's
+//     ".claude/settings.json" and ".claude/settings.local.json" (hooks
+//     run commands; permissions widen the agent's; the Parallax hook is
+//     registered there).
 //   - Deleting (or moving away) a directory that holds a protected path is
 //     judged as touching that path: deleting the workspace root, the home,
 //     /etc or "/" is blocked.

@@ -171,6 +171,11 @@ func TestCheck(t *testing.T) {
 		{"git hook", "$W/.git/hooks/pre-commit", wr, RuleProtected, B, 0},
 		{"git config", "$W/.git/config", wr, RuleProtected, B, 0},
 		{"git objects", "$W/.git/objects/ab/cd", wr, "", 0, 0},
+		{"claude settings", "$W/.claude/settings.json", wr, RuleProtected, B, 0},
+		{"claude local settings", "$W/sub/.claude/settings.local.json", del, RuleProtected, B, 0},
+		{"user claude settings", "~/.claude/settings.json", wr, RuleProtected, B, 0},
+		{"claude settings read", "$W/.claude/settings.json", rd, "", 0, 0},
+		{"claude commands", "$W/.claude/commands/x.md", wr, "", 0, 0},
 		// workspace levels
 		{"parallax read", "$W/.parallax/audit.jsonl", rd, RuleSealed, B, 0},
 		{"parallax dir", "$W/.parallax", rd, RuleSealed, B, 0},

@@ -29,6 +29,7 @@ const (
 	catAutostart = "autostart and service definitions"
 	catGitHooks  = "git hooks"
 	catGitConfig = "git repository configurations (they can run commands)"
+	catAgentCfg  = "agent settings (their hooks run commands, their permissions widen the agent's)"
 	catKeys      = "private keys and key stores"
 	catEnv       = "environment secret files"
 	catCreds     = "credential files"
@@ -139,6 +140,8 @@ var componentRules = []componentRule{
 	{seq: []string{".gnupg"}, level: Restricted, what: catGPG},
 	{seq: []string{".git", "hooks"}, level: Protected, what: catGitHooks},
 	{seq: []string{".git", "config"}, level: Protected, what: catGitConfig},
+	{seq: []string{".claude", "settings.json"}, level: Protected, what: catAgentCfg},
+	{seq: []string{".claude", "settings.local.json"}, level: Protected, what: catAgentCfg},
 }
 
 // secretNames are restricted base names (lower case), anywhere on disk.
