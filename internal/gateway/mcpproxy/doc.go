@@ -17,10 +17,13 @@
 // the server's roots (Roots: server-filesystem's allowed directories,
 // learned from its command line with its rule for several roots, or
 // --root), and a relative path with no known base is blocked
-// (mcp_relative_path) with a reason naming --root. A file:// URI is its
-// path; one with a host or . or .. segments is refused (a server may read
-// it as a relative path), and server-filesystem, which knows no URIs,
-// gets it placed as the relative path it takes it for. Server-filesystem
+// (mcp_relative_path) with a reason naming --root. A file URL (the
+// scheme in any case, file:/x or file:///x) is its decoded path; one the
+// gate could read otherwise than the server is refused (a host, . or ..
+// segments, which a server may take as a relative path; a backslash,
+// query, fragment or control character, which a URL parser rewrites);
+// server-filesystem, which knows no URLs, gets it placed as the relative
+// path it takes it for. Server-filesystem
 // opens a name missing as written as the entry equal to it in Unicode
 // NFC ("cafe\u0301" is "café", "Key" is "\u212aey"), links included:
 // the gate judges that entry (Roots.OnDisk). ALLOW forwards the
@@ -54,7 +57,7 @@
 // Defenses:
 //   - Trust lifts escalations only. approve never sees a BLOCK, and
 //     every path-like argument of an mcp_call (absolute, ~, ./, ../,
-//     file://, or under a path-named key, at any depth) is also judged
+//     a file URL, or under a path-named key, at any depth) is also judged
 //     as a write_file there, so the guard, the denylist and the
 //     protected files apply to trusted and unknown tools alike.
 //   - Fail closed. Arguments that are not a JSON object, or that name a

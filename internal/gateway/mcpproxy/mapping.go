@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -285,7 +286,7 @@ func (m *mapper) path(k string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if strings.TrimPrefix(p, "file://") == "" {
+	if p == "" {
 		return "", fmt.Errorf("argument %q is empty", k)
 	}
 	return m.place(p)
@@ -328,24 +329,56 @@ func (m *mapper) absolute(p string) (string, error) {
 	return m.env.Roots.Resolve(m.env.Server, p)
 }
 
-// fileURI returns the path of a file:// URI (anything else as is). One
-// with a host or with . or .. segments is refused: a server that takes
-// it as a relative path opens another file than its URI path, and the
-// gate cannot tell which reading the server has.
+// isFileURL reports whether s is a file URL as a URL parser reads one:
+// the scheme in any case, "file:/x" as well as "file:///x", after the
+// spaces and control characters it strips.
+func isFileURL(s string) bool {
+	s = trimC0(s)
+	return len(s) >= len("file:") && strings.EqualFold(s[:len("file:")], "file:")
+}
+
+// trimC0 strips what a URL parser strips around a URL: C0 controls and spaces.
+func trimC0(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 })
+}
+
+// fileURI returns the path of a file URL (anything else as is), decoded.
+// One the gate could read otherwise than the server is refused: a host
+// (other than localhost) or a relative path, . or .. segments (a server
+// that takes the URL as a relative path opens another file), and what a
+// URL parser rewrites or drops (backslashes, a query or fragment, tabs
+// and other control characters).
 func fileURI(p string) (string, error) {
-	rest, ok := strings.CutPrefix(p, "file://")
-	if !ok {
+	if !isFileURL(p) {
 		return p, nil
 	}
-	if !strings.HasPrefix(rest, "/") {
-		return "", &PlaceError{Path: p, Why: "a file URI with a host or a relative path; give an absolute path"}
+	refuse := func(why string) (string, error) {
+		return "", &PlaceError{Path: p, Why: "a file URL with " + why + "; give an absolute path"}
 	}
-	for _, seg := range strings.Split(rest, "/") {
+	if trimC0(p) != p {
+		return refuse("leading or trailing spaces or control characters")
+	}
+	rest := p[len("file:"):]
+	if r, ok := strings.CutPrefix(rest, "//"); ok {
+		host, _, _ := strings.Cut(r, "/")
+		if host != "" && !strings.EqualFold(host, "localhost") {
+			return refuse("a host")
+		}
+		rest = r[len(host):]
+	}
+	if strings.ContainsFunc(rest, func(r rune) bool { return r < 0x20 || r == 0x7f || strings.ContainsRune(`\?#`, r) }) {
+		return refuse("a backslash, query, fragment or control character")
+	}
+	dec, err := url.PathUnescape(rest)
+	if err != nil || !strings.HasPrefix(dec, "/") {
+		return refuse("a relative path or a bad escape")
+	}
+	for _, seg := range strings.Split(dec, "/") {
 		if seg == "." || seg == ".." {
-			return "", &PlaceError{Path: p, Why: "a file URI with . or .. segments; give an absolute path"}
+			return refuse(". or .. segments")
 		}
 	}
-	return rest, nil
+	return dec, nil
 }
 
 // leftovers returns the unconsumed arguments that could matter, as a JSON
@@ -641,8 +674,11 @@ func pathLike(key, s string) bool {
 	if strings.TrimSpace(s) == "" {
 		return false
 	}
+	if isFileURL(s) {
+		return true
+	}
 	if strings.Contains(s, "://") {
-		return strings.HasPrefix(s, "file://")
+		return false
 	}
 	words := nameWords(key)
 	for _, w := range pathWords {
@@ -720,7 +756,7 @@ func buildHTTP(m *mapper, got []string) (action.Type, map[string]any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if strings.HasPrefix(u, "file://") {
+	if isFileURL(u) {
 		p, err := m.path(got[0])
 		if err != nil {
 			return "", nil, err

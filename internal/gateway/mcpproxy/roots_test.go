@@ -261,6 +261,11 @@ func TestMapFileURI(t *testing.T) {
 		{"other: dot dot", testEnv, "file:///a/../../.bashrc", ""},
 		{"other: host", testEnv, "file://../.bashrc", ""},
 		{"other: dot", testEnv, "file:///home/dev/./.bashrc", ""},
+		{"other: one slash, any case", testEnv, "FILE:/etc/passwd", "/etc/passwd"},
+		{"other: localhost", testEnv, "file://localhost/etc/passwd", "/etc/passwd"},
+		{"other: escapes", testEnv, "file:///home/dev/My%20Docs/.ss%68", "/home/dev/My Docs/.ssh"},
+		{"other: escaped dot dot", testEnv, "file:///home/dev/%2E%2E/x", ""},
+		{"other: fragment", testEnv, "file:///home/dev/.bashrc#x", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,6 +34,16 @@ func TestTrustLiftsEscalationsOnly(t *testing.T) {
 				{"text": "~/.bashrc"},
 				{"text": "/etc/cron.d/x"},
 				{"text": "~/.ssh/authorized_keys"},
+				// file URLs as a URL parser reads them: any case, one
+				// slash, escapes, backslashes, a fragment.
+				{"text": "FILE:///home/dev/.bashrc"},
+				{"text": "file:/etc/cron.d/x"},
+				{"text": "file:///home/dev/.ss%68/authorized_keys"},
+				{"text": "file:///home/dev/.ssh%2fauthorized_keys"},
+				{"text": "file:///home/dev/%2e%2e/dev/.bashrc"},
+				{"text": "file:///home/dev/.ssh\\authorized_keys"},
+				{"text": "file:///home/dev/.bashrc#x"},
+				{"text": " file:///home/dev/.bashrc"},
 			} {
 				got, isErr := e.call("echo", args)
 				if !isErr || strings.Contains(got, RuleTrustedTool) || !strings.Contains(got, "Blocked by Parallax") {
