@@ -43,7 +43,8 @@
 // A tool whose arguments fit no shape is judged by its pinned
 // definition (toolFacts): annotated readOnlyHint true and openWorldHint
 // false (explicitly; the specification's default is open world), with
-// no path or URL in its schema or arguments, it cannot send or change
+// no path or URL in its schema or arguments and a name that does not say
+// it changes or sends something (mutatingVerbs), it cannot send or change
 // anything and the proxy allows it (mcp_local_read_only, audited), also
 // in a tainted session. Anything else escalates saying "Parallax does
 // not know what tool X of server S does", and stays an outbound sink for

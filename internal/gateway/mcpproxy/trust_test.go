@@ -115,6 +115,14 @@ func TestLocalReadOnly(t *testing.T) {
 		{"open world", &mcp.Tool{Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &tr}}, `{}`, false},
 		{"not read-only", &mcp.Tool{Annotations: &mcp.ToolAnnotations{OpenWorldHint: &f}}, `{}`, false},
 		{"no annotations", &mcp.Tool{}, `{}`, false},
+		// Mapping never judges looser than the name: annotations that
+		// say read-only do not make a sender local.
+		{"name says it sends", &mcp.Tool{Name: "send_message", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}},
+			`{"channel":"general","text":"hi"}`, false},
+		{"name says it deletes", &mcp.Tool{Name: "purgeAndDeleteAll", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}},
+			`{}`, false},
+		{"name says it reads", &mcp.Tool{Name: "get-sum", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}},
+			`{"a":1,"b":2}`, true},
 		{"url argument", &mcp.Tool{Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}}, `{"q":"https://x.example"}`, false},
 		{"path argument", &mcp.Tool{Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}}, `{"q":"~/.aws/credentials"}`, false},
 		{"schema takes a url", &mcp.Tool{Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f},
