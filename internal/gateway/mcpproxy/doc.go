@@ -16,7 +16,8 @@
 // places them: ~ is the server's HOME, a relative path resolves against
 // the server's roots (Roots: server-filesystem's allowed directories,
 // learned from its command line with its rule for several roots, or
-// --root), and a relative path with no known base is blocked
+// --root, which for server-filesystem must name the same directories:
+// ServerRoots), and a relative path with no known base is blocked
 // (mcp_relative_path) with a reason naming --root. A file URL (the
 // scheme in any case, file:/x or file:///x) is its decoded path; one the
 // gate could read otherwise than the server is refused (a host, . or ..

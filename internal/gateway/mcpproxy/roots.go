@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -236,4 +237,42 @@ func ExplicitRoots(dirs []string, dir, home string) (Roots, error) {
 		r.Dirs = append(r.Dirs, d)
 	}
 	return r, nil
+}
+
+// ServerRoots returns how the server argv starts resolves relative
+// paths: learned from its command line when Parallax knows its rule
+// (LearnRoots), else the --root directories (ExplicitRoots), else none.
+// For a known server --root must name the same directories, links
+// resolved, in the same order: the server resolves against its own,
+// whatever --root says, and a narrower --root would have the gate judge
+// project/.bashrc while the server writes ~/.bashrc.
+func ServerRoots(argv, explicit []string, dir, home string) (Roots, error) {
+	learned, known := LearnRoots(argv, dir, home)
+	if len(explicit) == 0 {
+		return learned, nil
+	}
+	r, err := ExplicitRoots(explicit, dir, home)
+	if err != nil || !known {
+		return r, err
+	}
+	if a, b := realDirs(r.Dirs), realDirs(learned.Dirs); strings.Join(a, "\x00") != strings.Join(b, "\x00") {
+		return Roots{}, fmt.Errorf("--root %s: server-filesystem resolves relative paths against its own allowed "+
+			"directories (%s), not these; drop --root, or give the server the directories", strings.Join(explicit, ", "),
+			strings.Join(b, ", "))
+	}
+	return learned, nil
+}
+
+// realDirs resolves the links of dirs and drops repeats, in order.
+func realDirs(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			d = real
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }

@@ -284,3 +284,51 @@ func TestMapFileURI(t *testing.T) {
 		})
 	}
 }
+
+// TestServerRoots: --root cannot move server-filesystem's relative paths
+// elsewhere than its own allowed directories (a --root narrower than the
+// server's let ".bashrc" be judged as project/.bashrc while the server
+// wrote ~/.bashrc); a link to the same directory is the same root.
+func TestServerRoots(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "project")
+	if err := os.Mkdir(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "h")
+	if err := os.Symlink(home, link); err != nil {
+		t.Fatal(err)
+	}
+	fs := []string{"/x/.bin/mcp-server-filesystem", home}
+	tests := []struct {
+		name       string
+		argv, root []string
+		want       []string // nil: an error
+		filesystem bool
+	}{
+		{"learned", fs, nil, []string{home}, true},
+		{"--root names the same directory", fs, []string{home}, []string{home}, true},
+		{"--root through a link", fs, []string{link}, []string{home}, true},
+		{"--root narrower than the server's", fs, []string{proj}, nil, false},
+		{"--root with another", fs, []string{home, proj}, nil, false},
+		{"other server, --root", []string{"mcp-server-git"}, []string{"project"}, []string{proj}, false},
+		{"other server", []string{"mcp-server-git"}, nil, []string{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := ServerRoots(tt.argv, tt.root, home, home)
+			if (err != nil) != (tt.want == nil) {
+				t.Fatalf("got %v, %v; want %q", r.Dirs, err, tt.want)
+			}
+			if err != nil {
+				if !strings.Contains(err.Error(), "--root") {
+					t.Errorf("reason %q does not name --root", err)
+				}
+				return
+			}
+			if strings.Join(r.Dirs, "|") != strings.Join(tt.want, "|") || r.Filesystem != tt.filesystem {
+				t.Errorf("got %q (filesystem %v), want %q (%v)", r.Dirs, r.Filesystem, tt.want, tt.filesystem)
+			}
+		})
+	}
+}
