@@ -59,7 +59,9 @@
 // Defenses:
 //   - Trust lifts escalations only. approve never sees a BLOCK, and
 //     every path-like argument of an mcp_call (absolute, ~, ./, ../,
-//     a file URL, or under a path-named key, at any depth) is also judged
+//     a file URL, anything under a path-named key, a value with a slash
+//     or a leading dot under target, destination, output and the like,
+//     at any depth) is also judged
 //     as a write_file there, so the guard, the denylist and the
 //     protected files apply to trusted and unknown tools alike.
 //   - Fail closed. Arguments that are not a JSON object, or that name a

@@ -610,8 +610,8 @@ var pathWords = []string{"path", "paths", "file", "files", "filename", "filepath
 	"directory", "directories", "folder", "cwd"}
 
 // pathWrites finds the path-like strings in the arguments of an mcp_call
-// (absolute, ~, file://, ./ or ../, or any string under a path-named
-// key, at any depth) and returns a write_file with no content for each:
+// (absolute, ~, a file URL, ./ or ../, any string under a path-named
+// key, one that looks like a path under a placeKeys key, at any depth) and returns a write_file with no content for each:
 // what an unknown tool does at a path is judged as the worst it could,
 // a write, so the guard, the denylist and the protected files always
 // apply. A relative one with no known base is a PathError.
@@ -669,6 +669,12 @@ func (m *mapper) pathWrites(args json.RawMessage) ([]shield.Request, error) {
 	return out, nil
 }
 
+// placeKeys are argument names that say where a tool reads or puts
+// something; their value is a path when it looks like one (a slash or a
+// leading dot): "target": ".git/hooks/pre-commit", not "target": "fr".
+var placeKeys = map[string]bool{"source": true, "src": true, "destination": true, "dest": true, "dst": true,
+	"target": true, "output": true}
+
 // pathLike reports whether a string argument under key names a path.
 func pathLike(key, s string) bool {
 	if strings.TrimSpace(s) == "" {
@@ -688,6 +694,9 @@ func pathLike(key, s string) bool {
 	}
 	if strings.ContainsAny(s, "\n\x00") || len(s) > 4096 {
 		return false // text that happens to start like a path
+	}
+	if placeKeys[strings.ToLower(key)] && (strings.Contains(s, "/") || strings.HasPrefix(s, ".")) {
+		return true
 	}
 	return s == "~" || strings.HasPrefix(s, "~/") || strings.HasPrefix(s, "/") ||
 		strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || s == "." || s == ".."

@@ -332,3 +332,24 @@ func TestServerRoots(t *testing.T) {
 		})
 	}
 }
+
+// TestPathLikePlaceKeys: a key that says where a tool puts something
+// holds a path when its value looks like one, and only then.
+func TestPathLikePlaceKeys(t *testing.T) {
+	for _, c := range []struct {
+		key, s string
+		want   bool
+	}{
+		{"destination", ".git/hooks/pre-commit", true},
+		{"target", ".bashrc", true},
+		{"Output", "build/out.txt", true},
+		{"target", "fr", false},
+		{"targetLanguage", "de/at", false},
+		{"outputType", "resource", false},
+		{"source", "web", false},
+	} {
+		if got := pathLike(c.key, c.s); got != c.want {
+			t.Errorf("pathLike(%q, %q): got %v, want %v", c.key, c.s, got, c.want)
+		}
+	}
+}

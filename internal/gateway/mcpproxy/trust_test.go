@@ -44,6 +44,11 @@ func TestTrustLiftsEscalationsOnly(t *testing.T) {
 				{"text": "file:///home/dev/.ssh\\authorized_keys"},
 				{"text": "file:///home/dev/.bashrc#x"},
 				{"text": " file:///home/dev/.bashrc"},
+				// relative paths under keys that name where a tool puts
+				// something, at any depth
+				{"text": "x", "destination": ".git/hooks/pre-commit"},
+				{"text": "x", "opts": map[string]any{"target": ".claude/settings.json"}},
+				{"text": "x", "outputs": []any{map[string]any{"output": ".git/config"}}},
 			} {
 				got, isErr := e.call("echo", args)
 				if !isErr || strings.Contains(got, RuleTrustedTool) || !strings.Contains(got, "Blocked by Parallax") {
