@@ -97,3 +97,25 @@ func TestRealFilesystemAttacks(t *testing.T) {
 		})
 	}
 }
+
+// TestRealEverythingEnvSecret: get-env (annotated local read-only) hands
+// the agent the server's environment; a secret there is redacted and
+// taints the session, after which a trusted tool that is local but not
+// read-only (simulate-research-query) is an outbound sink like any
+// other, and only a local read-only tool still runs.
+func TestRealEverythingEnvSecret(t *testing.T) {
+	bin := e2e.Bin(t, "mcp-server-everything")
+	home, ws := newRealHome(t)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "q8Vt2LmN0xR5bY7wKp3ZcF9sHd1JgA6eUo4iTnQm")
+	e := startReal(t, home, ws, []string{bin}, "ev-env", []string{"simulate-research-query"})
+	if got, isErr := e.call("get-env", map[string]any{}); isErr || strings.Contains(got, "q8Vt2LmN0") || !strings.Contains(got, "AWS_SECRET_ACCESS_KEY") {
+		t.Fatalf("get-env: got error %v, secret shown %v; want the environment, redacted", isErr, strings.Contains(got, "q8Vt2LmN0"))
+	}
+	got, isErr := e.call("simulate-research-query", map[string]any{"topic": "q8Vt2LmN0xR5bY7wKp3ZcF9sHd1JgA6eUo4iTnQm"})
+	if !isErr || !strings.Contains(got, "credentials_stay_home") || strings.Contains(got, "q8Vt2LmN0") {
+		t.Errorf("trusted local tool in a tainted session: got %q (error %v), want a BLOCK by credentials_stay_home", got, isErr)
+	}
+	if got, isErr := e.call("trigger-long-running-operation", map[string]any{"duration": 0, "steps": 1}); isErr {
+		t.Errorf("local read-only tool after taint: got %q, want it allowed", got)
+	}
+}
