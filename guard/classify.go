@@ -161,9 +161,31 @@ func (g *Guard) classify(w *worst, orig, p string, acc action.Access) {
 					lvl = Protected
 				}
 				w.add(g.finding(orig, p, acc, lvl, r.what))
+			} else if acc&action.AccessWrite != 0 && endsInPrefix(key, r.seq) {
+				// What is written at .git (a directory moved or copied
+				// there, a gitdir file) would hold .git/hooks.
+				w.add(g.finding(orig, p, action.AccessWrite, r.level, "places that would hold "+r.what))
 			}
 		}
 	}
+}
+
+// endsInPrefix reports whether key ends with a proper leading part of seq
+// (".../.git" for .git/hooks).
+func endsInPrefix(key string, seq []string) bool {
+	for k := len(seq) - 1; k > 0; k-- {
+		rest, ok := key, true
+		for i := k - 1; i >= 0 && ok; i-- {
+			rest, ok = strings.CutSuffix(rest, seq[i])
+			if ok {
+				rest, ok = strings.CutSuffix(rest, "/")
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // classifyPrefix walks key's ancestors from the longest; an exception

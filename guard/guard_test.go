@@ -132,9 +132,15 @@ func TestCheck(t *testing.T) {
 	f := newFixture(t)
 	B := verdict.Block
 	cases := []checkCase{
-		// a path ending in the first part of a component rule (.git of .git/hooks)
+		// a path ending in the first part of a component rule (.git of
+		// .git/hooks) may be read; written (a directory moved or copied
+		// there, a gitdir file) it would hold what the rule protects
 		{"git dir itself", "$W/.git", rd, "", 0, 0},
-		{"git dir write", "$W/.git", wr, "", 0, 0},
+		{"git dir write", "$W/.git", wr, RuleProtected, B, 0},
+		{"claude dir write", "$W/sub/.claude", wr, RuleProtected, B, 0},
+		{"claude dir read", "~/.claude", rd, "", 0, 0},
+		{"claude commands dir write", "$W/.claude/commands", wr, "", 0, 0},
+		{"git-like name", "$W/.github", wr, "", 0, 0},
 		// restricted by place
 		{"ssh key read", "~/.ssh/id_rsa", rd, RuleRestricted, B, 0},
 		{"ssh dir list", "~/.ssh", rd, RuleRestricted, B, 0},
