@@ -1,6 +1,8 @@
 package guard
 
 import (
+	"errors"
+	"io/fs"
 	"maps"
 	"path"
 	"slices"
@@ -145,9 +147,19 @@ func (g *Guard) classify(w *worst, orig, p string, acc action.Access) {
 	key := fold(p)
 	base := key[strings.LastIndexByte(key, '/')+1:]
 	g.classifyPrefix(w, orig, p, key, base, acc)
-	if acc&action.AccessDelete != 0 {
-		if e := g.ancestors[key]; e != nil {
-			w.add(g.finding(orig, p, acc&action.AccessDelete, e.level, "directories holding "+e.what))
+	// Deleting (or moving away) a directory holding protected paths
+	// touches them; so does writing one where none is yet (a directory
+	// moved, copied or made at ~/.vim would hold ~/.vim/plugin). The
+	// workspace, the home and their ancestors exist (also where a test
+	// or corpus names them without making them).
+	if e := g.ancestors[key]; e != nil {
+		if acc&action.AccessDelete != 0 {
+			w.add(g.finding(orig, p, action.AccessDelete, e.level, "directories holding "+e.what))
+		}
+		if acc&action.AccessWrite != 0 && !within(g.workspace, p) && !within(g.home, p) {
+			if _, err := g.fs.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+				w.add(g.finding(orig, p, action.AccessWrite, e.level, "directories holding "+e.what))
+			}
 		}
 	}
 	if lvl, what := nameLevel(base); lvl != None {

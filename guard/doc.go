@@ -55,7 +55,10 @@
 //     judged as writing what it would hold.
 //   - Deleting (or moving away) a directory that holds a protected path is
 //     judged as touching that path: deleting the workspace root, the home,
-//     /etc or "/" is blocked.
+//     /etc or "/" is blocked. So is writing (moving, copying, making) a
+//     directory that does not exist yet where it would hold one: ~/.vim
+//     would hold ~/.vim/plugin (the workspace, the home and their
+//     ancestors are taken to exist).
 //   - Globs: a pattern stands for every path it could match. It is matched
 //     segment by segment (path.Match per segment, "**" for any number of
 //     directories, bash "[!…]", POSIX classes and extglob handled

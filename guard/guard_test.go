@@ -141,6 +141,12 @@ func TestCheck(t *testing.T) {
 		{"claude dir read", "~/.claude", rd, "", 0, 0},
 		{"claude commands dir write", "$W/.claude/commands", wr, "", 0, 0},
 		{"git-like name", "$W/.github", wr, "", 0, 0},
+		// a directory written (moved, copied, made) where it would hold
+		// protected paths
+		{"write to hold vim plugins", "~/.vim", wr, RuleProtected, B, 0},
+		{"write to hold cargo credentials", "~/.cargo", wr, RuleRestricted, B, 0},
+		{"write below a holder", "~/.cargo/bin", wr, "", 0, 0},
+		{"read a holder", "~/.vim", rd, "", 0, 0},
 		// restricted by place
 		{"ssh key read", "~/.ssh/id_rsa", rd, RuleRestricted, B, 0},
 		{"ssh dir list", "~/.ssh", rd, RuleRestricted, B, 0},
