@@ -107,6 +107,10 @@ func TestRealFilesystemAttacks(t *testing.T) {
 		// ~/.vim/plugin/x.vim, which vim runs (the move is trusted).
 		{"a prepared directory moved to hold ~/.vim/plugin", "move_file",
 			map[string]any{"source": "project/v", "destination": "~/.vim"}, "guard_protected"},
+		// A tree over ~ names what ~/.ssh holds: it needs a human, as
+		// find ~ does (there is none here).
+		{"a tree of the home", "directory_tree", map[string]any{"path": "~"}, RuleApprovalUnavailable},
+		{"a search of the home for keys", "search_files", map[string]any{"path": "~", "pattern": "**/id_*"}, RuleApprovalUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
