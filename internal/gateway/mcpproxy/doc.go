@@ -24,13 +24,13 @@
 // segments, which a server may take as a relative path; a backslash,
 // query, fragment or control character, which a URL parser rewrites);
 // server-filesystem, which knows no URLs, gets it placed as the relative
-// path it takes it for. Server-filesystem
-// opens a name missing as written as the entry equal to it in Unicode
-// NFC ("cafe\u0301" is "café", "Key" is "\u212aey"), links included:
-// the gate judges that entry (Roots.OnDisk). ALLOW forwards the
-// call, after Chronicle snapshots what its mapped actions write, edit,
-// move or delete inside the workspace (a snapshot that fails refuses
-// it; an unknown tool's path arguments are judged, not snapshotted); BLOCK
+// path it takes it for. Server-filesystem opens a name missing as
+// written as the entry equal to it in Unicode NFC ("cafe\u0301" is
+// "café", "Key" is "\u212aey"), links included: the gate judges that
+// entry (Roots.OnDisk). ALLOW forwards the call, after Chronicle
+// snapshots what its mapped actions write, edit, move or delete inside
+// the workspace (a snapshot that fails refuses it; an unknown tool's
+// path arguments are judged, not snapshotted); BLOCK
 // returns a tool error carrying the rule and reason; ESCALATE is approved
 // when the tool is trusted in advance (Config.TrustTools, --trust-tool,
 // or a trust stored by `parallax mcp trust` for the tool's current
@@ -61,9 +61,9 @@
 //     every path-like argument of an mcp_call (absolute, ~, ./, ../,
 //     a file URL, anything under a path-named key, a value with a slash
 //     or a leading dot under target, destination, output and the like,
-//     at any depth) is also judged
-//     as a write_file there, so the guard, the denylist and the
-//     protected files apply to trusted and unknown tools alike.
+//     at any depth) is also judged as a write_file there, so the guard,
+//     the denylist and the protected files apply to trusted and unknown
+//     tools alike.
 //   - Fail closed. Arguments that are not a JSON object, or that name a
 //     key twice (the server might read the other one), are blocked. An
 //     escalation nobody can approve is blocked; a timeout is a denial. A
