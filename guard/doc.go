@@ -50,7 +50,8 @@
 //     commands on the user's next git call), and so are Claude Code's
 //     ".claude/settings.json" and ".claude/settings.local.json" (hooks
 //     run commands; permissions widen the agent's; the Parallax hook is
-//     registered there). Writing the first part of such a rule (".git",
+//     registered there), with ~/.claude.json (the MCP servers Claude Code
+//     starts). Writing the first part of such a rule (".git",
 //     ".claude": a directory moved or copied there, a gitdir file) is
 //     judged as writing what it would hold.
 //   - Deleting (or moving away) a directory that holds a protected path is

@@ -188,6 +188,8 @@ func TestCheck(t *testing.T) {
 		{"user claude settings", "~/.claude/settings.json", wr, RuleProtected, B, 0},
 		{"claude settings read", "$W/.claude/settings.json", rd, "", 0, 0},
 		{"claude commands", "$W/.claude/commands/x.md", wr, "", 0, 0},
+		{"claude user config (mcp servers it starts)", "~/.claude.json", wr, RuleProtected, B, 0},
+		{"claude user config read", "~/.claude.json", rd, "", 0, 0},
 		// workspace levels
 		{"parallax read", "$W/.parallax/audit.jsonl", rd, RuleSealed, B, 0},
 		{"parallax dir", "$W/.parallax", rd, RuleSealed, B, 0},

@@ -127,6 +127,8 @@ var homeEntries = []entry{
 	{path: "~/.tmux.conf", level: Protected, what: catToolCfg},
 	{path: "~/.config/tmux", level: Protected, what: catToolCfg},
 
+	{path: "~/.claude.json", level: Protected, what: catAgentCfg}, // user MCP servers: commands Claude Code starts
+
 	{path: "~/.config/autostart", level: Protected, what: catAutostart},
 	{path: "~/.local/share/systemd", level: Protected, what: catAutostart},
 	{path: "~/.config/systemd", level: Protected, what: catAutostart},
