@@ -144,3 +144,24 @@ func TestRealEverythingEnvSecret(t *testing.T) {
 		t.Errorf("local read-only tool after taint: got %q, want it allowed", got)
 	}
 }
+
+// TestRealFilesystemUnrecognised: server-filesystem started through a
+// wrapper the proxy does not recognise (sh -c) still opens a name missing
+// as written as its Unicode-equivalent entry; without its rule the proxy
+// cannot know which entry, so it refuses such a name.
+func TestRealFilesystemUnrecognised(t *testing.T) {
+	bin := e2e.Bin(t, "mcp-server-filesystem")
+	home, ws := attackHome(t)
+	e := startReal(t, home, ws, []string{"sh", "-c", "exec '" + bin + "' '" + home + "'"}, "wrapped-1", nil)
+	if e.roots.Filesystem {
+		t.Fatal("the wrapper was recognised; the test needs one that is not")
+	}
+	got, isErr := e.call("write_file", map[string]any{"path": ws + "/cafe\u0301/authorized_keys", "content": "ssh-ed25519 AAAA attacker\n"})
+	if !isErr || !strings.Contains(got, "Blocked by Parallax") {
+		t.Errorf("got %q (error %v), want a BLOCK", got, isErr)
+	}
+	untouched(t, home, ws)
+	if got, isErr := e.call("write_file", map[string]any{"path": ws + "/caf\u00e9.txt", "content": "fine\n"}); isErr {
+		t.Errorf("a new name with no equivalent entry: got %q, want it written", got)
+	}
+}

@@ -27,7 +27,9 @@
 // path it takes it for. Server-filesystem opens a name missing as
 // written as the entry equal to it in Unicode NFC ("cafe\u0301" is
 // "café", "Key" is "\u212aey"), links included: the gate judges that
-// entry (Roots.OnDisk). ALLOW forwards the call, after Chronicle
+// entry (Roots.OnDisk); for any other server (it may be server-
+// filesystem behind a wrapper) such a name is refused. ALLOW forwards
+// the call, after Chronicle
 // snapshots what its mapped actions write, edit, move or delete inside
 // the workspace (a snapshot that fails refuses it; an unknown tool's
 // path arguments are judged, not snapshotted); BLOCK

@@ -301,10 +301,23 @@ func (m *mapper) path(k string) (string, error) {
 // the entry it opens instead (Roots.OnDisk).
 func (m *mapper) place(p string) (string, error) {
 	p, err := m.absolute(p)
-	if err != nil || !m.env.Roots.Filesystem || !filepath.IsAbs(p) {
+	if err != nil || !filepath.IsAbs(p) {
 		return p, err
 	}
-	return m.env.Roots.OnDisk(filepath.Clean(p))
+	if m.env.Roots.Filesystem {
+		return m.env.Roots.OnDisk(filepath.Clean(p))
+	}
+	// Any server may be server-filesystem launched in a way Parallax
+	// does not recognise (a wrapper, sh -c): a name that exists only as
+	// an entry equal to it in Unicode is refused, since the server may
+	// open that entry and the gate cannot know. (What cannot be
+	// inspected here cannot be opened by a server of the same user.)
+	clean := filepath.Clean(p)
+	if q, err := (Roots{Dirs: []string{"/"}}).OnDisk(clean); err == nil && q != clean {
+		return "", &PlaceError{Path: p, Why: fmt.Sprintf("it does not exist as written, but %s does, which is the same name "+
+			"in Unicode (NFC) and which a server may open instead; give the name as it is on disk", q)}
+	}
+	return p, nil
 }
 
 // absolute is place before the server's Unicode matching.

@@ -242,6 +242,17 @@ func TestRootsOnDisk(t *testing.T) {
 	if _, err := Map("read_text_file", json.RawMessage(`{"path":"s\u0307\u0323"}`), env); err == nil {
 		t.Error("ambiguous name: want the call refused")
 	}
+	// Another server (perhaps server-filesystem behind a wrapper): a name
+	// only equal to an entry in Unicode is refused, as written it is not.
+	other := env
+	other.Roots = Roots{Dirs: []string{root}}
+	var perr *PlaceError
+	if _, err := Map("write_file", json.RawMessage(`{"path":"`+root+`/cafe\u0301/new.txt","content":"x"}`), other); !errors.As(err, &perr) {
+		t.Errorf("decomposed name, other server: got %v, want a PlaceError", err)
+	}
+	if _, err := Map("write_file", json.RawMessage(`{"path":"`+root+`/caf\u00e9/new.txt","content":"x"}`), other); err != nil {
+		t.Errorf("name as on disk, other server: got %v, want it placed", err)
+	}
 }
 
 // TestMapFileURI: server-filesystem takes a file URI as a relative path,
