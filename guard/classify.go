@@ -1,6 +1,8 @@
 package guard
 
 import (
+	"errors"
+	"io/fs"
 	"maps"
 	"path"
 	"slices"
@@ -176,9 +178,19 @@ func (g *Guard) classify(w *worst, orig, p string, acc action.Access) {
 	key := fold(p)
 	base := key[strings.LastIndexByte(key, '/')+1:]
 	g.classifyPrefix(w, orig, p, key, base, acc)
-	if acc&action.AccessDelete != 0 {
-		if e := g.ancestors[key]; e != nil {
-			w.add(g.finding(orig, p, acc&action.AccessDelete, e.level, "directories holding "+e.what))
+	// Deleting (or moving away) a directory holding protected paths
+	// touches them; so does writing one where none is yet (a directory
+	// moved, copied or made at ~/.vim would hold ~/.vim/plugin). The
+	// workspace, the home and their ancestors exist (also where a test
+	// or corpus names them without making them).
+	if e := g.ancestors[key]; e != nil {
+		if acc&action.AccessDelete != 0 {
+			w.add(g.finding(orig, p, action.AccessDelete, e.level, "directories holding "+e.what))
+		}
+		if acc&action.AccessWrite != 0 && !within(g.workspace, p) && !within(g.home, p) {
+			if _, err := g.fs.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+				w.add(g.finding(orig, p, action.AccessWrite, e.level, "directories holding "+e.what))
+			}
 		}
 	}
 	if acc&action.AccessWrite != 0 {
@@ -197,9 +209,31 @@ func (g *Guard) classify(w *worst, orig, p string, acc action.Access) {
 					lvl = Protected
 				}
 				w.add(g.finding(orig, p, acc, lvl, r.what))
+			} else if acc&action.AccessWrite != 0 && endsInPrefix(key, r.seq) {
+				// What is written at .git (a directory moved or copied
+				// there, a gitdir file) would hold .git/hooks.
+				w.add(g.finding(orig, p, action.AccessWrite, r.level, "places that would hold "+r.what))
 			}
 		}
 	}
+}
+
+// endsInPrefix reports whether key ends with a proper leading part of seq
+// (".../.git" for .git/hooks).
+func endsInPrefix(key string, seq []string) bool {
+	for k := len(seq) - 1; k > 0; k-- {
+		rest, ok := key, true
+		for i := k - 1; i >= 0 && ok; i-- {
+			rest, ok = strings.CutSuffix(rest, seq[i])
+			if ok {
+				rest, ok = strings.CutSuffix(rest, "/")
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // classifyPrefix walks key's ancestors from the longest; an exception

@@ -51,13 +51,22 @@
 //     .my.cnf, .netrc, .git-credentials, .vault-token, .htpasswd) compare
 //     case-insensitively on every OS; ".ssh" and ".gnupg" components are
 //     restricted, ".git/hooks" and ".git/config" protected (they run
-//     commands on the user's next git call).
+//     commands on the user's next git call), and so are Claude Code's
+//     ".claude/settings.json" and ".claude/settings.local.json" (hooks
+//     run commands; permissions widen the agent's; the Parallax hook is
+//     registered there), with ~/.claude.json (the MCP servers Claude Code
+//     starts). Writing the first part of such a rule (".git",
+//     ".claude": a directory moved or copied there, a gitdir file) is
+//     judged as writing what it would hold.
 //   - Deleting (or moving away) a directory that holds a protected path is
 //     judged as touching that path: deleting the workspace root, the home,
-//     /etc or "/" is blocked.
+//     /etc or "/" is blocked. So is writing (moving, copying, linking) a
+//     directory that does not exist yet where it would hold one: ~/.vim
+//     would hold ~/.vim/plugin (the workspace, the home and their
+//     ancestors are taken to exist).
 //   - Agent configuration directories (.claude, .vscode, ~/.cursor, …
-//     up to the home or workspace) cannot be written as a whole (mkdir,
-//     mv dir .claude, ln -s): that would put a configuration in place
+//     up to the home or workspace) cannot be written as a whole (mv dir
+//     .claude, cp -r, ln -s): that would put a configuration in place
 //     that no file check saw. Files inside them are judged one by one.
 //   - Globs: a pattern stands for every path it could match. It is matched
 //     segment by segment (path.Match per segment, "**" for any number of

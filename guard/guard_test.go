@@ -132,9 +132,21 @@ func TestCheck(t *testing.T) {
 	f := newFixture(t)
 	B := verdict.Block
 	cases := []checkCase{
-		// a path ending in the first part of a component rule (.git of .git/hooks)
+		// a path ending in the first part of a component rule (.git of
+		// .git/hooks) may be read; written (a directory moved or copied
+		// there, a gitdir file) it would hold what the rule protects
 		{"git dir itself", "$W/.git", rd, "", 0, 0},
-		{"git dir write", "$W/.git", wr, "", 0, 0},
+		{"git dir write", "$W/.git", wr, RuleProtected, B, 0},
+		{"claude dir write", "$W/sub/.claude", wr, RuleProtected, B, 0},
+		{"claude dir read", "~/.claude", rd, "", 0, 0},
+		{"claude commands dir write", "$W/.claude/commands", wr, "", 0, 0},
+		{"git-like name", "$W/.github", wr, "", 0, 0},
+		// a directory written (moved, copied, made) where it would hold
+		// protected paths
+		{"write to hold vim plugins", "~/.vim", wr, RuleProtected, B, 0},
+		{"write to hold cargo credentials", "~/.cargo", wr, RuleRestricted, B, 0},
+		{"write below a holder", "~/.cargo/bin", wr, "", 0, 0},
+		{"read a holder", "~/.vim", rd, "", 0, 0},
 		// restricted by place
 		{"ssh key read", "~/.ssh/id_rsa", rd, RuleRestricted, B, 0},
 		{"ssh dir list", "~/.ssh", rd, RuleRestricted, B, 0},
@@ -171,6 +183,13 @@ func TestCheck(t *testing.T) {
 		{"git hook", "$W/.git/hooks/pre-commit", wr, RuleProtected, B, 0},
 		{"git config", "$W/.git/config", wr, RuleProtected, B, 0},
 		{"git objects", "$W/.git/objects/ab/cd", wr, "", 0, 0},
+		{"claude settings", "$W/.claude/settings.json", wr, RuleProtected, B, 0},
+		{"claude local settings", "$W/sub/.claude/settings.local.json", del, RuleProtected, B, 0},
+		{"user claude settings", "~/.claude/settings.json", wr, RuleProtected, B, 0},
+		{"claude settings read", "$W/.claude/settings.json", rd, "", 0, 0},
+		{"claude commands", "$W/.claude/commands/x.md", wr, "", 0, 0},
+		{"claude user config (mcp servers it starts)", "~/.claude.json", wr, RuleProtected, B, 0},
+		{"claude user config read", "~/.claude.json", rd, "", 0, 0},
 		// workspace levels
 		{"parallax read", "$W/.parallax/audit.jsonl", rd, RuleSealed, B, 0},
 		{"parallax dir", "$W/.parallax", rd, RuleSealed, B, 0},

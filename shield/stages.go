@@ -58,12 +58,39 @@ func (g *Gate) verify(st *state) (verdict.Verdict, bool) {
 	for _, pf := range st.act.Payload.PathFields() {
 		st.paths = append(st.paths, policy.PathRef{Path: *pf.Path, Access: pf.Access})
 	}
+	if tree, ok := readTree(st.act); ok {
+		st.paths = append(st.paths, policy.PathRef{Path: tree, Access: action.AccessRead, Glob: true})
+	}
 	st.hosts = payloadHosts(st.act)
 	if p, ok := action.FileURLPath(st.act); ok {
 		// file:// in a URL field is a read of that file.
 		st.paths = append(st.paths, policy.PathRef{Path: p, Access: action.AccessRead})
 	}
 	return verdict.Verdict{}, false
+}
+
+// readTree returns "ROOT/**" for a typed action that reads a whole tree
+// (a recursive listing, a search), so that the guard judges what the
+// tree holds, as it does for find ~ or grep -r: listing or searching ~
+// names what ~/.ssh holds. A root with glob characters is left to the
+// check of the root itself.
+func readTree(a *action.Action) (string, bool) {
+	var root string
+	switch p := a.Payload.(type) {
+	case *action.ListDirectoryPayload:
+		if !p.Recursive {
+			return "", false
+		}
+		root = p.Path
+	case *action.SearchFilesPayload:
+		root = p.Path
+	default:
+		return "", false
+	}
+	if strings.ContainsAny(root, "*?[\\") {
+		return "", false
+	}
+	return strings.TrimSuffix(root, "/") + "/**", true
 }
 
 // guardPayload checks the paths named in the payload.

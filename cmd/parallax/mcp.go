@@ -77,7 +77,9 @@ Relative path arguments are resolved the way the server resolves them:
 against the allowed directories of server-filesystem (its arguments), or
 against --root DIR. When the base is unknown (no root, or several and a
 server whose rule Parallax does not know) the call is blocked. ~ is the
-server's HOME.
+server's HOME. --root only tells Parallax where the server puts relative
+paths, it confines nothing; for server-filesystem it must name the
+server's own directories, or the proxy does not start.
 
 Tool definitions are pinned per server (SHA-256 of name, title, description,
 input schema, annotations) in .parallax/mcp/pins.json on first sight. A
@@ -112,7 +114,8 @@ passed through; this command logs to stderr (stdout is the MCP transport).`,
 	fl.DurationVar(&f.timeout, "approval-timeout", 0, "how long a question waits before it is denied (default: the workspace's approval.timeout, else 300s)")
 	fl.StringSliceVar(&f.trust, "trust-tool", nil, "approve escalations of this tool in advance (repeatable; never overrides a BLOCK)")
 	fl.StringArrayVar(&f.roots, "root", nil, "directory the server resolves relative paths against (repeatable; "+
-		"default: learned from the command line of servers Parallax knows, such as server-filesystem)")
+		"default: learned from the command line of servers Parallax knows, such as server-filesystem, "+
+		"which it must then match); it does not confine the server")
 	return cmd
 }
 
@@ -136,13 +139,8 @@ func runMCPProxy(cmd *cobra.Command, f mcpProxyFlags, argv []string) (err error)
 	if cfg.ServerHome = os.Getenv("HOME"); cfg.ServerHome == "" {
 		cfg.ServerHome = cfg.Home // the server inherits this environment
 	}
-	if len(f.roots) > 0 {
-		if cfg.Roots, err = mcpproxy.ExplicitRoots(f.roots, cfg.Dir, cfg.ServerHome); err != nil {
-			return err
-		}
-		_, cfg.Roots.Filesystem = mcpproxy.LearnRoots(argv, cfg.Dir, cfg.ServerHome)
-	} else if r, ok := mcpproxy.LearnRoots(argv, cfg.Dir, cfg.ServerHome); ok {
-		cfg.Roots = r
+	if cfg.Roots, err = mcpproxy.ServerRoots(argv, f.roots, cfg.Dir, cfg.ServerHome); err != nil {
+		return err
 	}
 	if cfg.Session = f.session; cfg.Session == "" {
 		if cfg.Session, err = mcpSessionID(); err != nil {

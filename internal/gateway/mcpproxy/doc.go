@@ -25,11 +25,23 @@
 // places them: ~ is the server's HOME, a relative path resolves against
 // the server's roots (Roots: server-filesystem's allowed directories,
 // learned from its command line with its rule for several roots, or
-// --root), and a relative path with no known base is blocked
-// (mcp_relative_path) with a reason naming --root. ALLOW forwards the
-// call, after Chronicle snapshots what its mapped actions write, edit,
-// move or delete inside the workspace (a snapshot that fails refuses
-// it; an unknown tool's path arguments are judged, not snapshotted); BLOCK
+// --root, which for server-filesystem must name the same directories:
+// ServerRoots), and a relative path with no known base is blocked
+// (mcp_relative_path) with a reason naming --root. A file URL (the
+// scheme in any case, file:/x or file:///x) is its decoded path; one the
+// gate could read otherwise than the server is refused (a host, . or ..
+// segments, which a server may take as a relative path; a backslash,
+// query, fragment or control character, which a URL parser rewrites);
+// server-filesystem, which knows no URLs, gets it placed as the relative
+// path it takes it for. Server-filesystem opens a name missing as
+// written as the entry equal to it in Unicode NFC ("cafe\u0301" is
+// "café", "Key" is "\u212aey"), links included: the gate judges that
+// entry (Roots.OnDisk); for any other server (it may be server-
+// filesystem behind a wrapper) such a name is refused. ALLOW forwards
+// the call, after Chronicle
+// snapshots what its mapped actions write, edit, move or delete inside
+// the workspace (a snapshot that fails refuses it; an unknown tool's
+// path arguments are judged, not snapshotted); BLOCK
 // returns a tool error carrying the rule and reason; ESCALATE is approved
 // when the tool is trusted in advance (Config.TrustTools, --trust-tool,
 // or a trust stored by `parallax mcp trust` for the tool's current
@@ -43,7 +55,8 @@
 // A tool whose arguments fit no shape is judged by its pinned
 // definition (toolFacts): annotated readOnlyHint true and openWorldHint
 // false (explicitly; the specification's default is open world), with
-// no path or URL in its schema or arguments, it cannot send or change
+// no path or URL in its schema or arguments and a name that does not say
+// it changes or sends something (mutatingVerbs), it cannot send or change
 // anything and the proxy allows it (mcp_local_read_only, audited), also
 // in a tainted session. Anything else escalates saying "Parallax does
 // not know what tool X of server S does", and stays an outbound sink for
@@ -57,9 +70,11 @@
 // Defenses:
 //   - Trust lifts escalations only. approve never sees a BLOCK, and
 //     every path-like argument of an mcp_call (absolute, ~, ./, ../,
-//     file://, or under a path-named key, at any depth) is also judged
-//     as a write_file there, so the guard, the denylist and the
-//     protected files apply to trusted and unknown tools alike.
+//     a file URL, anything under a path-named key, a value with a slash
+//     or a leading dot under target, destination, output and the like,
+//     at any depth) is also judged as a write_file there, so the guard,
+//     the denylist and the protected files apply to trusted and unknown
+//     tools alike.
 //   - Fail closed. Arguments that are not a JSON object, or that name a
 //     key twice (the server might read the other one), are blocked. An
 //     escalation nobody can approve is blocked; a timeout is a denial. A

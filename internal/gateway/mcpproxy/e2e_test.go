@@ -26,6 +26,7 @@ type realEnv struct {
 	w         *workspace.Workspace
 	client    *mcp.ClientSession
 	rcContent string
+	roots     Roots // as the proxy learned them
 }
 
 const rcContent = "# shell rc\nexport PATH=$HOME/bin:$PATH\n"
@@ -92,7 +93,7 @@ func startReal(t *testing.T, home, ws string, argv []string, session string, tru
 			t.Errorf("close workspace: %v", err)
 		}
 	})
-	return &realEnv{t: t, home: home, ws: ws, w: w, client: cs}
+	return &realEnv{t: t, home: home, ws: ws, w: w, client: cs, roots: cfg.Roots}
 }
 
 func (e *realEnv) call(name string, args map[string]any) (string, bool) {

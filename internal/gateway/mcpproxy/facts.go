@@ -19,14 +19,19 @@ import (
 // or URL is allowed, and taint does not stop it (the server is a local
 // process the user installed; if it lied about its tools it could do
 // anything without being called). The definition is pinned, so the
-// hints cannot change without the tool being held. Everything else that
-// fits no shape escalates, saying what is unknown.
+// hints cannot change without the tool being held. A name that says the
+// tool changes or sends something (send_message, delete_all) outweighs
+// the hints. Everything else that fits no shape escalates, saying what
+// is unknown.
 type toolFacts struct {
 	annotated   bool
 	readOnly    bool
 	openWorld   *bool
 	destructive *bool
 	schemaPaths bool // the input schema has a path- or URL-named property, or a uri format
+	// mutatingName: the tool's name says it changes or sends something
+	// (mutatingVerbs), whatever its annotations say.
+	mutatingName bool
 }
 
 func factsOf(t *mcp.Tool) toolFacts {
@@ -34,15 +39,22 @@ func factsOf(t *mcp.Tool) toolFacts {
 		return toolFacts{schemaPaths: true}
 	}
 	f := toolFacts{schemaPaths: schemaTakesPaths(t.InputSchema)}
+	words := nameWords(t.Name)
+	for _, w := range mutatingVerbs {
+		f.mutatingName = f.mutatingName || words[w]
+	}
 	if a := t.Annotations; a != nil {
 		f.annotated, f.readOnly, f.openWorld, f.destructive = true, a.ReadOnlyHint, a.OpenWorldHint, a.DestructiveHint
 	}
 	return f
 }
 
-// localReadOnly: annotated read-only and explicitly not open-world.
+// localReadOnly: annotated read-only and explicitly not open-world, and
+// not named as a tool that changes or sends something (annotations that
+// contradict the name are not believed, as mapping does not map such a
+// tool to a read).
 func (f toolFacts) localReadOnly() bool {
-	return f.readOnly && f.openWorld != nil && !*f.openWorld
+	return f.readOnly && f.openWorld != nil && !*f.openWorld && !f.mutatingName
 }
 
 // describe says what the annotations claim, for reasons.
@@ -66,6 +78,9 @@ func (f toolFacts) describe() string {
 	}
 	if f.destructive != nil && *f.destructive && !f.readOnly {
 		parts = append(parts, "destructive")
+	}
+	if f.readOnly && f.mutatingName {
+		parts = append(parts, "but its name says it changes or sends something")
 	}
 	if f.localReadOnly() {
 		parts = append(parts, "but it takes a path or URL")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -167,7 +168,8 @@ func Map(tool string, args json.RawMessage, env MapEnv) (Mapped, error) {
 		m.more = nil
 		typ, payload, err := s.build(m, got)
 		var perr *PathError
-		if errors.As(err, &perr) {
+		var plerr *PlaceError
+		if errors.As(err, &perr) || errors.As(err, &plerr) {
 			return Mapped{}, err // the path is the problem, not the shape
 		}
 		if err != nil {
@@ -284,18 +286,48 @@ func (m *mapper) path(k string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if strings.TrimPrefix(p, "file://") == "" {
+	if p == "" {
 		return "", fmt.Errorf("argument %q is empty", k)
 	}
 	return m.place(p)
 }
 
 // place makes a path argument absolute the way the server will: file://
-// is stripped, ~ is the server's home (left for the gate when unknown),
-// a relative path resolves against the server's roots (Roots.Resolve:
-// a PathError when they do not say).
+// is stripped (see fileURI; server-filesystem knows no URIs: to it
+// "file:///a/../../.bashrc" is a relative path, its root's .bashrc), ~
+// is the server's home (left for the gate when unknown), a relative path
+// resolves against the server's roots (Roots.Resolve: a PathError when
+// they do not say); for server-filesystem, a name missing as written is
+// the entry it opens instead (Roots.OnDisk).
 func (m *mapper) place(p string) (string, error) {
-	p = strings.TrimPrefix(p, "file://")
+	p, err := m.absolute(p)
+	if err != nil || !filepath.IsAbs(p) {
+		return p, err
+	}
+	if m.env.Roots.Filesystem {
+		return m.env.Roots.OnDisk(filepath.Clean(p))
+	}
+	// Any server may be server-filesystem launched in a way Parallax
+	// does not recognise (a wrapper, sh -c): a name that exists only as
+	// an entry equal to it in Unicode is refused, since the server may
+	// open that entry and the gate cannot know. (What cannot be
+	// inspected here cannot be opened by a server of the same user.)
+	clean := filepath.Clean(p)
+	if q, err := (Roots{Dirs: []string{"/"}}).OnDisk(clean); err == nil && q != clean {
+		return "", &PlaceError{Path: p, Why: fmt.Sprintf("it does not exist as written, but %s does, which is the same name "+
+			"in Unicode (NFC) and which a server may open instead; give the name as it is on disk", q)}
+	}
+	return p, nil
+}
+
+// absolute is place before the server's Unicode matching.
+func (m *mapper) absolute(p string) (string, error) {
+	if !m.env.Roots.Filesystem {
+		var err error
+		if p, err = fileURI(p); err != nil {
+			return "", err
+		}
+	}
 	switch {
 	case p == "":
 		return "", errors.New("empty path")
@@ -308,6 +340,58 @@ func (m *mapper) place(p string) (string, error) {
 		return p, nil
 	}
 	return m.env.Roots.Resolve(m.env.Server, p)
+}
+
+// isFileURL reports whether s is a file URL as a URL parser reads one:
+// the scheme in any case, "file:/x" as well as "file:///x", after the
+// spaces and control characters it strips.
+func isFileURL(s string) bool {
+	s = trimC0(s)
+	return len(s) >= len("file:") && strings.EqualFold(s[:len("file:")], "file:")
+}
+
+// trimC0 strips what a URL parser strips around a URL: C0 controls and spaces.
+func trimC0(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 })
+}
+
+// fileURI returns the path of a file URL (anything else as is), decoded.
+// One the gate could read otherwise than the server is refused: a host
+// (other than localhost) or a relative path, . or .. segments (a server
+// that takes the URL as a relative path opens another file), and what a
+// URL parser rewrites or drops (backslashes, a query or fragment, tabs
+// and other control characters).
+func fileURI(p string) (string, error) {
+	if !isFileURL(p) {
+		return p, nil
+	}
+	refuse := func(why string) (string, error) {
+		return "", &PlaceError{Path: p, Why: "a file URL with " + why + "; give an absolute path"}
+	}
+	if trimC0(p) != p {
+		return refuse("leading or trailing spaces or control characters")
+	}
+	rest := p[len("file:"):]
+	if r, ok := strings.CutPrefix(rest, "//"); ok {
+		host, _, _ := strings.Cut(r, "/")
+		if host != "" && !strings.EqualFold(host, "localhost") {
+			return refuse("a host")
+		}
+		rest = r[len(host):]
+	}
+	if strings.ContainsFunc(rest, func(r rune) bool { return r < 0x20 || r == 0x7f || strings.ContainsRune(`\?#`, r) }) {
+		return refuse("a backslash, query, fragment or control character")
+	}
+	dec, err := url.PathUnescape(rest)
+	if err != nil || !strings.HasPrefix(dec, "/") {
+		return refuse("a relative path or a bad escape")
+	}
+	for _, seg := range strings.Split(dec, "/") {
+		if seg == "." || seg == ".." {
+			return refuse(". or .. segments")
+		}
+	}
+	return dec, nil
 }
 
 // leftovers returns the unconsumed arguments that could matter, as a JSON
@@ -539,8 +623,8 @@ var pathWords = []string{"path", "paths", "file", "files", "filename", "filepath
 	"directory", "directories", "folder", "cwd"}
 
 // pathWrites finds the path-like strings in the arguments of an mcp_call
-// (absolute, ~, file://, ./ or ../, or any string under a path-named
-// key, at any depth) and returns a write_file with no content for each:
+// (absolute, ~, a file URL, ./ or ../, any string under a path-named
+// key, one that looks like a path under a placeKeys key, at any depth) and returns a write_file with no content for each:
 // what an unknown tool does at a path is judged as the worst it could,
 // a write, so the guard, the denylist and the protected files always
 // apply. A relative one with no known base is a PathError.
@@ -598,13 +682,22 @@ func (m *mapper) pathWrites(args json.RawMessage) ([]shield.Request, error) {
 	return out, nil
 }
 
+// placeKeys are argument names that say where a tool reads or puts
+// something; their value is a path when it looks like one (a slash or a
+// leading dot): "target": ".git/hooks/pre-commit", not "target": "fr".
+var placeKeys = map[string]bool{"source": true, "src": true, "destination": true, "dest": true, "dst": true,
+	"target": true, "output": true}
+
 // pathLike reports whether a string argument under key names a path.
 func pathLike(key, s string) bool {
 	if strings.TrimSpace(s) == "" {
 		return false
 	}
+	if isFileURL(s) {
+		return true
+	}
 	if strings.Contains(s, "://") {
-		return strings.HasPrefix(s, "file://")
+		return false
 	}
 	words := nameWords(key)
 	for _, w := range pathWords {
@@ -614,6 +707,9 @@ func pathLike(key, s string) bool {
 	}
 	if strings.ContainsAny(s, "\n\x00") || len(s) > 4096 {
 		return false // text that happens to start like a path
+	}
+	if placeKeys[strings.ToLower(key)] && (strings.Contains(s, "/") || strings.HasPrefix(s, ".")) {
+		return true
 	}
 	return s == "~" || strings.HasPrefix(s, "~/") || strings.HasPrefix(s, "/") ||
 		strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || s == "." || s == ".."
@@ -682,7 +778,7 @@ func buildHTTP(m *mapper, got []string) (action.Type, map[string]any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if strings.HasPrefix(u, "file://") {
+	if isFileURL(u) {
 		p, err := m.path(got[0])
 		if err != nil {
 			return "", nil, err

@@ -3,11 +3,15 @@ package mcpproxy
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // RuleRelativePath is the reason code of a call refused because a
@@ -59,6 +63,88 @@ func (r Roots) Resolve(server, rel string) (string, error) {
 	}
 	return "", &PathError{Path: rel, Server: server, Why: fmt.Sprintf("server %s has several roots (%s, from %s) "+
 		"and Parallax does not know which one it resolves it against", server, strings.Join(r.Dirs, ", "), r.Source)}
+}
+
+// PlaceError is a path argument the proxy cannot place where the server
+// will open it.
+type PlaceError struct {
+	Path, Why string
+}
+
+func (e *PlaceError) Error() string {
+	return fmt.Sprintf("path %q: %s", e.Path, e.Why)
+}
+
+// OnDisk places an absolute path p the way server-filesystem opens a
+// path that does not exist as written (its resolveUnicodeEquivalentPath):
+// from the longest allowed directory holding p, each component missing
+// as written is matched against the directory's entries by Unicode NFC,
+// so "cafe\u0301" opens an entry "café" and "Key" an entry "\u212aey"
+// (KELVIN SIGN), links included. The gate must judge that entry, where
+// the guard resolves its links, not the name as written, which does not
+// exist. A component matching several entries is refused (the server
+// refuses it too), and so is a directory that cannot be read. A path
+// outside the roots is returned as is: the server refuses it.
+func (r Roots) OnDisk(p string) (string, error) {
+	base := ""
+	for _, d := range r.Dirs {
+		if d = filepath.Clean(d); withinAny(p, []string{d}) && len(d) > len(base) {
+			base = d
+		}
+	}
+	if base == "" || p == base {
+		return p, nil
+	}
+	parts := strings.Split(strings.TrimPrefix(strings.TrimPrefix(p, base), "/"), "/")
+	cur := base
+	for i, part := range parts {
+		next := filepath.Join(cur, part)
+		_, err := os.Lstat(next)
+		if err == nil {
+			cur = next
+			continue
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", &PlaceError{Path: p, Why: "it cannot be inspected (" + err.Error() + ")"}
+		}
+		match, err := equivalentEntry(cur, part)
+		if err != nil {
+			return "", &PlaceError{Path: p, Why: err.Error()}
+		}
+		if match == "" {
+			return filepath.Join(append([]string{cur}, parts[i:]...)...), nil
+		}
+		cur = filepath.Join(cur, match)
+	}
+	return cur, nil
+}
+
+// equivalentEntry returns the entry of dir that is name under Unicode
+// NFC, "" when there is none (or dir does not exist: nothing below it
+// does either).
+func equivalentEntry(dir, name string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("directory %s cannot be read (%w)", dir, err)
+	}
+	want := norm.NFC.String(name)
+	var found []string
+	for _, e := range entries {
+		if norm.NFC.String(e.Name()) == want {
+			found = append(found, e.Name())
+		}
+	}
+	if len(found) > 1 {
+		return "", fmt.Errorf("component %q is the same in Unicode (NFC) as %d entries of %s, "+
+			"and server-filesystem refuses an ambiguous name", name, len(found), dir)
+	}
+	if len(found) == 0 {
+		return "", nil
+	}
+	return found[0], nil
 }
 
 // withinAny reports whether p is one of dirs or below one, as
@@ -151,4 +237,42 @@ func ExplicitRoots(dirs []string, dir, home string) (Roots, error) {
 		r.Dirs = append(r.Dirs, d)
 	}
 	return r, nil
+}
+
+// ServerRoots returns how the server argv starts resolves relative
+// paths: learned from its command line when Parallax knows its rule
+// (LearnRoots), else the --root directories (ExplicitRoots), else none.
+// For a known server --root must name the same directories, links
+// resolved, in the same order: the server resolves against its own,
+// whatever --root says, and a narrower --root would have the gate judge
+// project/.bashrc while the server writes ~/.bashrc.
+func ServerRoots(argv, explicit []string, dir, home string) (Roots, error) {
+	learned, known := LearnRoots(argv, dir, home)
+	if len(explicit) == 0 {
+		return learned, nil
+	}
+	r, err := ExplicitRoots(explicit, dir, home)
+	if err != nil || !known {
+		return r, err
+	}
+	if a, b := realDirs(r.Dirs), realDirs(learned.Dirs); strings.Join(a, "\x00") != strings.Join(b, "\x00") {
+		return Roots{}, fmt.Errorf("--root %s: server-filesystem resolves relative paths against its own allowed "+
+			"directories (%s), not these; drop --root, or give the server the directories", strings.Join(explicit, ", "),
+			strings.Join(b, ", "))
+	}
+	return learned, nil
+}
+
+// realDirs resolves the links of dirs and drops repeats, in order.
+func realDirs(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			d = real
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }

@@ -196,3 +196,171 @@ func TestMapPathArguments(t *testing.T) {
 		}
 	})
 }
+
+// TestRootsOnDisk: a name missing as written is the entry server-
+// filesystem opens, equal to it in Unicode NFC (links are the guard's).
+func TestRootsOnDisk(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"caf\u00e9", "\u1e69", "s\u0323\u0307"} { // é; ṩ twice
+		if err := os.Mkdir(filepath.Join(root, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("/nowhere", filepath.Join(root, "\u212aey")); err != nil { // KELVIN SIGN
+		t.Fatal(err)
+	}
+	r := Roots{Dirs: []string{root}, Filesystem: true}
+	tests := []struct {
+		name, path, want string
+		isErr            bool
+	}{
+		{"as written", root + "/caf\u00e9/x", root + "/caf\u00e9/x", false},
+		{"decomposed", root + "/cafe\u0301/x", root + "/caf\u00e9/x", false},
+		{"ascii for a kelvin sign", root + "/Key", root + "/\u212aey", false},
+		{"new name", root + "/r\u00e9sum\u00e9.md", root + "/r\u00e9sum\u00e9.md", false},
+		{"the root", root, root, false},
+		{"outside the roots", "/elsewhere/cafe\u0301", "/elsewhere/cafe\u0301", false},
+		{"ambiguous", root + "/s\u0307\u0323", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := r.OnDisk(tt.path)
+			var perr *PlaceError
+			if tt.isErr != (err != nil) || err != nil && !errors.As(err, &perr) {
+				t.Fatalf("got %q, %v; want error %v", got, err, tt.isErr)
+			}
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+	env := MapEnv{Server: "fs", Dir: root, Workspace: root, Home: root, Roots: r, Sensitive: func(string) bool { return false }}
+	m, err := Map("write_file", json.RawMessage(`{"path":"cafe\u0301/new.txt","content":"x"}`), env)
+	if err != nil || !sameJSON(string(m.Primary.Payload), `{"path":"`+root+`/caf\u00e9/new.txt","content":"x"}`) {
+		t.Errorf("write_file: got %s, %v; want the path as on disk", m.Primary.Payload, err)
+	}
+	if _, err := Map("read_text_file", json.RawMessage(`{"path":"s\u0307\u0323"}`), env); err == nil {
+		t.Error("ambiguous name: want the call refused")
+	}
+	// Another server (perhaps server-filesystem behind a wrapper): a name
+	// only equal to an entry in Unicode is refused, as written it is not.
+	other := env
+	other.Roots = Roots{Dirs: []string{root}}
+	var perr *PlaceError
+	if _, err := Map("write_file", json.RawMessage(`{"path":"`+root+`/cafe\u0301/new.txt","content":"x"}`), other); !errors.As(err, &perr) {
+		t.Errorf("decomposed name, other server: got %v, want a PlaceError", err)
+	}
+	if _, err := Map("write_file", json.RawMessage(`{"path":"`+root+`/caf\u00e9/new.txt","content":"x"}`), other); err != nil {
+		t.Errorf("name as on disk, other server: got %v, want it placed", err)
+	}
+}
+
+// TestMapFileURI: server-filesystem takes a file URI as a relative path,
+// so the gate places it there; for other servers a URI the server could
+// read two ways (a host, . or ..) is refused.
+func TestMapFileURI(t *testing.T) {
+	tests := []struct {
+		name string
+		env  MapEnv
+		path string
+		want string // "" for a refusal
+	}{
+		{"filesystem: relative path", fsEnv, "file:///a/../../.bashrc", "/home/dev/.bashrc"},
+		{"filesystem: host", fsEnv, "file://../.bashrc", "/home/dev/.bashrc"},
+		{"filesystem: plain", fsEnv, "file:///etc/passwd", "/home/dev/file:/etc/passwd"},
+		{"other: plain", testEnv, "file:///etc/passwd", "/etc/passwd"},
+		{"other: dot dot", testEnv, "file:///a/../../.bashrc", ""},
+		{"other: host", testEnv, "file://../.bashrc", ""},
+		{"other: dot", testEnv, "file:///home/dev/./.bashrc", ""},
+		{"other: one slash, any case", testEnv, "FILE:/etc/passwd", "/etc/passwd"},
+		{"other: localhost", testEnv, "file://localhost/etc/passwd", "/etc/passwd"},
+		{"other: escapes", testEnv, "file:///home/dev/My%20Docs/.ss%68", "/home/dev/My Docs/.ssh"},
+		{"other: escaped dot dot", testEnv, "file:///home/dev/%2E%2E/x", ""},
+		{"other: fragment", testEnv, "file:///home/dev/.bashrc#x", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args, _ := json.Marshal(map[string]string{"path": tt.path, "content": "x"})
+			m, err := Map("write_file", args, tt.env)
+			var perr *PlaceError
+			switch {
+			case tt.want == "" && !errors.As(err, &perr):
+				t.Errorf("got %v, %v; want a PlaceError", m.Primary.Payload, err)
+			case tt.want == "":
+			case err != nil:
+				t.Errorf("got %v, want %s", err, tt.want)
+			case !sameJSON(string(m.Primary.Payload), `{"path":"`+tt.want+`","content":"x"}`):
+				t.Errorf("got %s, want %s", m.Primary.Payload, tt.want)
+			}
+		})
+	}
+}
+
+// TestServerRoots: --root cannot move server-filesystem's relative paths
+// elsewhere than its own allowed directories (a --root narrower than the
+// server's let ".bashrc" be judged as project/.bashrc while the server
+// wrote ~/.bashrc); a link to the same directory is the same root.
+func TestServerRoots(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "project")
+	if err := os.Mkdir(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "h")
+	if err := os.Symlink(home, link); err != nil {
+		t.Fatal(err)
+	}
+	fs := []string{"/x/.bin/mcp-server-filesystem", home}
+	tests := []struct {
+		name       string
+		argv, root []string
+		want       []string // nil: an error
+		filesystem bool
+	}{
+		{"learned", fs, nil, []string{home}, true},
+		{"--root names the same directory", fs, []string{home}, []string{home}, true},
+		{"--root through a link", fs, []string{link}, []string{home}, true},
+		{"--root narrower than the server's", fs, []string{proj}, nil, false},
+		{"--root with another", fs, []string{home, proj}, nil, false},
+		{"other server, --root", []string{"mcp-server-git"}, []string{"project"}, []string{proj}, false},
+		{"other server", []string{"mcp-server-git"}, nil, []string{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := ServerRoots(tt.argv, tt.root, home, home)
+			if (err != nil) != (tt.want == nil) {
+				t.Fatalf("got %v, %v; want %q", r.Dirs, err, tt.want)
+			}
+			if err != nil {
+				if !strings.Contains(err.Error(), "--root") {
+					t.Errorf("reason %q does not name --root", err)
+				}
+				return
+			}
+			if strings.Join(r.Dirs, "|") != strings.Join(tt.want, "|") || r.Filesystem != tt.filesystem {
+				t.Errorf("got %q (filesystem %v), want %q (%v)", r.Dirs, r.Filesystem, tt.want, tt.filesystem)
+			}
+		})
+	}
+}
+
+// TestPathLikePlaceKeys: a key that says where a tool puts something
+// holds a path when its value looks like one, and only then.
+func TestPathLikePlaceKeys(t *testing.T) {
+	for _, c := range []struct {
+		key, s string
+		want   bool
+	}{
+		{"destination", ".git/hooks/pre-commit", true},
+		{"target", ".bashrc", true},
+		{"Output", "build/out.txt", true},
+		{"target", "fr", false},
+		{"targetLanguage", "de/at", false},
+		{"outputType", "resource", false},
+		{"source", "web", false},
+	} {
+		if got := pathLike(c.key, c.s); got != c.want {
+			t.Errorf("pathLike(%q, %q): got %v, want %v", c.key, c.s, got, c.want)
+		}
+	}
+}

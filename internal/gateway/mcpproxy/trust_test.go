@@ -34,6 +34,21 @@ func TestTrustLiftsEscalationsOnly(t *testing.T) {
 				{"text": "~/.bashrc"},
 				{"text": "/etc/cron.d/x"},
 				{"text": "~/.ssh/authorized_keys"},
+				// file URLs as a URL parser reads them: any case, one
+				// slash, escapes, backslashes, a fragment.
+				{"text": "FILE:///home/dev/.bashrc"},
+				{"text": "file:/etc/cron.d/x"},
+				{"text": "file:///home/dev/.ss%68/authorized_keys"},
+				{"text": "file:///home/dev/.ssh%2fauthorized_keys"},
+				{"text": "file:///home/dev/%2e%2e/dev/.bashrc"},
+				{"text": "file:///home/dev/.ssh\\authorized_keys"},
+				{"text": "file:///home/dev/.bashrc#x"},
+				{"text": " file:///home/dev/.bashrc"},
+				// relative paths under keys that name where a tool puts
+				// something, at any depth
+				{"text": "x", "destination": ".git/hooks/pre-commit"},
+				{"text": "x", "opts": map[string]any{"target": ".claude/settings.json"}},
+				{"text": "x", "outputs": []any{map[string]any{"output": ".git/config"}}},
 			} {
 				got, isErr := e.call("echo", args)
 				if !isErr || strings.Contains(got, RuleTrustedTool) || !strings.Contains(got, "Blocked by Parallax") {
@@ -105,6 +120,14 @@ func TestLocalReadOnly(t *testing.T) {
 		{"open world", &mcp.Tool{Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &tr}}, `{}`, false},
 		{"not read-only", &mcp.Tool{Annotations: &mcp.ToolAnnotations{OpenWorldHint: &f}}, `{}`, false},
 		{"no annotations", &mcp.Tool{}, `{}`, false},
+		// Mapping never judges looser than the name: annotations that
+		// say read-only do not make a sender local.
+		{"name says it sends", &mcp.Tool{Name: "send_message", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}},
+			`{"channel":"general","text":"hi"}`, false},
+		{"name says it deletes", &mcp.Tool{Name: "purgeAndDeleteAll", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}},
+			`{}`, false},
+		{"name says it reads", &mcp.Tool{Name: "get-sum", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}},
+			`{"a":1,"b":2}`, true},
 		{"url argument", &mcp.Tool{Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}}, `{"q":"https://x.example"}`, false},
 		{"path argument", &mcp.Tool{Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}}, `{"q":"~/.aws/credentials"}`, false},
 		{"schema takes a url", &mcp.Tool{Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f},
