@@ -154,8 +154,10 @@ func within(p, root string) bool {
 }
 
 // classify adds to w what applies to p (clean, absolute). orig is the path
-// as asked, for reasons when p is its resolution.
-func (g *Guard) classify(w *worst, orig, p string, acc action.Access) {
+// as asked, for reasons when p is its resolution. whole applies the rule
+// against writing an agent configuration directory as a whole (false
+// only for the creation of an empty one, see CheckMkdir).
+func (g *Guard) classify(w *worst, orig, p string, acc action.Access, whole bool) {
 	for { // each alias strictly shortens p, so this ends
 		alias, kind := procClass(p)
 		switch kind {
@@ -181,7 +183,7 @@ func (g *Guard) classify(w *worst, orig, p string, acc action.Access) {
 			w.add(g.finding(orig, p, acc&action.AccessDelete, e.level, "directories holding "+e.what))
 		}
 	}
-	if acc&action.AccessWrite != 0 {
+	if whole && acc&action.AccessWrite != 0 {
 		if e := g.cfgDirs[key]; e != nil {
 			w.add(g.finding(orig, p, action.AccessWrite, e.level, "directories holding "+e.what))
 		}

@@ -472,3 +472,46 @@ func hasExec(e *Effects, name string) bool {
 	}
 	return false
 }
+
+// TestMkdirMarked: only mkdir of a literal path is marked as creating an
+// empty directory; what puts content in place (cp, mv, ln, a redirect,
+// tar, rsync) and a mkdir of a pattern are plain writes.
+func TestMkdirMarked(t *testing.T) {
+	for _, c := range []struct {
+		cmd   string
+		path  string
+		mkdir bool
+	}{
+		{"mkdir -p .vscode", P + "/.vscode", true},
+		{"mkdir .claude/commands", P + "/.claude/commands", true},
+		{"gmkdir -m 700 ~/.config", "/home/dev/.config", true},
+		{"sudo mkdir -p /etc/x", "/etc/x", true},
+		{"mkdir -p .c*", P + "/.c*", false},
+		{"cp -r x .claude", P + "/.claude", false},
+		{"mv dir .claude", P + "/.claude", false},
+		{"ln -s x .claude", P + "/.claude", false},
+		{"rsync -a x/ .claude", P + "/.claude", false},
+		{"tar -xf x.tar -C .claude", P + "/.claude", false},
+		{"echo x > .claude", P + "/.claude", false},
+	} {
+		t.Run(c.cmd, func(t *testing.T) {
+			e := Analyze(c.cmd, kbOpt)
+			found := false
+			for _, u := range e.Paths {
+				if u.Path != c.path || u.Access&action.AccessWrite == 0 {
+					if u.Mkdir && u.Path != c.path {
+						t.Errorf("%s: unexpected mkdir mark", u.Path)
+					}
+					continue
+				}
+				found = true
+				if u.Mkdir != c.mkdir {
+					t.Errorf("%s: got mkdir %v, want %v", u.Path, u.Mkdir, c.mkdir)
+				}
+			}
+			if !found {
+				t.Errorf("no write of %s in %+v", c.path, e.Paths)
+			}
+		})
+	}
+}
