@@ -515,3 +515,57 @@ func TestMkdirMarked(t *testing.T) {
 		})
 	}
 }
+
+// TestParallaxSpellings: every way the agent may start Parallax's own CLI
+// is judged as running parallax (writing the gate's sealed state), and
+// what prints the version stays free; other programs are not parallax.
+func TestParallaxSpellings(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		runs bool
+	}{
+		{"go run ./cmd/parallax hook claude-code uninstall", true},
+		{"go run ./cmd/parallax/ policy add --allow x", true},
+		{"go run -race -tags=x ./cmd/parallax mcp trust gh", true},
+		{"go run -ldflags '-s -w' ./cmd/parallax mcp pins approve gh", true},
+		{"go run --tags x ./cmd/parallax init --force", true},
+		{"go run github.com/parallax/parallax/cmd/parallax policy remove x", true},
+		{"go run github.com/parallax/parallax/cmd/parallax@latest chronicle rollback", true},
+		{"go run ./cmd/parallax/main.go ./cmd/parallax/gate.go audit --repair", true},
+		{"go run -C cmd/parallax . chronicle prune", true},
+		{"cd cmd/parallax && go run . init --force", true},
+		{"go run ./cmd/... policy add x", true},
+		{"./bin/parallax mcp pins approve gh", true},
+		{"$(which parallax) init --force", true},
+		{"`which parallax` hook claude-code uninstall", true},
+		{`"$(command -v parallax)" policy add x`, true},
+		{"$(type -P parallax) mcp trust gh", true},
+		{"P=$(which parallax); $P policy add x", true},
+		{"$GOPATH/bin/parallax policy add x", true},
+		{"env parallax chronicle rollback", true},
+		{"env -i A=1 parallax audit --repair", true},
+		{"nohup parallax chronicle prune &", true},
+		{"bash -c 'parallax hook claude-code uninstall'", true},
+		{"sh -c \"go run ./cmd/parallax policy add x\"", true},
+		{"go run ./cmd/parallax --version", false},
+		{"$(which parallax) --version", false},
+		{"go run ./cmd/server", false},
+		{"go run . serve", false},
+		{"go run ./cmd/parallaxd policy add x", false},
+		{"$(which python3) x.py", false},
+		{"P=$(which python3); ${P%3} policy add x", false},
+	} {
+		t.Run(c.cmd, func(t *testing.T) {
+			e := Analyze(c.cmd, kbOpt)
+			got := false
+			for _, u := range e.Paths {
+				if strings.HasSuffix(u.Path, "/.parallax") && u.Access&action.AccessWrite != 0 {
+					got = true
+				}
+			}
+			if got != c.runs {
+				t.Errorf("got runs parallax %v, want %v:\n%s", got, c.runs, e.String())
+			}
+		})
+	}
+}
