@@ -219,14 +219,16 @@ func checkGoRun(c *Call) {
 		}
 		name, val, eq := strings.Cut(strings.TrimPrefix(w.Value, "-"), "=")
 		name = "-" + strings.TrimPrefix(name, "-") // go takes --flag for -flag
+		known := w.Known
 		if f, ok := kGoBuild[name]; ok && f.Value && !eq {
 			i++
+			val, known = "", false
 			if i < len(args) {
-				val = args[i].Value
+				val, known = args[i].Value, args[i].Known
 			}
 		}
 		if name == "-C" {
-			if d, ok := c.an.absPath(dir, val); ok && args[i].Known {
+			if d, ok := c.an.absPath(dir, val); ok && known {
 				dir = d
 			} else {
 				dir = ""
@@ -257,7 +259,11 @@ func goRunsParallax(c *Call, dir string, w Word) bool {
 	if v == "." || v == ".." || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasPrefix(v, "/") {
 		p, ok := c.an.absPath(dir, v)
 		if !ok {
-			return false
+			// The directory is unknown: "." or ".." may be cmd/parallax.
+			p = "/" + path.Clean(v)
+			if p == "/." || p == "/.." || strings.HasPrefix(p, "/../") {
+				return true
+			}
 		}
 		v = p
 	} else {
