@@ -156,8 +156,10 @@ func within(p, root string) bool {
 }
 
 // classify adds to w what applies to p (clean, absolute). orig is the path
-// as asked, for reasons when p is its resolution.
-func (g *Guard) classify(w *worst, orig, p string, acc action.Access) {
+// as asked, for reasons when p is its resolution. whole applies the rule
+// against writing an agent configuration directory as a whole (false
+// only for the creation of an empty one, see CheckMkdir).
+func (g *Guard) classify(w *worst, orig, p string, acc action.Access, whole bool) {
 	for { // each alias strictly shortens p, so this ends
 		alias, kind := procClass(p)
 		switch kind {
@@ -187,13 +189,16 @@ func (g *Guard) classify(w *worst, orig, p string, acc action.Access) {
 		if acc&action.AccessDelete != 0 {
 			w.add(g.finding(orig, p, action.AccessDelete, e.level, "directories holding "+e.what))
 		}
-		if acc&action.AccessWrite != 0 && !within(g.workspace, p) && !within(g.home, p) {
+		// An empty directory made there (whole is false: CheckMkdir found
+		// nothing, or a directory, at the path) holds nothing yet; what is
+		// later written inside is judged path by path.
+		if whole && acc&action.AccessWrite != 0 && !within(g.workspace, p) && !within(g.home, p) {
 			if _, err := g.fs.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 				w.add(g.finding(orig, p, action.AccessWrite, e.level, "directories holding "+e.what))
 			}
 		}
 	}
-	if acc&action.AccessWrite != 0 {
+	if whole && acc&action.AccessWrite != 0 {
 		if e := g.cfgDirs[key]; e != nil {
 			w.add(g.finding(orig, p, action.AccessWrite, e.level, "directories holding "+e.what))
 		}
@@ -209,7 +214,7 @@ func (g *Guard) classify(w *worst, orig, p string, acc action.Access) {
 					lvl = Protected
 				}
 				w.add(g.finding(orig, p, acc, lvl, r.what))
-			} else if acc&action.AccessWrite != 0 && endsInPrefix(key, r.seq) {
+			} else if whole && acc&action.AccessWrite != 0 && endsInPrefix(key, r.seq) {
 				// What is written at .git (a directory moved or copied
 				// there, a gitdir file) would hold .git/hooks.
 				w.add(g.finding(orig, p, action.AccessWrite, r.level, "places that would hold "+r.what))

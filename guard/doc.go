@@ -5,6 +5,7 @@
 //	g := guard.New(workspace, home)
 //	f, ok := g.Check(path, action.AccessRead|action.AccessWrite)
 //	f, ok = g.CheckGlob("/home/u/.ss?/*", action.AccessRead)
+//	f, ok = g.CheckMkdir("/home/u/proj/.vscode") // an empty directory
 //
 // ok is false when nothing applies. Otherwise the Finding carries a
 // stable Rule code (guard_restricted, guard_protected, guard_sealed,
@@ -66,8 +67,12 @@
 //     ancestors are taken to exist).
 //   - Agent configuration directories (.claude, .vscode, ~/.cursor, …
 //     up to the home or workspace) cannot be written as a whole (mv dir
-//     .claude, cp -r, ln -s): that would put a configuration in place
-//     that no file check saw. Files inside them are judged one by one.
+//     .claude, cp -r, ln -s, rsync or tar -x into it, a rename onto it):
+//     that would put a configuration in place that no file check saw.
+//     Files inside them are judged one by one. Creating one empty
+//     (CheckMkdir: mkdir, create_directory) is free where nothing exists
+//     at the path or a directory does; a link or a file there, or a ".."
+//     spelling, keeps the rule.
 //   - Globs: a pattern stands for every path it could match. It is matched
 //     segment by segment (path.Match per segment, "**" for any number of
 //     directories, bash "[!…]", POSIX classes and extglob handled

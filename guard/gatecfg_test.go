@@ -106,3 +106,54 @@ func TestWithProtected(t *testing.T) {
 		}
 	}
 }
+
+// TestGateConfigMkdir: creating an empty agent configuration directory
+// where nothing exists (or finding one there) puts no configuration in
+// place; a link or a file at the path, or a ".." spelling, keeps the
+// whole-directory rule, and every other rule still applies.
+func TestGateConfigMkdir(t *testing.T) {
+	f := newFixture(t)
+	mkdir(t, filepath.Join(f.home, ".claude"))
+	evil := filepath.Join(f.root, "evil")
+	mkdir(t, evil)
+	for link, target := range map[string]string{
+		filepath.Join(f.ws, ".cursor"): evil,
+		filepath.Join(f.ws, "home"):    f.home,
+		filepath.Join(f.ws, "keys"):    filepath.Join(f.home, ".ssh"),
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(f.root, "nowhere"), filepath.Join(f.ws, ".vscode")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(f.home, ".codeium"))
+	B := verdict.Block
+	cases := []checkCase{
+		{"new project claude dir", "$W/.claude", wr, "", 0, 0},
+		{"new project claude dir, trailing slash", "$W/.claude/", wr, "", 0, 0},
+		{"new commands dir", "$W/.claude/commands", wr, "", 0, 0},
+		{"existing user claude dir", "~/.claude", wr, "", 0, 0},
+		{"new user config parent", "~/.config/Claude", wr, "", 0, 0},
+		{"existing ~/.config", "~/.config", wr, "", 0, 0},
+		{"new cursor dir", "~/.cursor", wr, "", 0, 0},
+		{"through a link to the home", "$W/home/.cursor", wr, "", 0, 0},
+		{"link at the path", "$W/.cursor", wr, RuleProtected, B, 0},
+		{"dangling link at the path", "$W/.vscode", wr, RuleProtected, B, 0},
+		{"file at the path", "~/.codeium", wr, RuleProtected, B, 0},
+		{"dotdot spelling", "$W/src/../.claude", wr, RuleProtected, B, 0},
+		{"settings file itself", "$W/.claude/settings.json", wr, RuleProtected, B, 0},
+		{"sealed state", "$W/.parallax/x", wr, RuleSealed, B, 0},
+		{"through a link to keys", "$W/keys/new", wr, RuleRestricted, B, 0},
+		{"skills", "$W/skills/new", wr, RuleReadOnly, B, 0},
+	}
+	runCases(t, f, cases, func(p string, _ action.Access) (Finding, bool) { return f.g.CheckMkdir(p) })
+	// The same paths written as content stay blocked: the exception is
+	// for creation only.
+	for _, p := range []string{"$W/.claude", "~/.claude", "~/.config", "~/.cursor", "$W/home/.cursor"} {
+		if got, ok := f.g.Check(f.expand(p), wr); !ok || got.Rule != RuleProtected {
+			t.Errorf("write %s: got %+v %v, want %s", p, got, ok, RuleProtected)
+		}
+	}
+}

@@ -1,7 +1,7 @@
 package guard
 
 import (
-	"github.com/parallax/parallax/internal/memo"
+	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/internal/memo"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -200,32 +201,66 @@ func (g *Guard) Check(p string, acc action.Access) (Finding, bool) {
 }
 
 func (g *Guard) check(p string, acc action.Access) (Finding, bool) {
+	return g.checkAs(p, acc, false)
+}
+
+// CheckMkdir says whether creating the directory p, empty, is restricted
+// (mkdir, create_directory). It is Check(p, write) but for one rule: an
+// agent configuration directory (.claude, .vscode, ~/.config, …) may be
+// created where nothing exists yet, since an empty directory puts no
+// configuration in place. Where p already exists as anything but a
+// directory (a symlink above all), cannot be inspected, or is spelled
+// with "..", the whole-directory rule applies as to any write.
+func (g *Guard) CheckMkdir(p string) (Finding, bool) {
+	return g.current().checkAs(p, action.AccessWrite, true)
+}
+
+// checkAs is check; mkdir asks for the empty-directory exception of
+// CheckMkdir.
+func (g *Guard) checkAs(p string, acc action.Access, mkdir bool) (Finding, bool) {
 	acc = normAccess(acc)
 	raw, clean, bad := g.prepare(p, acc)
 	if bad.Rule != "" {
 		return bad, true
 	}
+	whole := !mkdir || !g.emptyDirFree(raw, clean)
 	// Resolved first: on a tie the finding names the resolved path.
 	var w worst
-	g.classifyResolved(&w, clean, clean, acc)
+	g.classifyResolved(&w, clean, clean, acc, whole)
 	if raw != clean && hasDotDot(raw) {
 		// The kernel applies ".." after following the link before it;
 		// a shell command sees that path, not the lexically cleaned one.
-		g.classifyResolved(&w, clean, strings.TrimRight(raw, "/"), acc)
+		g.classifyResolved(&w, clean, strings.TrimRight(raw, "/"), acc, whole)
 	}
-	g.classify(&w, clean, clean, acc)
+	g.classify(&w, clean, clean, acc, whole)
 	return w.f, w.ok
+}
+
+// emptyDirFree reports whether mkdir of clean (as written: raw) creates
+// an empty directory or finds one already there: nothing exists at the
+// path, or a directory does (mkdir -p leaves it alone). A symlink, any
+// other file, an error other than "does not exist", or a raw spelling
+// with ".." (the kernel may resolve it elsewhere) is not free.
+func (g *Guard) emptyDirFree(raw, clean string) bool {
+	if strings.TrimRight(raw, "/") != clean || clean == "/" {
+		return false
+	}
+	fi, err := g.fs.Lstat(clean)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	return fi.IsDir()
 }
 
 // classifyResolved resolves p and classifies the result when it differs
 // from orig.
-func (g *Guard) classifyResolved(w *worst, orig, p string, acc action.Access) {
+func (g *Guard) classifyResolved(w *worst, orig, p string, acc action.Access, whole bool) {
 	res, err := g.resolve(p)
 	switch {
 	case err != nil:
 		w.add(g.badPath(orig, acc, "it cannot be resolved ("+err.Error()+")"), true)
 	case res != orig:
-		g.classify(w, orig, res, acc)
+		g.classify(w, orig, res, acc, whole)
 	}
 }
 

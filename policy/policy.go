@@ -72,6 +72,9 @@ type PathRef struct {
 	Path   string        // absolute and cleaned; a pattern when Glob is set
 	Access action.Access // 0 means unknown and is treated as every access
 	Glob   bool          // shell glob (* ? [..]) that may name many paths
+	// Mkdir marks a write that creates a directory, empty (mkdir,
+	// create_directory); the guard judges it with CheckMkdir.
+	Mkdir bool
 }
 
 // Input is what tier 0 looks at. The gate fills Paths and Hosts from the

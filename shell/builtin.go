@@ -56,6 +56,10 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 				a.globRec = true
 			}
 		}
+	case "type":
+		if len(c.Args) == 2 && c.Args[0].Known && (c.Args[0].Value == "-P" || c.Args[0].Value == "-p") {
+			return progLookup(true, c.Args[1:]), true
+		}
 	case "set", "unset", "history":
 		a.histBuiltin(c)
 	case "enable", "fc":
@@ -129,7 +133,7 @@ func (a *analyzer) wrapper(c *Call, in *stream, smark int) stream {
 		v := args[0].Value
 		args = args[1:]
 		if c.Name == "command" && (v == "-v" || v == "-V") {
-			return stream{}
+			return progLookup(v == "-v", args)
 		}
 		if c.Name == "exec" && v == "-a" && len(args) > 0 {
 			args = args[1:]
@@ -142,6 +146,17 @@ func (a *analyzer) wrapper(c *Call, in *stream, smark int) stream {
 		return stream{}
 	}
 	return a.runArgv(args, in, smark)
+}
+
+// progLookup is the output of command -v NAME or type -P NAME: where the
+// program is found (stream.prog), for one literal name; nothing known
+// otherwise.
+func progLookup(path bool, args []Word) stream {
+	if !path || len(args) != 1 || !args[0].Known || args[0].Value == "" ||
+		strings.ContainsAny(args[0].Value, "/*?[\\") {
+		return stream{}
+	}
+	return stream{prog: args[0].Value}
 }
 
 // declArgs handles export/declare given as plain arguments.

@@ -44,6 +44,11 @@
 //     a glob binds its variable to the glob; outputs that are one token
 //     ($(uname -r), $(date +%F), $(whoami), $(wc -l), $((...)), $$) are *
 //     within one path segment.
+//   - Parallax's own CLI is known by its name from any directory
+//     (./bin/parallax, $GOPATH/bin/parallax, $(which parallax),
+//     $(command -v parallax), $(type -P parallax), a variable holding
+//     one of those) and through go run of its main package (a package
+//     path ending in cmd/parallax, a file of it, a "..." pattern).
 //
 // Bounds: input size (Options.MaxBytes), nesting depth (MaxDepth), work
 // (MaxNodes), brace expansion and decoded sizes.

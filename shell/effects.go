@@ -17,7 +17,10 @@ type PathUse struct {
 	// dot: "ROOT/**" is ROOT and everything below it, "ROOT/**/*.txt" is
 	// ROOT and what below it ends in ".txt". Recursive implies Glob.
 	Recursive bool
-	Program   string // the program that touches it ("" for a redirect)
+	// Mkdir marks a write that creates a directory, empty (mkdir): it
+	// puts no content in place. Set only for a literal path.
+	Mkdir   bool
+	Program string // the program that touches it ("" for a redirect)
 }
 
 // Exec is one program the command runs.

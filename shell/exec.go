@@ -139,7 +139,25 @@ func (a *analyzer) dynamic(argv []Word, in *stream, smark int) stream {
 	c := a.newCall("", argv, in, smark)
 	a.recordExec(c, "")
 	a.unknownArgs(c, argv[1:])
-	return a.output(c, in)
+	out := a.output(c, in)
+	if base, ok := dynamicBase(argv[0]); ok && anyDir(base) {
+		// "$(which parallax)", "$DIR/parallax": whatever the directory,
+		// the program is known by its name.
+		v := append([]Word{{Value: base, Known: true}}, argv[1:]...)
+		out = joinStreams(out, a.runNamed(base, v, in, smark))
+	}
+	return out
+}
+
+// dynamicBase returns the last path segment of a command name whose
+// directory is unknown ("*/parallax") when that segment is literal.
+func dynamicBase(name Word) (string, bool) {
+	pat := name.pattern()
+	i := strings.LastIndexByte(pat, '/')
+	if i < 0 || i+1 == len(pat) || strings.ContainsAny(pat[i+1:], "*?[\\") {
+		return "", false
+	}
+	return pat[i+1:], true
 }
 
 // runNamed runs a command by name or path.

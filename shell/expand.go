@@ -120,9 +120,19 @@ func (b *wbuild) param(pe *syntax.ParamExp, quoted bool) {
 	}
 	if !w.Known {
 		b.hole()
+		if base, ok := dynamicBase(w); ok && found && plainParam(pe) {
+			// P=$(which parallax); $P: still where a program is found.
+			b.text("/"+base, true)
+		}
 		return
 	}
 	b.expansion(w.Value, quoted)
+}
+
+// plainParam reports whether ${...} is the variable's value, unchanged.
+func plainParam(pe *syntax.ParamExp) bool {
+	return !pe.Length && !pe.Excl && pe.Index == nil && pe.Names == 0 && !pe.Width && !pe.IsSet &&
+		pe.NestedParam == nil && pe.Slice == nil && pe.Repl == nil && pe.Exp == nil
 }
 
 // setOp applies ${x%...} or ${x##...} to a set word where the result is

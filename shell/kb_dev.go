@@ -1,6 +1,10 @@
 package shell
 
-import "strings"
+import (
+	"path"
+	"strings"
+	"sync"
+)
 
 // Project toolchains: compilers, build systems, language tool drivers.
 // They run project code by design (make, go test, cargo run): that is
@@ -11,14 +15,7 @@ import "strings"
 // package initialisation (programs).
 func kbDevTable() map[string]*Program {
 	var (
-		kGoBuild = flags(
-			shorts("anvxi")+" -race -msan -asan -cover -trimpath -linkshared -modcacherw -json -short -failfast -benchmem", fBool,
-			"-p -tags -ldflags -gcflags -asmflags -buildmode -mod -pkgdir -installsuffix -compiler"+
-				" -gccgoflags -modfile -overlay -pgo -covermode -coverpkg -run -bench -count -cpu -timeout"+
-				" -parallel -benchtime -skip -shuffle -fuzz -fuzztime -vet -C", fVal,
-			"-o -coverprofile -cpuprofile -memprofile -blockprofile -mutexprofile -trace -outputdir", fWrite,
-			"-toolexec -exec", tagged(fShell, TagCodeEscape),
-		)
+		kGoBuild = goBuildFlags()
 		kCCFlags = flags(
 			shorts("cSEgvswpPrM")+" -O -O0 -O1 -O2 -O3 -Os -Wall -Wextra -Werror -pedantic -shared -static"+
 				" -fPIC -pthread -MD -MMD -MP -g3 -ggdb -pipe --verbose -fsyntax-only", fBool,
@@ -54,7 +51,7 @@ func kbDevTable() map[string]*Program {
 	var kbDev = map[string]*Program{
 		"go": {Flags: flags("-C", fDir), Sub: map[string]*Program{
 			"build":    {Flags: kGoBuild, Rest: RoleRead},
-			"run":      {Flags: kGoBuild, Rest: RoleRead},
+			"run":      {Flags: kGoBuild, Rest: RoleRead, Check: checkGoRun},
 			"test":     {Flags: kGoBuild},
 			"vet":      {Flags: kGoBuild},
 			"install":  {Flags: kGoBuild, Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkGoGet},
@@ -198,6 +195,94 @@ func checkGoGet(c *Call) {
 	if _, ok := c.Flag("-insecure"); ok {
 		c.Tag(TagPackageSource, "go get -insecure")
 	}
+}
+
+// goBuildFlags are the build flags go build, run, test, vet and install
+// share; checkGoRun reads them too, so they are built once, on first use.
+var goBuildFlags = sync.OnceValue(func() map[string]Flag {
+	return flags(
+		shorts("anvxi")+" -race -msan -asan -cover -trimpath -linkshared -modcacherw -json -short -failfast -benchmem", fBool,
+		"-p -tags -ldflags -gcflags -asmflags -buildmode -mod -pkgdir -installsuffix -compiler"+
+			" -gccgoflags -modfile -overlay -pgo -covermode -coverpkg -run -bench -count -cpu -timeout"+
+			" -parallel -benchtime -skip -shuffle -fuzz -fuzztime -vet -C", fVal,
+		"-o -coverprofile -cpuprofile -memprofile -blockprofile -mutexprofile -trace -outputdir", fWrite,
+		"-toolexec -exec", tagged(fShell, TagCodeEscape),
+	)
+})
+
+// checkGoRun: go run of Parallax's own main (./cmd/parallax, the
+// module path github.com/parallax/parallax/cmd/parallax, any package path
+// ending in cmd/parallax, a file of it, a "..." pattern that may match
+// it) runs the parallax CLI with the arguments after the package: they
+// are judged as that command (checkParallax), one level deeper.
+func checkGoRun(c *Call) {
+	args := c.Args
+	for len(args) > 0 && !(args[0].Known && args[0].Value == "run") {
+		args = args[1:] // go's own flags before the subcommand
+	}
+	if len(args) == 0 {
+		return
+	}
+	dir, i := c.Cwd, 1
+	for ; i < len(args); i++ {
+		w := args[i]
+		if !w.Known || !strings.HasPrefix(w.Value, "-") || w.Value == "-" {
+			break
+		}
+		name, val, eq := strings.Cut(strings.TrimPrefix(w.Value, "-"), "=")
+		name = "-" + strings.TrimPrefix(name, "-") // go takes --flag for -flag
+		known := w.Known
+		if f, ok := goBuildFlags()[name]; ok && f.Value && !eq {
+			i++
+			val, known = "", false
+			if i < len(args) {
+				val, known = args[i].Value, args[i].Known
+			}
+		}
+		if name == "-C" {
+			if d, ok := c.an.absPath(dir, val); ok && known {
+				dir = d
+			} else {
+				dir = ""
+			}
+		}
+	}
+	if i >= len(args) || !goRunsParallax(c, dir, args[i]) {
+		return
+	}
+	for i++; i < len(args) && args[i].Known && strings.HasSuffix(args[i].Value, ".go"); i++ {
+	}
+	c.Run(append([]Word{lit("parallax")}, args[i:]...))
+}
+
+// goRunsParallax reports whether a go run operand names Parallax's main
+// package (or a file of it).
+func goRunsParallax(c *Call, dir string, w Word) bool {
+	if !w.Known {
+		return false
+	}
+	v := w.Value
+	if strings.Contains(v, "...") {
+		return true // a pattern may match cmd/parallax
+	}
+	if strings.HasSuffix(v, ".go") {
+		v = path.Dir(v)
+	}
+	if v == "." || v == ".." || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasPrefix(v, "/") {
+		p, ok := c.an.absPath(dir, v)
+		if !ok {
+			// The directory is unknown: "." or ".." may be cmd/parallax.
+			p = "/" + path.Clean(v)
+			if p == "/." || p == "/.." || strings.HasPrefix(p, "/../") {
+				return true
+			}
+		}
+		v = p
+	} else {
+		v, _, _ = strings.Cut(v, "@") // module@version
+		v = "/" + strings.TrimSuffix(v, "/")
+	}
+	return strings.HasSuffix(v, "/cmd/parallax")
 }
 
 // goSourceVars are Go environment variables that change where modules

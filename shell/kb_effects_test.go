@@ -472,3 +472,104 @@ func hasExec(e *Effects, name string) bool {
 	}
 	return false
 }
+
+// TestMkdirMarked: only mkdir of a literal path is marked as creating an
+// empty directory; what puts content in place (cp, mv, ln, a redirect,
+// tar, rsync) and a mkdir of a pattern are plain writes.
+func TestMkdirMarked(t *testing.T) {
+	for _, c := range []struct {
+		cmd   string
+		path  string
+		mkdir bool
+	}{
+		{"mkdir -p .vscode", P + "/.vscode", true},
+		{"mkdir .claude/commands", P + "/.claude/commands", true},
+		{"gmkdir -m 700 ~/.config", "/home/dev/.config", true},
+		{"sudo mkdir -p /etc/x", "/etc/x", true},
+		{"mkdir -p .c*", P + "/.c*", false},
+		{"cp -r x .claude", P + "/.claude", false},
+		{"mv dir .claude", P + "/.claude", false},
+		{"ln -s x .claude", P + "/.claude", false},
+		{"rsync -a x/ .claude", P + "/.claude", false},
+		{"tar -xf x.tar -C .claude", P + "/.claude", false},
+		{"echo x > .claude", P + "/.claude", false},
+	} {
+		t.Run(c.cmd, func(t *testing.T) {
+			e := Analyze(c.cmd, kbOpt)
+			found := false
+			for _, u := range e.Paths {
+				if u.Path != c.path || u.Access&action.AccessWrite == 0 {
+					if u.Mkdir && u.Path != c.path {
+						t.Errorf("%s: unexpected mkdir mark", u.Path)
+					}
+					continue
+				}
+				found = true
+				if u.Mkdir != c.mkdir {
+					t.Errorf("%s: got mkdir %v, want %v", u.Path, u.Mkdir, c.mkdir)
+				}
+			}
+			if !found {
+				t.Errorf("no write of %s in %+v", c.path, e.Paths)
+			}
+		})
+	}
+}
+
+// TestParallaxSpellings: every way the agent may start Parallax's own CLI
+// is judged as running parallax (writing the gate's sealed state), and
+// what prints the version stays free; other programs are not parallax.
+func TestParallaxSpellings(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		runs bool
+	}{
+		{"go run ./cmd/parallax hook claude-code uninstall", true},
+		{"go run ./cmd/parallax/ policy add --allow x", true},
+		{"go run -race -tags=x ./cmd/parallax mcp trust gh", true},
+		{"go run -ldflags '-s -w' ./cmd/parallax mcp pins approve gh", true},
+		{"go run --tags x ./cmd/parallax init --force", true},
+		{"go run github.com/parallax/parallax/cmd/parallax policy remove x", true},
+		{"go run github.com/parallax/parallax/cmd/parallax@latest chronicle rollback", true},
+		{"go run ./cmd/parallax/main.go ./cmd/parallax/gate.go audit --repair", true},
+		{"go run -C cmd/parallax . chronicle prune", true},
+		{"cd cmd/parallax && go run . init --force", true},
+		{"go run ./cmd/... policy add x", true},
+		{"./bin/parallax mcp pins approve gh", true},
+		{"$(which parallax) init --force", true},
+		{"`which parallax` hook claude-code uninstall", true},
+		{`"$(command -v parallax)" policy add x`, true},
+		{"$(type -P parallax) mcp trust gh", true},
+		{"P=$(which parallax); $P policy add x", true},
+		{"$GOPATH/bin/parallax policy add x", true},
+		{"env parallax chronicle rollback", true},
+		{"env -i A=1 parallax audit --repair", true},
+		{"nohup parallax chronicle prune &", true},
+		{"bash -c 'parallax hook claude-code uninstall'", true},
+		{"sh -c \"go run ./cmd/parallax policy add x\"", true},
+		{"go run -C", false},
+		{"go run -C \"$D\" ./cmd/parallax policy add x", true},
+		{"cd \"$D\" && go run . policy add x", true},
+		{"go run -C \"$D\" ./cmd/server", false},
+		{"go run ./cmd/parallax --version", false},
+		{"$(which parallax) --version", false},
+		{"go run ./cmd/server", false},
+		{"go run . serve", false},
+		{"go run ./cmd/parallaxd policy add x", false},
+		{"$(which python3) x.py", false},
+		{"P=$(which python3); ${P%3} policy add x", false},
+	} {
+		t.Run(c.cmd, func(t *testing.T) {
+			e := Analyze(c.cmd, kbOpt)
+			got := false
+			for _, u := range e.Paths {
+				if strings.HasSuffix(u.Path, "/.parallax") && u.Access&action.AccessWrite != 0 {
+					got = true
+				}
+			}
+			if got != c.runs {
+				t.Errorf("got runs parallax %v, want %v:\n%s", got, c.runs, e.String())
+			}
+		})
+	}
+}

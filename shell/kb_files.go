@@ -45,7 +45,7 @@ func kbFilesTable() map[string]*Program {
 		"rmdir": {Flags: flags(shorts("pv")+" --parents --verbose --ignore-fail-on-non-empty", fBool),
 			Rest: RoleDelete},
 		"mkdir": {Flags: flags(shorts("pvZ")+" --parents --verbose", fBool, "-m --mode --context", fVal),
-			Rest: RoleWrite},
+			Rest: RoleMkdir},
 		"touch": {Flags: flags(
 			shorts("acmhf")+" --no-create --no-dereference", fBool,
 			"-d --date -t --time", fVal,

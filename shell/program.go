@@ -195,6 +195,8 @@ func (a *analyzer) role(c *Call, r Role, w Word) {
 		a.use(c, w, action.AccessRead)
 	case RoleWrite:
 		a.use(c, w, action.AccessWrite)
+	case RoleMkdir:
+		a.useMkdir(c, w)
 	case RoleDelete:
 		a.use(c, w, action.AccessDelete)
 	case RoleReadWrite:

@@ -180,6 +180,22 @@ func dotDotSeg(p string) bool {
 	}
 }
 
+// useMkdir records a directory mkdir creates. A known, literal path is a
+// write marked Mkdir (empty directories, see PathUse.Mkdir); anything
+// else is recorded as a plain write.
+func (a *analyzer) useMkdir(c *Call, w Word) {
+	if w.proc > 0 || !w.Known || w.Glob || w.Value == "" || w.Value == "-" {
+		a.use(c, w, action.AccessWrite)
+		return
+	}
+	p, ok := a.absPath(callCwd(a, c), w.Value)
+	if !ok || p == "/" {
+		a.use(c, w, action.AccessWrite)
+		return
+	}
+	a.addPath(c, PathUse{Path: p, Access: action.AccessWrite, Mkdir: true, Program: progName(c)})
+}
+
 // usePath records an absolute path.
 func (a *analyzer) usePath(c *Call, p string, acc action.Access, glob bool) {
 	a.usePathSet(c, p, acc, glob, false)
@@ -192,12 +208,16 @@ func (a *analyzer) usePathSet(c *Call, p string, acc action.Access, glob, rec bo
 		p == "/dev/stderr" || p == "/dev/tty" || strings.HasPrefix(p, "/dev/fd/") {
 		return
 	}
-	u := PathUse{Path: p, Access: acc, Glob: glob, Recursive: rec && glob, Program: progName(c)}
+	a.addPath(c, PathUse{Path: p, Access: acc, Glob: glob, Recursive: rec && glob, Program: progName(c)})
+}
+
+// addPath records a path use once.
+func (a *analyzer) addPath(c *Call, u PathUse) {
 	if a.seenPath(u) {
 		return
 	}
 	a.eff.Paths = append(a.eff.Paths, u)
-	if acc&action.AccessWrite != 0 {
+	if p := u.Path; u.Access&action.AccessWrite != 0 {
 		if isDevice(p) {
 			a.tagf(c, TagDeviceWrite, p)
 		}

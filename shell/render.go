@@ -34,6 +34,9 @@ func (e *Effects) String() string {
 		} else if p.Glob {
 			sb.WriteString(" glob")
 		}
+		if p.Mkdir {
+			sb.WriteString(" mkdir")
+		}
 		if p.Program != "" {
 			sb.WriteString(" by=" + p.Program)
 		}

@@ -24,6 +24,7 @@ const (
 	RoleCommand               // this word and all after it are a command to run (sudo, env, timeout)
 	RoleScript                // a file whose code the program runs (python x.py, bash x.sh)
 	RoleDir                   // a directory the program works in (-C DIR): read, and becomes cwd
+	RoleMkdir                 // a directory the program creates empty (mkdir): a write with PathUse.Mkdir
 )
 
 // Flag describes one option.

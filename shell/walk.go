@@ -91,6 +91,9 @@ type stream struct {
 	single   bool    // at most one line (head -n 1)
 	findCall *Call   // find's output, described on demand (streamItems)
 	tok      tokKind // the text is a token (uname -r, wc -l, date +%F)
+	// prog: the text is where this program is found, "DIR/prog" (which
+	// prog, command -v prog, type -P prog).
+	prog string
 }
 
 // tick counts work; it reports false once the node bound is hit.

@@ -411,6 +411,10 @@ func (b *wbuild) subst(cs *syntax.CmdSubst, quoted bool) {
 	}
 	if !out.known {
 		switch {
+		case out.prog != "":
+			// Where a program is found: "DIR/prog", DIR unknown.
+			b.hole()
+			b.text("/"+out.prog, true)
 		case len(streamItems(&out)) > 0 && (!quoted || out.single) && (b.split || len(out.items) == 1):
 			// A list of paths (find, ls, grep -l): one field per item
 			// set, or the one item a quoted single line holds.

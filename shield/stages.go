@@ -55,8 +55,9 @@ func (g *Gate) verify(st *state) (verdict.Verdict, bool) {
 		return block(verdict.StageVerify, 0, RuleInternalError, err.Error())
 	}
 	st.hash = h
+	_, mkdir := st.act.Payload.(*action.CreateDirectoryPayload)
 	for _, pf := range st.act.Payload.PathFields() {
-		st.paths = append(st.paths, policy.PathRef{Path: *pf.Path, Access: pf.Access})
+		st.paths = append(st.paths, policy.PathRef{Path: *pf.Path, Access: pf.Access, Mkdir: mkdir})
 	}
 	if tree, ok := readTree(st.act); ok {
 		st.paths = append(st.paths, policy.PathRef{Path: tree, Access: action.AccessRead, Glob: true})
@@ -105,9 +106,12 @@ func (g *Gate) guardPaths(st *state, refs []policy.PathRef) (verdict.Verdict, bo
 	for _, p := range refs {
 		var f guardFinding
 		var hit bool
-		if p.Glob {
+		switch {
+		case p.Glob:
 			f, hit = st.guard.CheckGlob(p.Path, p.Access)
-		} else {
+		case p.Mkdir && p.Access == action.AccessWrite:
+			f, hit = st.guard.CheckMkdir(p.Path)
+		default:
 			f, hit = st.guard.Check(p.Path, p.Access)
 		}
 		if !hit {
@@ -158,7 +162,7 @@ func (g *Gate) guardEffects(st *state) (verdict.Verdict, bool) {
 	st.effects = shell.Analyze(code, shell.Options{Cwd: g.ws, Home: g.home})
 	start := len(st.paths)
 	for _, u := range st.effects.Paths {
-		st.paths = append(st.paths, policy.PathRef{Path: u.Path, Access: u.Access, Glob: u.Glob})
+		st.paths = append(st.paths, policy.PathRef{Path: u.Path, Access: u.Access, Glob: u.Glob, Mkdir: u.Mkdir && !u.Glob})
 	}
 	for _, n := range st.effects.Network {
 		// Unknown destinations stay in as "": a domain allow rule must

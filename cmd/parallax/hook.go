@@ -10,12 +10,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/internal/gateway/claudecode"
 	"github.com/parallax/parallax/internal/gateway/hookd"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
@@ -190,7 +192,8 @@ two-space indentation), and the file is replaced atomically with its mode
 kept.
 
 The settings file is recorded in the Parallax workspace at or above the
-current directory (.parallax/protected-paths): its gate then blocks the
+current directory (.parallax/protected-paths, audited as ConfigChanged
+protected_path_added): its gate then blocks the
 agent's writes and deletes of that file, as it does for the well-known
 settings files (.claude/settings.json, .claude/settings.local.json,
 ~/.claude/settings.json, ~/.claude.json, MCP client configurations) and
@@ -204,8 +207,12 @@ Every hook whose command is "<binary> hook claude-code", whatever the
 binary, is removed from every event; matcher groups, event lists and the
 "hooks" object left empty by that are removed too. Nothing else changes.
 --project (the default), --user and --settings FILE choose the file as
-for install. The agent the hook guards cannot run this: the gate blocks
-parallax commands and writes to the settings files.`
+for install. Once no Parallax entry is left in the file, it is taken out
+of the protected paths of the workspace at or above the current directory
+(audited as ConfigChanged protected_path_removed); the well-known settings
+files stay protected by the gate's own tables. The agent the hook guards
+cannot run this: the gate blocks parallax commands and writes to the
+settings files.`
 	}
 	cmd := &cobra.Command{
 		Use:   use,
@@ -236,13 +243,18 @@ func runHookInstall(cmd *cobra.Command, f hookFlags, install bool) error {
 	}
 	if !install {
 		changed, err := claudecode.Uninstall(path)
-		switch {
-		case err != nil:
+		if err != nil {
 			return err
-		case changed:
-			return write(cmd, fmt.Sprintf("removed every Parallax hook entry from %s\n", path))
 		}
-		return write(cmd, fmt.Sprintf("no Parallax hook entry in %s\n", path))
+		msg := fmt.Sprintf("no Parallax hook entry in %s\n", path)
+		if changed {
+			msg = fmt.Sprintf("removed every Parallax hook entry from %s\n", path)
+		}
+		note, err := unprotectSettings(cmd.Context(), path)
+		if err != nil {
+			return errors.Join(write(cmd, msg), err)
+		}
+		return write(cmd, msg+note)
 	}
 	bin, err := hookBinary(cmd.Context(), f.binary)
 	if err != nil {
@@ -250,7 +262,7 @@ func runHookInstall(cmd *cobra.Command, f hookFlags, install bool) error {
 	}
 	// Protect the file before the hook is in it: the agent it guards must
 	// not be able to take it out again.
-	note, err := protectSettings(path)
+	note, err := protectSettings(cmd.Context(), path)
 	if err != nil {
 		return err
 	}
@@ -273,9 +285,10 @@ func runHookInstall(cmd *cobra.Command, f hookFlags, install bool) error {
 
 // protectSettings records the settings file in the workspace at or
 // above the current directory, whose gate then protects it against
-// writes and deletes like the well-known settings files. Without a
-// workspace it returns a note saying what to do.
-func protectSettings(path string) (note string, err error) {
+// writes and deletes like the well-known settings files; a new record is
+// audited (ConfigChanged, protected_path_added). Without a workspace it
+// returns a note saying what to do.
+func protectSettings(ctx context.Context, path string) (note string, err error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", fmt.Errorf("find current directory: %w", err)
@@ -286,10 +299,69 @@ func protectSettings(path string) (note string, err error) {
 			"(until then the hook refuses every tool call there), then install again so the workspace's " +
 			"gate protects " + path + "\n", nil
 	}
-	if _, err := pxworkspace.AddProtected(root, path); err != nil {
-		return "", fmt.Errorf("record %s as protected in the workspace %s: %w; nothing was installed", path, root, err)
+	err = editProtected(ctx, root, path, true)
+	if err != nil {
+		return "", fmt.Errorf("%w; nothing was installed", err)
 	}
 	return "", nil
+}
+
+// unprotectSettings takes the settings file out of the protected paths
+// of the workspace at or above the current directory once no Parallax
+// hook entry is left in it (audited: ConfigChanged,
+// protected_path_removed). The well-known settings files are protected
+// by the gate's own tables and stay protected. It returns a note saying
+// what it did, or why the file stays protected.
+func unprotectSettings(ctx context.Context, path string) (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find current directory: %w", err)
+	}
+	root, err := claudecode.FindWorkspace(wd)
+	if err != nil {
+		return "", nil // no workspace here: nothing was recorded in one
+	}
+	list, err := pxworkspace.LoadProtected(root)
+	if err != nil || !slices.Contains(list, path) {
+		return "", err
+	}
+	left, err := claudecode.HasHook(path)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%w; the workspace %s still protects it", err, root)
+	case left:
+		return fmt.Sprintf("%s still holds a Parallax hook entry: the workspace %s still protects it\n", path, root), nil
+	}
+	if err := editProtected(ctx, root, path, false); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("the workspace %s no longer protects %s\n", root, path), nil
+}
+
+// editProtected adds path to (or removes it from) the workspace's
+// protected paths and audits the change. If the audit entry cannot be
+// written, the change is undone: the list and the chain stay in step.
+func editProtected(ctx context.Context, root, path string, add bool) (err error) {
+	ws, err := pxworkspace.Open(ctx, root)
+	if err != nil {
+		return fmt.Errorf("open the workspace %s: %w", root, err)
+	}
+	defer func() { err = errors.Join(err, ws.Close()) }()
+	edit, undo, code, verb := pxworkspace.AddProtected, pxworkspace.RemoveProtected, "protected_path_added", "protects"
+	if !add {
+		edit, undo, code, verb = pxworkspace.RemoveProtected, pxworkspace.AddProtected, "protected_path_removed", "no longer protects"
+	}
+	changed, err := edit(root, path)
+	if err != nil || !changed {
+		return err
+	}
+	e := audit.Event{Type: audit.ConfigChanged, Detail: audit.Detail{Code: code, Path: path,
+		Message: "the gate " + verb + " a Claude Code settings file (parallax hook claude-code)"}}
+	if _, err := ws.Audit.Append(ctx, e); err != nil {
+		_, uerr := undo(root, path)
+		return errors.Join(fmt.Errorf("audit the protected paths of %s: %w", root, err), uerr)
+	}
+	return nil
 }
 
 func hookSettingsPath(f hookFlags) (string, error) {

@@ -19,8 +19,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/chronicle"
+	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/internal/gateway/claudecode"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
 )
@@ -475,6 +477,77 @@ func TestHookInstalledSettingsProtected(t *testing.T) {
 				t.Errorf("got %q, want %q", stdout, c.decision)
 			}
 		})
+	}
+}
+
+// TestHookUninstallUnprotects: install records the settings file in the
+// workspace and audits it; uninstall takes it out once no Parallax entry
+// is left (audited too), keeps it while one is; a well-known settings
+// file stays protected by the guard's tables after it left the list.
+func TestHookUninstallUnprotects(t *testing.T) {
+	root, home := newHookWorkspace(t)
+	t.Chdir(root)
+	team := filepath.Join(t.TempDir(), "team", "settings.json")
+	project := filepath.Join(root, ".claude", "settings.json")
+	bin := filepath.Join(t.TempDir(), "parallax")
+	fakeBinary(t, bin, "parallax hook claude-code")
+	type step struct {
+		args    []string
+		out     string   // in the output
+		list    []string // protected paths after the step
+		audited []string // ConfigChanged codes:paths added by the step
+	}
+	steps := []step{
+		{[]string{"install", "--settings", team}, "installed", []string{team}, []string{"protected_path_added:" + team}},
+		{[]string{"install", "--settings", team}, "already installed", []string{team}, nil},
+		{[]string{"install"}, "installed", []string{team, project}, []string{"protected_path_added:" + project}},
+		{[]string{"uninstall", "--settings", team}, "no longer protects " + team, []string{project}, []string{"protected_path_removed:" + team}},
+		{[]string{"uninstall", "--settings", team}, "no Parallax hook entry", []string{project}, nil},
+		{[]string{"uninstall", "--project"}, "no longer protects " + project, nil, []string{"protected_path_removed:" + project}},
+	}
+	seen := 0
+	for i, st := range steps {
+		args := append([]string{"claude-code"}, st.args...)
+		if st.args[0] == "install" {
+			args = append(args, "--binary", bin)
+		}
+		out, err := runHookCmd(args...)
+		if err != nil || !strings.Contains(out, st.out) {
+			t.Fatalf("step %d %v: %v\n%s\nwant %q", i, st.args, err, out, st.out)
+		}
+		if list, err := pxworkspace.LoadProtected(root); err != nil || !slices.Equal(list, st.list) {
+			t.Fatalf("step %d %v: protected %v %v, want %v", i, st.args, list, err, st.list)
+		}
+		var got []string
+		n := 0
+		err = audit.Scan(audit.DefaultPath(root), audit.Filter{Type: audit.ConfigChanged}, func(e audit.Entry) error {
+			if strings.HasPrefix(e.Detail.Code, "protected_path_") {
+				if n >= seen {
+					got = append(got, e.Detail.Code+":"+e.Detail.Path)
+				}
+				n++
+			}
+			return nil
+		})
+		if err != nil || !slices.Equal(got, st.audited) {
+			t.Fatalf("step %d %v: audited %v %v, want %v", i, st.args, got, err, st.audited)
+		}
+		seen = n
+	}
+	// The well-known project settings stay protected without the record.
+	if f, ok := guard.New(root, home).Check(project, action.AccessWrite); !ok || f.Rule != guard.RuleProtected {
+		t.Errorf("after uninstall: %s got %+v %v, want %s", project, f, ok, guard.RuleProtected)
+	}
+	// A file that still holds a Parallax entry stays protected.
+	if _, err := runHookCmd("claude-code", "install", "--settings", team, "--binary", bin); err != nil {
+		t.Fatal(err)
+	}
+	note, err := unprotectSettings(context.Background(), team)
+	if err != nil || !strings.Contains(note, "still holds a Parallax hook entry") {
+		t.Errorf("entry left: got %q %v, want it kept", note, err)
+	}
+	if list, _ := pxworkspace.LoadProtected(root); !slices.Equal(list, []string{team}) {
+		t.Errorf("entry left: protected %v, want [%s]", list, team)
 	}
 }
 

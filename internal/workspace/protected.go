@@ -15,7 +15,8 @@ import (
 // protectedFile lists, one absolute path a line, more files the gate
 // protects against writes and deletes like the agent configurations it
 // knows (guard.WithProtected): Claude Code settings files the hook was
-// installed into outside the well-known places (install --settings FILE).
+// installed into outside the well-known places (install --settings FILE;
+// uninstall takes FILE out again once no Parallax entry is left in it).
 // It lives in the sealed .parallax, so the agent can neither read nor
 // shorten it.
 const protectedFile = "protected-paths"
@@ -67,15 +68,43 @@ func AddProtected(root, path string) (bool, error) {
 	if slices.Contains(list, path) {
 		return false, nil
 	}
+	if err := writeProtected(root, append(list, path)); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// RemoveProtected takes a path out of the extra protected paths (uninstall
+// --settings FILE once no hook entry is left in FILE); it reports whether
+// the file changed. The guard's own tables (the well-known settings files)
+// are not in this file and keep protecting their paths.
+func RemoveProtected(root, path string) (bool, error) {
+	list, err := LoadProtected(root)
+	if err != nil {
+		return false, err
+	}
+	kept := slices.DeleteFunc(slices.Clone(list), func(p string) bool { return p == path })
+	if len(kept) == len(list) {
+		return false, nil
+	}
+	if err := writeProtected(root, kept); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// writeProtected replaces the file of extra protected paths atomically
+// (mode 0600).
+func writeProtected(root string, list []string) error {
 	var b bytes.Buffer
 	b.WriteString("# Files the gate protects like the agent configurations it knows (parallax hook claude-code install --settings).\n")
-	for _, p := range append(list, path) {
+	for _, p := range list {
 		b.WriteString(p + "\n")
 	}
 	dst := ProtectedPath(root)
 	tmp, err := os.CreateTemp(StateDir(root), ".protected-*")
 	if err != nil {
-		return false, fmt.Errorf("write %s: %w", dst, err)
+		return fmt.Errorf("write %s: %w", dst, err)
 	}
 	_, err = tmp.Write(b.Bytes())
 	err = errors.Join(err, tmp.Chmod(0o600), tmp.Sync(), tmp.Close())
@@ -84,7 +113,7 @@ func AddProtected(root, path string) (bool, error) {
 	}
 	if err != nil {
 		_ = os.Remove(tmp.Name())
-		return false, fmt.Errorf("write %s: %w", dst, err)
+		return fmt.Errorf("write %s: %w", dst, err)
 	}
-	return true, nil
+	return nil
 }

@@ -54,3 +54,45 @@ func TestProtectedPaths(t *testing.T) {
 		t.Errorf("Open with a broken protected-paths file: want an error")
 	}
 }
+
+// TestRemoveProtected: a path leaves the list, the others stay in their
+// order; a path that is not listed, or a missing file, changes nothing.
+func TestRemoveProtected(t *testing.T) {
+	root := t.TempDir()
+	if _, err := Init(context.Background(), root, InitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := RemoveProtected(root, "/srv/a.json"); err != nil || changed {
+		t.Fatalf("no file: got %v %v, want no change", changed, err)
+	}
+	for _, p := range []string{"/srv/a.json", "/srv/b.json", "/srv/c.json"} {
+		if _, err := AddProtected(root, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		path    string
+		changed bool
+		want    []string
+	}{
+		{"/srv/b.json", true, []string{"/srv/a.json", "/srv/c.json"}},
+		{"/srv/b.json", false, []string{"/srv/a.json", "/srv/c.json"}},
+		{"/srv/x.json", false, []string{"/srv/a.json", "/srv/c.json"}},
+		{"/srv/a.json", true, []string{"/srv/c.json"}},
+		{"/srv/c.json", true, nil},
+	} {
+		changed, err := RemoveProtected(root, c.path)
+		if err != nil || changed != c.changed {
+			t.Fatalf("remove %s: got %v %v, want %v", c.path, changed, err, c.changed)
+		}
+		if list, err := LoadProtected(root); err != nil || !slices.Equal(list, c.want) {
+			t.Fatalf("after removing %s: got %v %v, want %v", c.path, list, err, c.want)
+		}
+	}
+	if err := os.WriteFile(ProtectedPath(root), []byte("not/absolute\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RemoveProtected(root, "/srv/a.json"); err == nil {
+		t.Errorf("broken file: want an error")
+	}
+}

@@ -68,9 +68,11 @@
 //   - Not switchable off by the agent it guards: the gate (guard tables)
 //     blocks writes and deletes of Claude Code's settings files (project,
 //     local, user, ~/.claude.json, and any file install wrote, recorded
-//     in the workspace) and of the MCP client configurations, moving or
+//     in the workspace until uninstall leaves no Parallax entry in it,
+//     both audited) and of the MCP client configurations, moving or
 //     deleting a directory holding them, and parallax commands run by
-//     the agent (hook uninstall, policy add, …). install runs the binary
+//     the agent (hook uninstall, policy add, …, also through go run
+//     ./cmd/parallax, $(which parallax), env, nohup, sh -c). install runs the binary
 //     it writes in first; it replaces any older Parallax entry, and
 //     uninstall removes every one, whatever its binary.
 //   - Every decision is audited: the gate's verdicts, the hook's own

@@ -98,6 +98,20 @@ func Uninstall(path string) (bool, error) {
 	})
 }
 
+// HasHook reports whether the settings file at path holds a Parallax
+// hook entry (IsHookCommand) under any event. A missing file holds none;
+// a file that cannot be read or parsed is an error. The file is not
+// changed.
+func HasHook(path string) (bool, error) {
+	found := false
+	_, err := editSettings(path, func(hooks *object) (bool, error) {
+		var err error
+		found, err = removeHooks(hooks, func(_, c string) bool { return IsHookCommand(c) })
+		return false, err // an edit of the copy in memory only: nothing is written
+	})
+	return found, err
+}
+
 // removeHooks drops the command hooks drop selects from every event of
 // hooks, then matcher groups left empty, then empty event lists.
 func removeHooks(hooks *object, drop func(event, command string) bool) (bool, error) {

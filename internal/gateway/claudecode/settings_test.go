@@ -260,3 +260,39 @@ func TestIsHookCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestHasHook: a Parallax entry under any event, whatever its binary, is
+// found; other hooks are not; a missing file holds none; a broken file is
+// an error; the file is never changed.
+func TestHasHook(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, content string
+		want, err     bool
+	}{
+		{"installed", `{"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "'/x y/parallax' hook claude-code"}]}]}}`, true, false},
+		{"other hooks only", existingSettings, false, false},
+		{"no hooks", `{"model": "sonnet"}`, false, false},
+		{"empty", "", false, false},
+		{"broken", `{"hooks": [`, false, true},
+		{"missing", "", false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, c.name+".json")
+			if c.name != "missing" {
+				writeFile(t, path, c.content)
+			}
+			got, err := HasHook(path)
+			if got != c.want || (err != nil) != c.err {
+				t.Errorf("got %v %v, want %v (error %v)", got, err, c.want, c.err)
+			}
+			if c.name == "missing" {
+				if _, err := os.Stat(path); err == nil {
+					t.Errorf("HasHook created the missing file")
+				}
+			} else if b := readFile(t, path); b != c.content {
+				t.Errorf("the file changed: %q", b)
+			}
+		})
+	}
+}
