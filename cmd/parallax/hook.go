@@ -72,9 +72,10 @@ hook does not answer (it is named), exits with status 2, which Claude Code
 treats as a refusal.
 
 A warm daemon per workspace ("parallax hook claude-code daemon", started
-by the first call, gone after 10 idle minutes) answers calls with the same
-code; when it is missing, of another binary or in any doubt, the call is
-decided in this process. PARALLAX_HOOK_DAEMON=off always decides in
+by the first call, gone after 10 idle minutes, or within seconds once the
+workspace's .parallax or the parallax binary is removed or replaced)
+answers calls with the same code; when it is missing, of another binary
+or in any doubt, the call is decided in this process. PARALLAX_HOOK_DAEMON=off always decides in
 process and starts no daemon.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -113,7 +114,7 @@ const hookDaemonEnv = "PARALLAX_HOOK_DAEMON"
 
 func newHookDaemonCmd() *cobra.Command {
 	var dir string
-	var idle time.Duration
+	var idle, watch time.Duration
 	cmd := &cobra.Command{
 		Use:   "daemon",
 		Short: "Serve the workspace's hook calls from a warm process (started by the hook itself)",
@@ -124,19 +125,25 @@ hand. Each call is decided by the same code as in a hook process, with the
 workspace opened afresh; the socket is in .parallax/ (or a 0700 per-user
 directory when that path is too long), only the same user may connect, one
 daemon serves a workspace, and it exits after --idle without calls, on
-SIGTERM (finishing the calls in flight), or when a hook of another
-parallax binary calls it.`,
+SIGTERM (finishing the calls in flight), when a hook of another parallax
+binary calls it, or when what it serves is gone: every --watch it checks
+that the workspace's .parallax, its socket and its own binary are still
+there and the same files (device and inode; for the binary also size and
+modification time), so a deleted or re-initialised project, or a removed
+or rebuilt binary, leaves no daemon behind.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runHookDaemon(cmd.Context(), dir, idle)
+			return runHookDaemon(cmd.Context(), dir, idle, watch)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "workspace", "", "the workspace (default: the one at or above the current directory)")
 	cmd.Flags().DurationVar(&idle, "idle", hookd.DefaultIdle, "exit after this long without a call")
+	cmd.Flags().DurationVar(&watch, "watch", hookd.DefaultWatch,
+		"check this often that the workspace's .parallax, the socket and this binary are still the ones it started with")
 	return cmd
 }
 
-func runHookDaemon(ctx context.Context, dir string, idle time.Duration) error {
+func runHookDaemon(ctx context.Context, dir string, idle, watch time.Duration) error {
 	if dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -162,7 +169,7 @@ func runHookDaemon(ctx context.Context, dir string, idle time.Duration) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	srv := &hookd.Server{Socket: sock, Identity: id, Idle: idle, LockWait: 2 * time.Second}
+	srv := &hookd.Server{Socket: sock, Identity: id, Idle: idle, LockWait: 2 * time.Second, Workspace: root, Watch: watch}
 	if err := srv.Serve(ctx); err != nil && !errors.Is(err, hookd.ErrRunning) {
 		return err
 	}

@@ -5,6 +5,11 @@
 // tests read what the CLI sent back to the model (tool results, deny
 // reasons), the audit chain, Chronicle and the files on disk.
 //
+// The hook runs as users get it, with its warm daemon: the daemon is
+// started before the CLI (by a hook call, as a user's first call starts
+// it), every run checks that the daemon decided its calls, and every
+// test stops its daemons and waits for them to exit.
+//
 // Every assertion is one the hook's absence would flip; where the CLI
 // itself might be the one refusing, a control run with a do-nothing hook
 // shows that it is not. Nothing leaves the machine: the model is on

@@ -81,7 +81,9 @@ type env struct {
 }
 
 // newEnv makes HOME (with a fake SSH key) and HOME/project, and installs
-// the hook. Files are created before the hook is installed.
+// the hook. Files are created before the hook is installed. With the
+// Parallax hook, the project's hook daemon is started before the CLI
+// runs and stopped when the test ends (startDaemon).
 func newEnv(t *testing.T, kind hookKind, files map[string]string) *env {
 	t.Helper()
 	e := &env{t: t, claude: e2e.Bin(t, "claude")}
@@ -96,6 +98,7 @@ func newEnv(t *testing.T, kind hookKind, files map[string]string) *env {
 		e.bin = parallaxBin(t)
 		e.parallax("init", e.project, "--policy", "default")
 		e.parallax("hook", "claude-code", "install", "--binary", e.bin)
+		e.startDaemon()
 	case hookTrue:
 		if err := os.MkdirAll(e.project, 0o700); err != nil {
 			t.Fatal(err)
@@ -175,6 +178,9 @@ func (e *env) runConversations(convs ...claudecli.Conversation) (claudecli.Resul
 	res := claudecli.Run(e.t, e.api, claudecli.Options{Bin: e.claude, Dir: e.project, Home: e.home})
 	if res.ExitCode != 0 {
 		e.t.Fatalf("claude exit %d\nstderr:\n%s\nstdout:\n%s", res.ExitCode, res.Stderr, res.Stdout)
+	}
+	if e.bin != "" {
+		e.checkDaemonAnswered()
 	}
 	return res, sessionID(e.t, res.Stdout)
 }

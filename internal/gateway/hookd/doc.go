@@ -47,6 +47,15 @@
 //     connection is dropped.
 //   - One daemon per workspace (flock on SOCKET.lock); it exits after an
 //     idle time and on SIGTERM, finishing the calls in flight.
+//   - No stale daemon: every few seconds (Server.Watch) it stats the
+//     workspace's .parallax, its socket and its executable, and exits as
+//     above once one is missing or another file than the one it started
+//     with (device and inode; for the executable also size and
+//     modification time, as the client's identity): a deleted or
+//     re-initialised project, a removed socket, a removed or rebuilt
+//     binary. It holds .parallax open so that the inodes it compares
+//     cannot be reused. It removes the socket only while the path still
+//     names the one it bound, never a successor's.
 //   - Bounded: the forwarded input obeys claudecode.MaxInputBytes (a larger
 //     one is decided, that is refused, in process), headers are at most
 //     64 KiB, answers at most 1 MiB; decisions run one at a time.

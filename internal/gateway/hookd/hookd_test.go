@@ -111,7 +111,7 @@ func startDaemon(t testing.TB, root string, decide func(context.Context, *Reques
 		decide = Decide
 	}
 	d := &daemon{done: make(chan error, 1)}
-	d.srv = &Server{Socket: sock, Identity: testID, Ready: make(chan struct{}),
+	d.srv = &Server{Socket: sock, Identity: testID, Workspace: root, Ready: make(chan struct{}),
 		Decide: func(ctx context.Context, req *Request) Response {
 			d.calls.Add(1)
 			return decide(ctx, req)

@@ -45,8 +45,17 @@ type Server struct {
 	Decide func(ctx context.Context, req *Request) Response
 	// Ready, when set, is closed once the socket accepts calls.
 	Ready chan struct{}
+	// Workspace, when set, is the root of the workspace served: the
+	// server stops once its .parallax is removed or replaced.
+	Workspace string
+	// Watch is how often the server checks that the workspace's
+	// .parallax, its socket and its executable (Identity.Path) are the
+	// ones it started with (0: DefaultWatch).
+	Watch time.Duration
 
-	mu     sync.Mutex // one decision at a time
+	ticks  <-chan time.Time // replaces the Watch ticker (tests)
+	why    string           // why the watch stopped the server (tests)
+	mu     sync.Mutex       // one decision at a time
 	calls  sync.WaitGroup
 	active atomic.Int64 // calls in flight
 	stop   chan struct{}
@@ -72,9 +81,11 @@ func Decide(ctx context.Context, req *Request) Response {
 }
 
 // Serve listens until ctx is done, the idle time passes without a call,
-// or a client of another binary calls; then it finishes the calls in
-// flight and returns. The socket is removed; the lock file stays (it is
-// what orders daemons of the same workspace).
+// a client of another binary calls, or what it serves is gone (the
+// workspace's .parallax, the socket or the executable removed or
+// replaced); then it finishes the calls in flight and returns. The
+// socket is removed if it is still the server's; the lock file stays (it
+// is what orders daemons of the same workspace).
 func (s *Server) Serve(ctx context.Context) (err error) {
 	lock, err := s.lock(ctx)
 	if err != nil {
@@ -86,9 +97,14 @@ func (s *Server) Serve(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.Socket, err)
 	}
-	ln.SetUnlinkOnClose(true)
+	ln.SetUnlinkOnClose(false) // the watch removes it, if it is still this one
+	w, err := newWatch(s.Workspace, s.Socket, s.Identity)
+	if err != nil {
+		return errors.Join(err, ln.Close(), os.Remove(s.Socket))
+	}
+	defer func() { err = errors.Join(err, w.close()) }()
 	if err := os.Chmod(s.Socket, 0o600); err != nil {
-		return errors.Join(fmt.Errorf("socket mode: %w", err), ln.Close())
+		return errors.Join(fmt.Errorf("socket mode: %w", err), ln.Close(), w.removeSocket())
 	}
 	s.stop = make(chan struct{})
 	guard.ShareFilesystemReads() // many decisions in one process: keep the reads inotify says are unchanged
@@ -103,32 +119,43 @@ func (s *Server) Serve(ctx context.Context) (err error) {
 		defer close(acceptDone)
 		s.accept(ctx, ln, accepted)
 	}()
+	s.why = s.wait(ctx, accepted, w)
+	err = errors.Join(ln.Close(), w.removeSocket())
+	<-acceptDone // no call is added after this
+	s.calls.Wait()
+	return err
+}
+
+// wait returns when the server is to stop: the reason when the watch
+// found what it serves gone, else "".
+func (s *Server) wait(ctx context.Context, accepted <-chan struct{}, w *watch) string {
 	idle := s.Idle
 	if idle <= 0 {
 		idle = DefaultIdle
 	}
 	t := time.NewTimer(idle)
 	defer t.Stop()
-	for done := false; !done; {
+	ticks, stopTicks := s.ticker()
+	defer stopTicks()
+	for {
 		select {
 		case <-ctx.Done():
-			done = true
+			return ""
 		case <-s.stop:
-			done = true
+			return ""
 		case <-accepted:
 			t.Reset(idle)
 		case <-t.C:
 			if s.active.Load() == 0 {
-				done = true
-			} else {
-				t.Reset(idle)
+				return ""
+			}
+			t.Reset(idle)
+		case <-ticks:
+			if why := w.gone(); why != "" {
+				return why
 			}
 		}
 	}
-	err = ln.Close()
-	<-acceptDone // no call is added after this
-	s.calls.Wait()
-	return err
 }
 
 // lock takes the workspace's daemon lock, waiting up to LockWait.
