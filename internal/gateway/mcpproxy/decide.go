@@ -101,27 +101,10 @@ func toolInjection(t *mcp.Tool) []string {
 	b.WriteString(t.Title)
 	b.WriteString("\n")
 	b.WriteString(t.Description)
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			b.WriteString("\n")
-			b.WriteString(x)
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(x[k])
-			}
-		}
-	}
-	walk(t.InputSchema)
+	eachString(t.InputSchema, func(_, s string) bool {
+		b.WriteString("\n")
+		b.WriteString(s)
+		return true
+	})
 	return ScanInjection(b.String(), ScopeDescription)
 }

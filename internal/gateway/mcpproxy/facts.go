@@ -149,25 +149,7 @@ func hasURL(args json.RawMessage) bool {
 	if err := dec.Decode(&v); err != nil {
 		return true
 	}
-	var walk func(key string, v any) bool
-	walk = func(key string, v any) bool {
-		switch x := v.(type) {
-		case string:
-			return strings.Contains(x, "://") || pathLike(key, x)
-		case []any:
-			for _, e := range x {
-				if walk(key, e) {
-					return true
-				}
-			}
-		case map[string]any:
-			for k, e := range x {
-				if walk(k, e) {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	return walk("", v)
+	return !eachString(v, func(key, s string) bool {
+		return !strings.Contains(s, "://") && !pathLike(key, s)
+	})
 }

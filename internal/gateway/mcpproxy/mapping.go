@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"unicode"
@@ -637,37 +636,20 @@ func (m *mapper) pathWrites(args json.RawMessage) ([]shield.Request, error) {
 	}
 	var paths []string
 	var werr error
-	var walk func(key string, v any)
-	walk = func(key string, v any) {
-		switch x := v.(type) {
-		case string:
-			if !pathLike(key, x) || werr != nil {
-				return
-			}
-			p, err := m.place(x)
-			if err != nil {
-				werr = err
-				return
-			}
-			if !slices.Contains(paths, p) {
-				paths = append(paths, p)
-			}
-		case []any:
-			for _, e := range x {
-				walk(key, e)
-			}
-		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(k, x[k])
-			}
+	eachString(v, func(key, s string) bool {
+		if !pathLike(key, s) {
+			return true
 		}
-	}
-	walk("", v)
+		p, err := m.place(s)
+		if err != nil {
+			werr = err
+			return false
+		}
+		if !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+		return true
+	})
 	if werr != nil {
 		return nil, werr
 	}
