@@ -12,7 +12,18 @@ func (l *Log) commit(batch []*request) {
 		l.answer(batch, l.failed)
 		return
 	}
-	err := l.withLock(func() error { return l.commitLocked(batch) })
+	err := l.withLock(func() (err error) {
+		// A panic while writing (a clock or an encoder bug) fails the
+		// batch; it must not end the process from the committer
+		// goroutine, and the file lock must be released. The next batch
+		// re-reads the tail (refresh) before it writes.
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("internal error while writing the batch: %v", p)
+			}
+		}()
+		return l.commitLocked(batch)
+	})
 	if err != nil {
 		l.answer(batch, fmt.Errorf("append to audit log %s: %w", l.path, err))
 	}
