@@ -3,6 +3,7 @@ package judge
 import (
 	"crypto/subtle"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 
@@ -78,7 +79,9 @@ func parseAnswer(text, canary string, wantConfidence bool) (answer, error) {
 			return answer{}, errMalformed
 		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(c), 64)
-		if err != nil || f < 0 || f > 1 {
+		// Written so that NaN fails it: NaN < 0 and NaN > 1 are both
+		// false, and a NaN confidence would pass every later threshold.
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || !(f >= 0 && f <= 1) {
 			return answer{}, errMalformed
 		}
 		a.confidence, next = f, 3

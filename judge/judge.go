@@ -59,7 +59,7 @@ type Profile struct {
 	Name           string // "judge", "supervisor"
 	Prompt         string // system prompt with one %s for the canary
 	WantConfidence bool
-	MinConfidence  float64       // at or below: a human decides
+	MinConfidence  float64       // at or below (or NaN): a human decides
 	CacheTTL       time.Duration // default: 60 s for the judge
 }
 
@@ -261,7 +261,7 @@ func (j *Judge) ask(ctx context.Context, in Input) verdict.Verdict {
 	j.record(ctx, in, audit.CanaryVerified, verdict.Verdict{}, fmt.Sprintf("%d/%d tokens", reply.InputTokens, reply.OutputTokens))
 	v := verdict.Verdict{Decision: a.decision, Stage: verdict.StageJudge, Tier: 2, Rule: RuleJudge,
 		Reason: j.cfg.Profile.Name + " (" + j.cfg.Model.Name() + "): " + a.reason, Hash: in.Hash}
-	if j.cfg.Profile.WantConfidence && v.Decision != verdict.Block && (a.confidence <= j.cfg.Profile.MinConfidence || in.Secret) {
+	if j.cfg.Profile.WantConfidence && v.Decision != verdict.Block && (!(a.confidence > j.cfg.Profile.MinConfidence) || in.Secret) {
 		why := fmt.Sprintf("confidence %.2f", a.confidence)
 		if in.Secret {
 			why = "the data is secret"
