@@ -39,6 +39,25 @@ type Options struct {
 	// Chronicle configures the snapshots taken before writes (zero value:
 	// Chronicle's defaults).
 	Chronicle chronicle.Options
+
+	// fault is a test seam: when set (only by this package's tests), it
+	// is called at the named points of a call (faultPre, faultPost,
+	// faultObserve) and may panic there, to hold the recover branches.
+	fault func(point string)
+}
+
+// Points of a call where Options.fault is called.
+const (
+	faultPre     = "pre"     // PreToolUse, the workspace open
+	faultPost    = "post"    // PostToolUse, before the workspace is opened
+	faultObserve = "observe" // PostToolUse, while the result is classified
+)
+
+// at calls the test seam, if any.
+func (o Options) at(point string) {
+	if o.fault != nil {
+		o.fault(point)
+	}
 }
 
 // Outcome is what PreToolUse decided.
@@ -175,6 +194,7 @@ type pre struct {
 }
 
 func (p *pre) decide(ctx context.Context) Outcome {
+	p.opts.at(faultPre)
 	m, err := Map(p.in, Env{Home: p.opts.Home, Workspace: p.ws.Root})
 	if err != nil {
 		return p.refuse(ctx, RuleBadInput, "cannot read the "+p.in.ToolName+" call: "+err.Error())

@@ -7,6 +7,7 @@ import (
 
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/ifc"
+	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/shield"
 )
 
@@ -32,23 +33,13 @@ func PostToolUse(ctx context.Context, opts Options, in *Input) (err error) {
 			err = fmt.Errorf("internal error in the Parallax hook while classifying the result of %s", in.ToolName)
 		}
 	}()
+	opts.at(faultPost)
 	ws, err := openWorkspace(ctx, opts, in)
 	if err != nil {
 		return fmt.Errorf("the result of %s was not classified: %w", in.ToolName, err)
 	}
 	defer func() { err = errors.Join(err, ws.Close()) }()
-	m, err := Map(in, Env{Home: opts.Home, Workspace: ws.Root})
-	if err != nil || m.Internal {
-		m, err = Generic(in)
-	}
-	if err == nil {
-		var gate *shield.Gate
-		if gate, err = shield.New(ws.GateConfig(opts.Home)); err == nil {
-			err = gate.Observe(ctx, shield.Request{Session: in.SessionID, Type: string(m.Type), Payload: m.Payload,
-				Result: in.ResultText()})
-		}
-	}
-	if err == nil {
+	if err = observe(ctx, opts, in, ws); err == nil {
 		return nil
 	}
 	source := "unclassified result of " + in.ToolName
@@ -73,4 +64,28 @@ func postToolBatch(ctx context.Context, opts Options, in *Input) error {
 		errs = append(errs, PostToolUse(ctx, opts, c))
 	}
 	return errors.Join(errs...)
+}
+
+// observe classifies the result of one call. A panic is an error: the
+// result was not classified, so the session is raised to critical.
+func observe(ctx context.Context, opts Options, in *Input, ws *workspace.Workspace) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = errors.New("internal error in the Parallax hook")
+		}
+	}()
+	opts.at(faultObserve)
+	m, err := Map(in, Env{Home: opts.Home, Workspace: ws.Root})
+	if err != nil || m.Internal {
+		m, err = Generic(in)
+	}
+	if err != nil {
+		return err
+	}
+	gate, err := shield.New(ws.GateConfig(opts.Home))
+	if err != nil {
+		return err
+	}
+	return gate.Observe(ctx, shield.Request{Session: in.SessionID, Type: string(m.Type), Payload: m.Payload,
+		Result: in.ResultText()})
 }
