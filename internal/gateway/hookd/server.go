@@ -228,8 +228,15 @@ func (s *Server) handle(ctx context.Context, c *net.UnixConn) {
 	if decide == nil {
 		decide = Decide
 	}
-	s.mu.Lock()
-	resp := decide(ctx, req)
-	s.mu.Unlock()
+	resp := s.decideOne(ctx, decide, req)
 	_ = writeAnswer(c, resp, "")
+}
+
+// decideOne runs one decision at a time. The lock is released when the
+// decision panics (the panic goes on to handle: no answer); held, it
+// would stall every later call until the daemon died.
+func (s *Server) decideOne(ctx context.Context, decide func(context.Context, *Request) Response, req *Request) Response {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return decide(ctx, req)
 }
