@@ -1,8 +1,6 @@
 package guard
 
 import (
-	"errors"
-	"io/fs"
 	"maps"
 	"path"
 	"slices"
@@ -42,12 +40,17 @@ func (w *worst) add(f Finding, ok bool) {
 	}
 }
 
-// rank orders findings: any Block above any Allow, then the stricter
-// level, then the higher minimum tier.
+// rank orders findings: any Block above any Escalate above any Allow,
+// then the stricter level, then the higher minimum tier. An escalation
+// never hides a block found on another path.
 func rank(f Finding) int {
 	r := int(f.Level)<<4 | f.MinTier
-	if f.Decision != verdict.Allow {
+	switch f.Decision {
+	case verdict.Allow:
+	case verdict.Escalate:
 		r |= 1 << 12
+	default:
+		r |= 2 << 12
 	}
 	return r
 }
@@ -193,7 +196,9 @@ func (g *Guard) classify(w *worst, orig, p string, acc action.Access, whole bool
 		// nothing, or a directory, at the path) holds nothing yet; what is
 		// later written inside is judged path by path.
 		if whole && acc&action.AccessWrite != 0 && !within(g.workspace, p) && !within(g.home, p) {
-			if _, err := g.fs.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			// Nothing there, or unknown (an error other than "does not
+			// exist"): what is made there would be new.
+			if _, err := g.fs.Lstat(p); err != nil {
 				w.add(g.finding(orig, p, action.AccessWrite, e.level, "directories holding "+e.what))
 			}
 		}

@@ -1,10 +1,12 @@
 package guard
 
 import (
+	"errors"
 	"io/fs"
 	"path"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/verdict"
@@ -491,7 +493,7 @@ func couldBePID(q string, dot bool) bool {
 // hidden behind wildcards are judged by what exists now.
 func (g *Guard) expand(w *worst, dr dirReader, segs []string, acc action.Access, dot bool) {
 	cur := []found{{}}
-	budget := maxExpand
+	x := expansion{budget: maxExpand}
 	for i, seg := range segs {
 		last := i == len(segs)-1
 		var next []found
@@ -499,16 +501,22 @@ func (g *Guard) expand(w *worst, dr dirReader, segs []string, acc action.Access,
 			dir := d.path
 			switch {
 			case seg == "**":
-				next = g.walk(dr, dir, dot, last, next, &budget)
+				next = g.walk(dr, dir, dot, last, next, &x)
 			case seg == anySeg || hasMeta(seg):
-				next = g.matchDir(dr, dir, seg, dot, next, &budget)
+				next = g.matchDir(dr, dir, seg, dot, next, &x)
 			default:
 				next = append(next, found{path: dir + "/" + seg})
 			}
-			if budget < 0 {
+			if x.budget < 0 {
 				w.add(g.badPath(strings.Join(segs, "/"), acc, "the pattern matches too many paths to check"), true)
 				return
 			}
+		}
+		if x.unlisted != "" {
+			// What the directory holds is unknown: it may hold a link
+			// planted to point anywhere. The matches found elsewhere are
+			// still checked below.
+			w.add(g.unlistedFinding(strings.Join(segs, "/"), acc, x.unlisted, x.err), true)
 		}
 		cur = next
 		if len(cur) == 0 {
@@ -606,13 +614,48 @@ func (g *Guard) plainDir(pd *plainDirs, dir string, acc action.Access) bool {
 	return plain
 }
 
-// matchDir appends the entries of dir matching seg.
-func (g *Guard) matchDir(dr dirReader, dir, seg string, dot bool, out []found, budget *int) []found {
+// expansion is the state of one expansion: the entries it may still
+// list, and the first directory it could not list (with the error).
+type expansion struct {
+	budget   int
+	unlisted string
+	err      error
+}
+
+// listed reads dir for an expansion. A directory nobody can list
+// (nothingListed) holds nothing: the shell leaves an unmatched pattern as
+// it is. Any other error is remembered: what the directory holds is
+// unknown.
+func (x *expansion) listed(dr dirReader, dir string) []fs.DirEntry {
 	ents, err := dr.ReadDir(dirOrRoot(dir))
 	if err != nil {
-		return out // the shell leaves an unmatched pattern as it is
+		if !nothingListed(err) && x.unlisted == "" {
+			x.unlisted, x.err = dirOrRoot(dir), err
+		}
+		return nil
 	}
-	*budget -= len(ents)
+	x.budget -= len(ents)
+	return ents
+}
+
+// nothingListed reports whether a listing error means that no process
+// lists anything there either: no such directory, not a directory, a
+// link loop.
+func nothingListed(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ELOOP)
+}
+
+// unlistedFinding is the finding of a pattern whose expansion met a
+// directory it could not list: it needs review.
+func (g *Guard) unlistedFinding(pattern string, acc action.Access, dir string, err error) Finding {
+	return Finding{Rule: RuleBadPath, Level: Restricted, Path: quote(pattern), Decision: verdict.Escalate,
+		Reason: accessVerb(acc) + " " + quote(g.show(pattern)) + " needs review: " + quote(g.show(dir)) +
+			" cannot be listed (" + err.Error() + "), so what the pattern reaches there (a planted link?) is unknown"}
+}
+
+// matchDir appends the entries of dir matching seg.
+func (g *Guard) matchDir(dr dirReader, dir, seg string, dot bool, out []found, x *expansion) []found {
+	ents := x.listed(dr, dir)
 	for _, e := range ents {
 		if segMatch(seg, fold(e.Name()), dot) {
 			out = append(out, found{dir + "/" + e.Name(), e.Type(), true})
@@ -624,15 +667,11 @@ func (g *Guard) matchDir(dr dirReader, dir, seg string, dot bool, out []found, b
 // walk appends dir and everything below it for "**" (directories only
 // unless it is the last segment), without following links, as bash's
 // globstar does.
-func (g *Guard) walk(dr dirReader, dir string, dot, files bool, out []found, budget *int) []found {
+func (g *Guard) walk(dr dirReader, dir string, dot, files bool, out []found, x *expansion) []found {
 	out = append(out, found{path: dir})
-	ents, err := dr.ReadDir(dirOrRoot(dir))
-	if err != nil {
-		return out
-	}
-	*budget -= len(ents)
+	ents := x.listed(dr, dir)
 	for _, e := range ents {
-		if *budget < 0 {
+		if x.budget < 0 {
 			return out
 		}
 		if !dot && strings.HasPrefix(e.Name(), ".") {
@@ -641,7 +680,7 @@ func (g *Guard) walk(dr dirReader, dir string, dot, files bool, out []found, bud
 		p := dir + "/" + e.Name()
 		switch {
 		case e.IsDir() && e.Type()&fs.ModeSymlink == 0:
-			out = g.walk(dr, p, dot, files, out, budget)
+			out = g.walk(dr, p, dot, files, out, x)
 		case files:
 			out = append(out, found{p, e.Type(), true})
 		}

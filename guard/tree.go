@@ -1,8 +1,11 @@
 package guard
 
 import (
+	"errors"
+	"io/fs"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/verdict"
@@ -141,7 +144,9 @@ func (g *Guard) treeBelow(root string, acc action.Access) (Finding, bool) {
 		if top != nil && be.level <= top.level {
 			continue
 		}
-		if _, err := g.fs.Lstat(be.path); err == nil {
+		// An entry that cannot be inspected may exist: only "does not
+		// exist" (or "a component is not a directory") rules it out.
+		if _, err := g.fs.Lstat(be.path); !absent(err) {
 			top = be
 		}
 	}
@@ -170,4 +175,10 @@ func (g *Guard) below(dir string) []globEntry {
 	lo := sort.SearchStrings(g.globKeys, key+"/")
 	hi := sort.SearchStrings(g.globKeys, key+"0") // '0' follows '/'
 	return g.globs[lo:hi]
+}
+
+// absent reports whether a Lstat error says that nothing is at the path.
+// Any other error leaves it unknown, which the callers count as present.
+func absent(err error) bool {
+	return err != nil && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR))
 }
