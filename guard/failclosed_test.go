@@ -93,7 +93,7 @@ func TestUnlistableDirectoryIsUnknown(t *testing.T) {
 // TestUninspectableEntryIsPresent: an entry that cannot be inspected
 // (an Lstat error other than "does not exist") counts as present where
 // presence is what makes the access sensitive: a protected entry below
-// a recursive change, a configuration directory a write would create.
+// a recursive change, a directory holding secrets a write would create.
 func TestUninspectableEntryIsPresent(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -108,12 +108,12 @@ func TestUninspectableEntryIsPresent(t *testing.T) {
 			func(g *Guard) (Finding, bool) { return g.CheckGlob("/w/**", action.AccessDelete) }, syscall.EIO, true},
 		{"below a recursive delete, absent", "/w/.parallax",
 			func(g *Guard) (Finding, bool) { return g.CheckGlob("/w/**", action.AccessDelete) }, syscall.ENOENT, false},
-		{"a config directory written whole, permission denied", "/home/u/.vim",
-			func(g *Guard) (Finding, bool) { return g.Check("/home/u/.vim", action.AccessWrite) }, syscall.EACCES, true},
-		{"a config directory written whole, absent", "/home/u/.vim",
-			func(g *Guard) (Finding, bool) { return g.Check("/home/u/.vim", action.AccessWrite) }, syscall.ENOENT, true},
-		{"a config directory written whole, present", "/home/u/.vim",
-			func(g *Guard) (Finding, bool) { return g.Check("/home/u/.vim", action.AccessWrite) }, nil, false},
+		// Resolution stops looking at the first missing component
+		// (~/.local here): the directory's own lstat is classify's.
+		{"a directory holding secrets written whole, permission denied", "/home/u/.local/share",
+			func(g *Guard) (Finding, bool) { return g.Check("/home/u/.local/share", action.AccessWrite) }, syscall.EACCES, true},
+		{"a directory holding secrets written whole, absent", "/home/u/.local/share",
+			func(g *Guard) (Finding, bool) { return g.Check("/home/u/.local/share", action.AccessWrite) }, syscall.ENOENT, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
