@@ -227,12 +227,10 @@ func (g *Gate) applyPolicy(st *state) (verdict.Verdict, bool) {
 		// only if the roots themselves are denied, else it needs review.
 		roots, _ := policyPaths(st.paths, true)
 		if again := g.policy.Evaluate(&policy.Input{Action: st.act, Paths: roots, Hosts: st.hosts, Effects: st.effects}); again.Effect != policy.Deny {
-			// The presets' paths mirror the guard's tables, and the guard
-			// has judged the tree against what exists in it. A user rule
-			// has no such twin: its area may be reached, so a judge decides.
-			if !strings.HasPrefix(res.Source, "preset:") {
-				st.escalate(verdict.StagePolicy, 2, res.Rule, "a recursive change could reach a denied area: "+res.Reason)
-			}
+			// Its area may be reached: a judge decides. A preset's deny
+			// is kept like a user rule's: its paths mirror the guard's
+			// tables only as far as both are kept in step.
+			st.escalate(verdict.StagePolicy, 2, res.Rule, "a recursive change could reach a denied area: "+res.Reason)
 			res = again
 		}
 	}
