@@ -17,18 +17,21 @@ import (
 // guard judges only what exists. The stage is run alone: the guard
 // would stop most of these first.
 func TestPresetDenyOnATreeIsKept(t *testing.T) {
-	g := newTestGate(t, "default")
 	tests := []struct {
-		name string
-		ref  policy.PathRef
-		want bool // escalated
+		name, preset string
+		ref          policy.PathRef
+		want         bool // escalated
 	}{
-		{"change under ~/.config (gh hosts)", policy.PathRef{Path: testHome + "/.config/**", Access: action.AccessWrite, Glob: true}, true},
-		{"delete under ~/.docker", policy.PathRef{Path: testHome + "/.docker/**", Access: action.AccessDelete, Glob: true}, true},
-		{"change under the workspace", policy.PathRef{Path: testWS + "/build/**", Access: action.AccessWrite, Glob: true}, false},
+		{"change under ~/.config (gh hosts)", "default", policy.PathRef{Path: testHome + "/.config/**", Access: action.AccessWrite, Glob: true}, true},
+		{"delete under ~/.docker", "default", policy.PathRef{Path: testHome + "/.docker/**", Access: action.AccessDelete, Glob: true}, true},
+		{"strict: delete in the workspace", "strict", policy.PathRef{Path: testWS + "/build/**", Access: action.AccessDelete, Glob: true}, true},
+		{"change under the workspace", "default", policy.PathRef{Path: testWS + "/build/**", Access: action.AccessWrite, Glob: true}, false},
+		// identity_files mirrors the guard's tables: the guard judges it.
+		{"change of the whole workspace", "default", policy.PathRef{Path: testWS + "/**", Access: action.AccessWrite, Glob: true}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			g := newTestGate(t, tt.preset)
 			payload, _ := json.Marshal(map[string]string{"command": "true"}) // strings always marshal
 			a, err := action.Decode("execute_command", payload)
 			if err != nil {

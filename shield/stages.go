@@ -219,6 +219,17 @@ func policyPaths(refs []policy.PathRef, rootsOnly bool) ([]policy.PathRef, bool)
 	return out, trees
 }
 
+// guardMirrored are the preset deny rules every path of which the
+// guard's tables hold as well (guard/lists.go: SOUL.md, IDENTITY.md,
+// skills/, the sealed .parallax directories). Any other deny rule a
+// recursive change's pattern overlaps, a preset's included (credential
+// stores the guard does not know, strict's no_deletions), is kept as an
+// escalation. Keep in step with policy/presets and the guard's lists.
+var guardMirrored = map[[2]string]bool{
+	{"preset:default", "identity_files"}: true,
+	{"preset:strict", "agent_state"}:     true,
+}
+
 func (g *Gate) applyPolicy(st *state) (verdict.Verdict, bool) {
 	paths, trees := policyPaths(st.paths, false)
 	res := g.policy.Evaluate(&policy.Input{Action: st.act, Paths: paths, Hosts: st.hosts, Effects: st.effects})
@@ -227,10 +238,12 @@ func (g *Gate) applyPolicy(st *state) (verdict.Verdict, bool) {
 		// only if the roots themselves are denied, else it needs review.
 		roots, _ := policyPaths(st.paths, true)
 		if again := g.policy.Evaluate(&policy.Input{Action: st.act, Paths: roots, Hosts: st.hosts, Effects: st.effects}); again.Effect != policy.Deny {
-			// Its area may be reached: a judge decides. A preset's deny
-			// is kept like a user rule's: its paths mirror the guard's
-			// tables only as far as both are kept in step.
-			st.escalate(verdict.StagePolicy, 2, res.Rule, "a recursive change could reach a denied area: "+res.Reason)
+			// Its area may be reached: a judge decides, unless the rule
+			// is a preset's whose paths the guard's tables hold too (the
+			// guard has judged those against what exists below the root).
+			if !guardMirrored[[2]string{res.Source, res.Rule}] {
+				st.escalate(verdict.StagePolicy, 2, res.Rule, "a recursive change could reach a denied area: "+res.Reason)
+			}
 			res = again
 		}
 	}
