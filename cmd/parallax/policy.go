@@ -294,7 +294,12 @@ func newPolicyAddCmd() *cobra.Command {
 in a 0700 directory if missing), after checking that the result loads and
 that no preset or user rule has the same name. The file is replaced
 atomically. User rules are layered over the preset: they can add denials
-and raise tiers, but an allow cannot lower a tier the preset requires.`,
+and raise tiers, but an allow cannot lower a tier the preset requires.
+
+A rule needs at least one condition (--type '*' matches every action).
+The change is recorded in the workspace's audit chain (ConfigChanged,
+policy_rule_added: the rule name and the SHA-256 of the file before and
+after); when the chain cannot record it, nothing is changed.`,
 		Example: `  parallax policy add --name no_prod --section deny --path '/srv/prod/**' --reason 'production data'
   parallax policy add --name vendor_api --section verify --type http_request --domain 'api.vendor.test' --tier 1`,
 		Args: cobra.NoArgs,
@@ -316,7 +321,8 @@ and raise tiers, but an allow cannot lower a tier the preset requires.`,
 				return err
 			}
 			appendRule(doc, f.section, node)
-			if err := saveUserDoc(file, doc, v); err != nil {
+			if err := auditedFileEdit(cmd.Context(), v.Workspace, file, "policy_rule_added", f.name,
+				func() error { return saveUserDoc(file, doc, v) }); err != nil {
 				return err
 			}
 			return write(cmd, fmt.Sprintf("added %s rule %q to %s\n", f.section, f.name, file))
@@ -351,6 +357,11 @@ func (f *ruleFlags) node() (*yaml.Node, error) {
 		return nil, errors.New("policy add: a verify rule needs --tier 1, 2 or 3")
 	case f.section != "verify" && f.tier != 0:
 		return nil, errors.New("policy add: --tier is only for --section verify")
+	case len(f.types)+len(f.paths)+len(f.outside)+len(f.access)+len(f.domains)+len(f.programs) == 0:
+		// As the policy loader says: a rule without a condition is refused,
+		// not read as "every action" (a deny would then block everything).
+		return nil, fmt.Errorf("policy add: rule %q has no condition; give --type, --path, --path-outside, "+
+			"--domain or --program (--type '*' matches every action)", f.name)
 	}
 	m := &yaml.Node{Kind: yaml.MappingNode}
 	str := func(k, val string) {
@@ -370,11 +381,7 @@ func (f *ruleFlags) node() (*yaml.Node, error) {
 	}
 	str("name", f.name)
 	str("description", f.desc)
-	types := f.types
-	if len(types) == 0 && len(f.paths)+len(f.outside)+len(f.access)+len(f.domains)+len(f.programs) == 0 {
-		types = []string{"*"}
-	}
-	list("action_types", types)
+	list("action_types", f.types)
 	list("paths", f.paths)
 	list("paths_outside", f.outside)
 	list("access", f.access)
@@ -566,7 +573,9 @@ func newPolicyRemoveCmd() *cobra.Command {
 		Short: "Remove a user rule from WORKSPACE/.parallax/policy.yaml",
 		Long: `Remove deletes the named rule from the workspace's user policy and
 replaces the file atomically. Preset rules are read-only: to override one,
-add a rule (a deny or a higher verify tier wins) or choose another preset.`,
+add a rule (a deny or a higher verify tier wins) or choose another preset.
+The change is recorded in the workspace's audit chain (ConfigChanged,
+policy_rule_removed); when the chain cannot record it, nothing is changed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, err := policyVars(workspace)
@@ -584,7 +593,8 @@ add a rule (a deny or a higher verify tier wins) or choose another preset.`,
 				}
 				return fmt.Errorf("policy remove: no rule named %q in %s", args[0], file)
 			}
-			if err := saveUserDoc(file, doc, v); err != nil {
+			if err := auditedFileEdit(cmd.Context(), v.Workspace, file, "policy_rule_removed", args[0],
+				func() error { return saveUserDoc(file, doc, v) }); err != nil {
 				return err
 			}
 			return write(cmd, fmt.Sprintf("removed rule %q from %s\n", args[0], file))
