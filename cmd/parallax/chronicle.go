@@ -60,7 +60,7 @@ entries, content size, bytes newly stored, session, reason and paths.
 			return write(cmd, chronicleTable(list))
 		},
 	}
-	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "workspace directory (default: current directory)")
+	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
 	cmd.AddCommand(newChronicleDiffCmd(&workspace), newChronicleRollbackCmd(&workspace),
 		newChroniclePruneCmd(&workspace), newChronicleVerifyCmd(&workspace))
 	return cmd
@@ -69,16 +69,9 @@ entries, content size, bytes newly stored, session, reason and paths.
 // openChronicle opens the workspace's chronicle; it refuses to create one
 // where none exists.
 func openChronicle(cmd *cobra.Command, workspace string) (*chronicle.Chronicle, error) {
-	if workspace == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("find current directory: %w", err)
-		}
-		workspace = wd
-	}
-	ws, err := filepath.Abs(workspace)
+	ws, err := resolveWorkspace(cmd.ErrOrStderr(), workspace)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", workspace, err)
+		return nil, err
 	}
 	db := filepath.Join(ws, ".parallax", "parallax.db")
 	if _, err := os.Stat(db); errors.Is(err, fs.ErrNotExist) {

@@ -46,7 +46,7 @@ corpus is written for.`,
 			if err != nil {
 				return err
 			}
-			cfg, err := gateConfig(workspace, home, policy)
+			cfg, err := gateConfig(cmd.ErrOrStderr(), workspace, home, policy)
 			if err != nil {
 				return err
 			}

@@ -58,7 +58,7 @@ for CI. Nothing is executed.`,
 			if err != nil {
 				return err
 			}
-			cfg, err := gateConfig(workspace, home, policy)
+			cfg, err := gateConfig(cmd.ErrOrStderr(), workspace, home, policy)
 			if err != nil {
 				return err
 			}

@@ -31,7 +31,8 @@ and ~/.parallax/policy.yaml and are layered over the preset (deny first,
 then the highest verify tier, then allow, then fallbacks).
 
 --policy takes a preset name or a policy file. $WORKSPACE in patterns is
---workspace (default: the current directory); ~ and $HOME come from HOME.`,
+--workspace (default: the workspace at or above the current directory, else
+the current directory); ~ and $HOME come from HOME.`,
 	}
 	cmd.AddCommand(newPolicyLintCmd(), newPolicyExplainCmd(), newPolicyTestCmd(),
 		newPolicyAddCmd(), newPolicyListCmd(), newPolicyRemoveCmd())
@@ -54,18 +55,12 @@ func flush(cmd *cobra.Command, b *bytes.Buffer) error {
 	return nil
 }
 
-// policyVars resolves --workspace (default: cwd) and HOME.
-func policyVars(workspace string) (policy.Vars, error) {
-	if workspace == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return policy.Vars{}, fmt.Errorf("find current directory: %w", err)
-		}
-		workspace = wd
-	}
-	ws, err := filepath.Abs(workspace)
+// policyVars resolves --workspace (default: the workspace at or above
+// the current directory, else the current directory) and HOME.
+func policyVars(cmd *cobra.Command, workspace string) (policy.Vars, error) {
+	ws, err := resolveWorkspace(cmd.ErrOrStderr(), workspace)
 	if err != nil {
-		return policy.Vars{}, fmt.Errorf("workspace %s: %w", workspace, err)
+		return policy.Vars{}, err
 	}
 	return policy.Vars{Workspace: ws, Home: os.Getenv("HOME")}, nil
 }
@@ -82,7 +77,7 @@ and warns about rules that can never decide (an allow shadowed by a deny with
 the same conditions). Exit status 1 when any file has an error.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := policyVars(workspace)
+			v, err := policyVars(cmd, workspace)
 			if err != nil {
 				return err
 			}
@@ -112,7 +107,7 @@ the same conditions). Exit status 1 when any file has an error.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&workspace, "workspace", "", "directory $WORKSPACE stands for (default: current directory)")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "directory $WORKSPACE stands for (default: the workspace at or above the current directory)")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also print the compiled form")
 	return cmd
 }
@@ -132,7 +127,7 @@ Shell commands are analysed for their effects first, as the gate does.`,
   parallax policy explain --policy strict '{"type":"execute_command","payload":{"command":"rm -rf build"}}'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := policyVars(workspace)
+			v, err := policyVars(cmd, workspace)
 			if err != nil {
 				return err
 			}
@@ -153,7 +148,7 @@ Shell commands are analysed for their effects first, as the gate does.`,
 			return write(cmd, p.Explain(in).String(all))
 		},
 	}
-	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: current directory)")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
 	cmd.Flags().StringVar(&spec, "policy", "default", "preset name ("+strings.Join(policy.PresetNames(), ", ")+") or policy file")
 	cmd.Flags().BoolVar(&all, "all", false, "also list rules that do not apply to the action's type")
 	return cmd
@@ -225,7 +220,7 @@ Exit status 1 when a case fails or cannot run.`,
 			if err != nil {
 				return err
 			}
-			v, err := policyVars(workspace)
+			v, err := policyVars(cmd, workspace)
 			if err != nil {
 				return err
 			}
@@ -304,7 +299,7 @@ after); when the chain cannot record it, nothing is changed.`,
   parallax policy add --name vendor_api --section verify --type http_request --domain 'api.vendor.test' --tier 1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := policyVars(workspace)
+			v, err := policyVars(cmd, workspace)
 			if err != nil {
 				return err
 			}
@@ -329,7 +324,7 @@ after); when the chain cannot record it, nothing is changed.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&workspace, "workspace", "", "workspace directory (default: current directory)")
+	fl.StringVar(&workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
 	fl.StringVar(&spec, "policy", "default", "preset or policy file whose rule names must not be reused")
 	fl.StringVar(&f.name, "name", "", "rule name (required, unique; letters, digits, _ . -)")
 	fl.StringVar(&f.section, "section", "", "deny, verify or allow (required)")
@@ -527,7 +522,7 @@ from: the preset or file given by --policy, then ~/.parallax/policy.yaml,
 then WORKSPACE/.parallax/policy.yaml.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := policyVars(workspace)
+			v, err := policyVars(cmd, workspace)
 			if err != nil {
 				return err
 			}
@@ -561,7 +556,7 @@ then WORKSPACE/.parallax/policy.yaml.`,
 			return flush(cmd, &out)
 		},
 	}
-	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: current directory)")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
 	cmd.Flags().StringVar(&spec, "policy", "default", "preset name or policy file")
 	return cmd
 }
@@ -578,7 +573,7 @@ The change is recorded in the workspace's audit chain (ConfigChanged,
 policy_rule_removed); when the chain cannot record it, nothing is changed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := policyVars(workspace)
+			v, err := policyVars(cmd, workspace)
 			if err != nil {
 				return err
 			}
@@ -600,7 +595,7 @@ policy_rule_removed); when the chain cannot record it, nothing is changed.`,
 			return write(cmd, fmt.Sprintf("removed rule %q from %s\n", args[0], file))
 		},
 	}
-	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: current directory)")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
 	cmd.Flags().StringVar(&spec, "policy", "default", "preset or policy file (to explain read-only rules)")
 	return cmd
 }

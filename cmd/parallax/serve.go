@@ -80,7 +80,7 @@ thing between the network and the gate, and it travels in clear text.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.workspace, "workspace", "", "workspace root (default: current directory); must be initialised")
+	f.StringVar(&o.workspace, "workspace", "", "workspace root (default: the workspace at or above the current directory); must be initialised")
 	f.StringVar(&o.home, "home", "", "what ~ means (default: $HOME)")
 	f.StringVar(&o.addr, "addr", httpapi.DefaultAddr, "listen address (host:port); port 0 picks a free one")
 	f.BoolVar(&o.allowRemote, "allow-remote", false, "allow a non-loopback --addr")
@@ -101,7 +101,7 @@ func runServe(ctx context.Context, o serveOptions, stderr io.Writer) error {
 	if _, err := httpapi.CheckAddr(o.addr, o.allowRemote); err != nil {
 		return err // before anything is opened
 	}
-	cfg, err := gateConfig(o.workspace, o.home, "")
+	cfg, err := gateConfig(stderr, o.workspace, o.home, "")
 	if err != nil {
 		return err
 	}

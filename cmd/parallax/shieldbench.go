@@ -35,11 +35,11 @@ programs behind the BLOCKs. Nothing is executed.`,
 			if err != nil {
 				return err
 			}
-			gate, err := newGate(workspace, home, policy)
+			gate, err := newGate(cmd.ErrOrStderr(), workspace, home, policy)
 			if err != nil {
 				return err
 			}
-			ws, _ := resolveWorkspace(workspace)
+			ws, _ := resolveWorkspace(cmd.ErrOrStderr(), workspace)
 			errw := cmd.ErrOrStderr()
 			st := shield.RunCommands(cmd.Context(), gate, ws, cmds, func(done int) {
 				fmt.Fprintf(errw, "\r%d/%d commands", done, len(cmds))
