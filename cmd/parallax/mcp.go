@@ -87,9 +87,11 @@ changed definition (rug pull), or one whose text reads as orders to the
 agent (tool poisoning), is held until approved with
 ` + "`parallax mcp pins approve SERVER TOOL`" + `.
 
-The workspace (--workspace, default: the one at or above the current directory) must be
-initialised (parallax init): its policy, session taint and audit chain are
-used. --no-workspace runs with the default policy, memory-only state, pins
+The workspace (--workspace, default: the one at or above the current
+directory) must be initialised (parallax init): its policy, session taint
+and audit chain are used. The whole audit chain is verified at start: on a
+broken chain the proxy refuses to start (parallax doctor says what to do).
+--no-workspace runs with the default policy, memory-only state, pins
 that last for this process and no audit chain. One proxy process is one
 session (--session, default a random mcp-<16 hex>). The server's stderr is
 passed through; this command logs to stderr (stdout is the MCP transport).`,
@@ -192,6 +194,11 @@ func mcpProxyConfig(cmd *cobra.Command, f mcpProxyFlags) (mcpproxy.Config, *pxwo
 		return cfg, nil, fmt.Errorf("workspace %s is not initialised: run `parallax init %s`, "+
 			"or pass --no-workspace to run with memory-only state and no audit chain", gcfg.Workspace, gcfg.Workspace)
 	}
+	rep, err := pxworkspace.VerifyChain(gcfg.Workspace)
+	if err != nil {
+		return cfg, nil, fmt.Errorf("mcp proxy %s: %w", gcfg.Workspace, err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "parallax mcp proxy: audit chain of %s %s\n", gcfg.Workspace, pxworkspace.ChainStatus(rep))
 	ws, err := pxworkspace.Open(cmd.Context(), gcfg.Workspace)
 	if err != nil {
 		return cfg, nil, err

@@ -92,6 +92,9 @@ func (d *doctor) checkAudit() Check {
 		return failc(path+" is missing: the history of this workspace is gone",
 			"if you kept an anchor elsewhere, this is the evidence; then "+recreate)
 	case err != nil:
+		// serve, mcp proxy and the hook daemon verify the chain at start
+		// (VerifyChain) and refuse to start until it verifies.
+		err = fmt.Errorf("%w (serve, mcp proxy and the hook daemon refuse to start until it verifies)", err)
 		if ce, isChain := audit.AsChainError(err); isChain {
 			switch ce.Code {
 			case audit.CodeTornTail:
