@@ -16,8 +16,11 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/parallax/parallax/action"
+	pxworkspace "github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/policy"
 	"github.com/parallax/parallax/shell"
+	"github.com/parallax/parallax/shield"
+	"github.com/parallax/parallax/verdict"
 )
 
 func newPolicyCmd() *cobra.Command {
@@ -117,12 +120,19 @@ func newPolicyExplainCmd() *cobra.Command {
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "explain '<action json>'",
-		Short: "Show which rule decides an action, and why",
-		Long: `Explain evaluates one action, {"type": ..., "payload": {...}}, against the
-policy (preset or file, with the user rules of ~/.parallax/policy.yaml and
-WORKSPACE/.parallax/policy.yaml layered over it) and prints the decision,
-the deciding rule and every rule considered. "-" reads the JSON from stdin.
-Shell commands are analysed for their effects first, as the gate does.`,
+		Short: "Show how the whole gate decides an action, step by step, and why",
+		Long: `Explain runs one action, {"type": ..., "payload": {...}}, through the real
+gate of the workspace (its policy from config.yaml or --policy, with the
+user rules of ~/.parallax/policy.yaml and WORKSPACE/.parallax/policy.yaml
+layered over it, and its protected paths) and prints what each step made
+of it (decode, verify, guard, fast path, policy, heuristics, information
+flow, judge: decided, passed with a note, or not reached), the final
+verdict, then the policy's own account: the deciding rule and every rule
+considered. "-" reads the JSON from stdin.
+
+The action is judged as the first of a fresh session: no session taint is
+read, nothing is recorded in the audit chain, and no judge model or human
+is asked (what would go to them shows as ESCALATE).`,
 		Example: `  parallax policy explain '{"type":"read_file","payload":{"path":"~/.netrc"}}'
   parallax policy explain --policy strict '{"type":"execute_command","payload":{"command":"rm -rf build"}}'`,
 		Args: cobra.ExactArgs(1),
@@ -137,43 +147,87 @@ Shell commands are analysed for their effects first, as the gate does.`,
 					return fmt.Errorf("read action from stdin: %w", err)
 				}
 			}
-			in, err := explainInput(raw, v)
+			req, in, err := explainInput(raw, v)
 			if err != nil {
 				return err
 			}
-			p, err := policy.Layered(spec, v)
+			if v.Home == "" {
+				return errors.New("HOME is not set: it decides what ~ means")
+			}
+			cfg, err := pxworkspace.DryGateConfig(v.Workspace, v.Home, spec)
 			if err != nil {
 				return err
 			}
-			return write(cmd, p.Explain(in).String(all))
+			gate, err := shield.New(cfg)
+			if err != nil {
+				return err
+			}
+			ex := gate.Explain(cmd.Context(), shield.Request{Session: "explain", Type: req.Type, Payload: req.Payload})
+			return write(cmd, explainText(cfg, ex)+"\npolicy step on its own (the rules; the gate's verdict is above):\n"+
+				gate.Policy().Explain(in).String(all))
 		},
 	}
 	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
-	cmd.Flags().StringVar(&spec, "policy", "default", "preset name ("+strings.Join(policy.PresetNames(), ", ")+") or policy file")
+	cmd.Flags().StringVar(&spec, "policy", "", "preset name ("+strings.Join(policy.PresetNames(), ", ")+") or policy file (default: the workspace's config.yaml, else default)")
 	cmd.Flags().BoolVar(&all, "all", false, "also list rules that do not apply to the action's type")
 	return cmd
 }
 
-// explainInput decodes {"type","payload"} strictly and builds the input
-// the gate would: normalised paths, shell effects, hosts.
-func explainInput(raw []byte, v policy.Vars) (*policy.Input, error) {
-	var req struct {
-		Type    string          `json:"type"`
-		Payload json.RawMessage `json:"payload"`
+// explainText prints the gate's steps and its verdict.
+func explainText(cfg shield.Config, ex shield.Explanation) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "gate: workspace %s, policy %s\n", cfg.Workspace, cfg.Policy)
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, s := range ex.Steps {
+		what := "not reached (an earlier step decided)"
+		switch {
+		case s.Decided:
+			what = verdictText(s.Verdict)
+		case s.Reached:
+			what = "pass: " + s.Note
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", s.Step, what) //nolint:errcheck // the tabwriter writes to a bytes.Buffer; Flush reports errors
 	}
+	_ = tw.Flush() // writes to a bytes.Buffer cannot fail
+	fmt.Fprintf(&b, "verdict: %s\n", verdictText(ex.Final))
+	return b.String()
+}
+
+func verdictText(v verdict.Verdict) string {
+	s := fmt.Sprintf("%s (%s, tier %d", v.Decision, v.Stage, v.Tier)
+	if v.Rule != "" {
+		s += ", rule " + v.Rule
+	}
+	s += ")"
+	if v.Reason != "" {
+		s += ": " + oneLine(v.Reason, 200)
+	}
+	return s
+}
+
+// explainRequest is the JSON policy explain reads.
+type explainRequest struct {
+	Type    string          `json:"type"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// explainInput decodes {"type","payload"} strictly and builds the input
+// the policy sees: normalised paths, shell effects, hosts.
+func explainInput(raw []byte, v policy.Vars) (explainRequest, *policy.Input, error) {
+	var req explainRequest
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return nil, fmt.Errorf("action JSON: want {\"type\": ..., \"payload\": {...}}: %w", err)
+		return req, nil, fmt.Errorf("action JSON: want {\"type\": ..., \"payload\": {...}}: %w", err)
 	}
 	a, err := action.Decode(req.Type, req.Payload)
 	if err != nil {
-		return nil, fmt.Errorf("decode action: %w", err)
+		return req, nil, fmt.Errorf("decode action: %w", err)
 	}
 	if err := action.Normalize(a, action.Env{Home: v.Home}); err != nil {
-		return nil, fmt.Errorf("normalize action: %w", err)
+		return req, nil, fmt.Errorf("normalize action: %w", err)
 	}
-	return policy.NewInput(a, analyzeFor(a, v)), nil
+	return req, policy.NewInput(a, analyzeFor(a, v)), nil
 }
 
 // analyzeFor runs the shell analysis for actions that carry a command.
