@@ -1,6 +1,10 @@
 # The same gates CI runs. `make test` is the README's test command.
 GO        ?= go
 FUZZTIME  ?= 60s
+# Minimising a new crasher or corpus entry defaults to 60s per input, which
+# ate a fuzzer's whole budget; a few seconds keeps each fuzzer fuzzing.
+FUZZMIN   ?= 5s
+FUZZ       = $(GO) test -run='^$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMIN)
 export CGO_ENABLED ?= 0
 
 .PHONY: build test lint bench fuzz corpus nl2bash
@@ -20,28 +24,28 @@ bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./action/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/ ./llm/
 
 fuzz:
-	$(GO) test ./shell/  -run='^$$' -fuzz=FuzzAnalyze -fuzztime=$(FUZZTIME)
-	$(GO) test ./shell/  -run='^$$' -fuzz=FuzzFastParse -fuzztime=$(FUZZTIME)
-	$(GO) test ./action/ -run='^$$' -fuzz=FuzzFastCommand -fuzztime=$(FUZZTIME)
-	$(GO) test ./action/ -run='^$$' -fuzz=FuzzHashCommand -fuzztime=$(FUZZTIME)
-	$(GO) test ./guard/  -run='^$$' -fuzz=FuzzSegEnd -fuzztime=$(FUZZTIME)
-	$(GO) test ./internal/shglob/ -run='^$$' -fuzz=FuzzLastBytesBash -fuzztime=$(FUZZTIME)
-	$(GO) test ./internal/shglob/ -run='^$$' -fuzz=FuzzLastBytesGo -fuzztime=$(FUZZTIME)
-	$(GO) test ./policy/ -run='^$$' -fuzz=FuzzParse   -fuzztime=$(FUZZTIME)
-	$(GO) test ./action/ -run='^$$' -fuzz=FuzzDecode  -fuzztime=$(FUZZTIME)
-	$(GO) test ./shield/ -run='^$$' -fuzz=FuzzStream  -fuzztime=$(FUZZTIME)
-	$(GO) test ./ifc/    -run='^$$' -fuzz=FuzzParse   -fuzztime=$(FUZZTIME)
-	$(GO) test ./ifc/    -run='^$$' -fuzz='^FuzzSegIntersect$$' -fuzztime=$(FUZZTIME)
-	$(GO) test ./ifc/    -run='^$$' -fuzz=FuzzEvaluateCommand -fuzztime=$(FUZZTIME)
-	$(GO) test ./audit/  -run='^$$' -fuzz=FuzzVerify  -fuzztime=$(FUZZTIME)
-	$(GO) test ./audit/  -run='^$$' -fuzz=FuzzParseAgree -fuzztime=$(FUZZTIME)
-	$(GO) test ./dlp/    -run='^$$' -fuzz=FuzzScan    -fuzztime=$(FUZZTIME)
-	$(GO) test ./chronicle/ -run='^$$' -fuzz=FuzzLineDiff -fuzztime=$(FUZZTIME)
-	$(GO) test ./approval/ -run='^$$' -fuzz=FuzzRedactPayload -fuzztime=$(FUZZTIME)
-	$(GO) test ./approval/ -run='^$$' -fuzz=FuzzVerifySignature -fuzztime=$(FUZZTIME)
-	$(GO) test ./action/ -run='^$$' -fuzz=FuzzDuplicateKeys -fuzztime=$(FUZZTIME)
-	$(GO) test ./llm/ -run='^$$' -fuzz='^FuzzSSEReader$$' -fuzztime=$(FUZZTIME)
-	$(GO) test ./llm/ -run='^$$' -fuzz='^FuzzParseConfig$$' -fuzzminimizetime=2s -fuzztime=$(FUZZTIME)
+	$(FUZZ) ./shell/ -fuzz=FuzzAnalyze
+	$(FUZZ) ./shell/ -fuzz=FuzzFastParse
+	$(FUZZ) ./action/ -fuzz=FuzzFastCommand
+	$(FUZZ) ./action/ -fuzz=FuzzHashCommand
+	$(FUZZ) ./guard/ -fuzz=FuzzSegEnd
+	$(FUZZ) ./internal/shglob/ -fuzz=FuzzLastBytesBash
+	$(FUZZ) ./internal/shglob/ -fuzz=FuzzLastBytesGo
+	$(FUZZ) ./policy/ -fuzz=FuzzParse
+	$(FUZZ) ./action/ -fuzz=FuzzDecode
+	$(FUZZ) ./shield/ -fuzz=FuzzStream
+	$(FUZZ) ./ifc/ -fuzz=FuzzParse
+	$(FUZZ) ./ifc/ -fuzz='^FuzzSegIntersect$$'
+	$(FUZZ) ./ifc/ -fuzz=FuzzEvaluateCommand
+	$(FUZZ) ./audit/ -fuzz=FuzzVerify
+	$(FUZZ) ./audit/ -fuzz=FuzzParseAgree
+	$(FUZZ) ./dlp/ -fuzz=FuzzScan
+	$(FUZZ) ./chronicle/ -fuzz=FuzzLineDiff
+	$(FUZZ) ./approval/ -fuzz=FuzzRedactPayload
+	$(FUZZ) ./approval/ -fuzz=FuzzVerifySignature
+	$(FUZZ) ./action/ -fuzz=FuzzDuplicateKeys
+	$(FUZZ) ./llm/ -fuzz='^FuzzSSEReader$$'
+	$(FUZZ) ./llm/ -fuzz='^FuzzParseConfig$$'
 
 corpus:
 	$(GO) run ./cmd/parallax eval testdata/corpus

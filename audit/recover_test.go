@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -101,15 +102,110 @@ func TestRecoverFirstWriteTorn(t *testing.T) {
 	}
 }
 
+// TestRecoverEnd: the damage at the end of a log that verify and doctor
+// send to --repair is repaired, losing no complete entry that verifies:
+// the head is rewritten to the last such entry, torn bytes move aside, and
+// each repair is an IntegrityViolation entry; the chain then verifies.
+func TestRecoverEnd(t *testing.T) {
+	otherHash := "sha256:" + strings.Repeat("ab", 32)
+	cases := []struct {
+		name   string
+		tamper func(t *testing.T, lf *logFiles)
+		keep   int    // complete entries that must survive, byte for byte
+		codes  string // the IntegrityViolation codes appended, in order
+	}{
+		{"torn last line, head behind it", func(t *testing.T, lf *logFiles) {
+			lf.lines = append(lf.lines, []byte(`{"v":1,"seq":6,"ti`))
+		}, 5, "torn_tail"},
+		{"committed entry cut short", func(_ *testing.T, lf *logFiles) {
+			lf.lines[4] = lf.lines[4][:50]
+		}, 4, "torn_tail head_mismatch"},
+		{"last line cut at its newline", func(_ *testing.T, lf *logFiles) {
+			lf.lines[4] = lf.lines[4][:len(lf.lines[4])-1]
+		}, 4, "torn_tail head_mismatch"},
+		{"last entries removed", func(_ *testing.T, lf *logFiles) { lf.lines = lf.lines[:3] }, 3, "head_mismatch"},
+		{"head names another hash", func(_ *testing.T, lf *logFiles) {
+			lf.head = formatHead(Anchor{Seq: 5, Hash: otherHash})
+		}, 5, "head_mismatch"},
+		{"lagging head names another hash", func(_ *testing.T, lf *logFiles) {
+			lf.head = formatHead(Anchor{Seq: 2, Hash: otherHash})
+		}, 5, "head_mismatch"},
+		{"last entry re-hashed", func(t *testing.T, lf *logFiles) { lf.editRehash(t, 5) }, 5, "head_mismatch"},
+		{"head missing", func(_ *testing.T, lf *logFiles) { lf.head = nil }, 5, "head_missing"},
+		{"head unreadable", func(_ *testing.T, lf *logFiles) { lf.head = []byte("garbage\n") }, 5, "head_unreadable"},
+		{"head unreadable and torn tail", func(_ *testing.T, lf *logFiles) {
+			lf.head = []byte("garbage\n")
+			lf.lines[4] = lf.lines[4][:50]
+		}, 4, "torn_tail head_unreadable"},
+		{"every line torn", func(_ *testing.T, lf *logFiles) {
+			lf.lines = [][]byte{lf.lines[0][:20]}
+		}, 0, "torn_tail head_mismatch"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeLog(t, 5)
+			lf := readFiles(t, path)
+			oldHead := lf.head
+			c.tamper(t, lf)
+			lf.write(t, path)
+			if _, err := Verify(path, VerifyOptions{}); err == nil {
+				t.Fatal("the tampering is not seen by Verify")
+			}
+			kept := bytes.Join(lf.lines[:c.keep], nil)
+			rec, err := Recover(path, Options{Clock: newClock().Now})
+			if err != nil {
+				t.Fatalf("recover: %v", err)
+			}
+			raw, err := os.ReadFile(path)
+			if err != nil || !bytes.HasPrefix(raw, kept) {
+				t.Fatalf("recover lost entries that verified (%v)", err)
+			}
+			var codes []string
+			for n := c.keep + 1; n <= bytes.Count(raw, []byte("\n")); n++ {
+				e, lerr := parseLine(bytes.TrimSuffix(bytes.SplitAfter(raw, []byte("\n"))[n-1], []byte("\n")))
+				if lerr != nil || e.Type != IntegrityViolation {
+					t.Fatalf("entry %d: %+v %v, want an IntegrityViolation", n, e, lerr)
+				}
+				codes = append(codes, e.Detail.Code)
+			}
+			if got := strings.Join(codes, " "); got != c.codes {
+				t.Errorf("got repairs %q, want %q", got, c.codes)
+			}
+			if rec.HeadProblem != nil {
+				if old, err := parseHead(oldHead); err == nil && c.codes == "head_mismatch" && c.keep == 3 &&
+					(rec.HeadEntry.Detail.Ref != old.Hash || rec.HeadEntry.Detail.Count != int64(old.Seq)) {
+					t.Errorf("head entry %+v does not record the old head %v", rec.HeadEntry.Detail, old)
+				}
+			}
+			if _, err := Verify(path, VerifyOptions{}); err != nil {
+				t.Errorf("verify after recover: %v", err)
+			}
+			l := openT(t, path)
+			if _, err := l.Append(context.Background(), sampleEvent(9)); err != nil {
+				t.Errorf("append after recover: %v", err)
+			}
+		})
+	}
+}
+
 func TestRecoverRefusesWhatACrashCannotCause(t *testing.T) {
 	cases := []struct {
 		name   string
 		tamper func(t *testing.T, lf *logFiles)
 		code   Code
 	}{
-		{"committed entry cut short", func(_ *testing.T, lf *logFiles) { lf.lines[4] = lf.lines[4][:50] }, CodeHeadMismatch},
 		{"bad complete line", func(_ *testing.T, lf *logFiles) { lf.lines = append(lf.lines, []byte("x\n")) }, CodeBadJSON},
-		{"last entry re-hashed", func(t *testing.T, lf *logFiles) { lf.editRehash(t, 5) }, CodeHeadMismatch},
+		{"middle entry edited", func(_ *testing.T, lf *logFiles) {
+			lf.lines[2] = bytes.Replace(lf.lines[2], []byte(`"seq":3`), []byte(`"seq":3 `), 1)
+		}, CodeNotCanonical},
+		{"middle entry re-hashed", func(t *testing.T, lf *logFiles) { lf.editRehash(t, 3) }, CodePrevMismatch},
+		{"middle entry removed", func(_ *testing.T, lf *logFiles) {
+			lf.lines = append(lf.lines[:2], lf.lines[3:]...)
+		}, CodeSeqGap},
+		{"middle entry removed and torn tail", func(_ *testing.T, lf *logFiles) {
+			lf.lines = append(lf.lines[:2], lf.lines[3:]...)
+			lf.lines[3] = lf.lines[3][:50]
+		}, CodeSeqGap},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -38,6 +38,9 @@ type RollbackResult struct {
 // file + rename). Paths identical to the snapshot (same type, mode,
 // mtime and content hash) are left alone. A failure while applying leaves
 // earlier paths restored and names the Undo snapshot.
+//
+// The undo snapshot is the rollback's own, not the agent's: it is
+// labelled with session UndoSession, whatever session took snapshot id.
 func (c *Chronicle) Rollback(ctx context.Context, id int64) (RollbackResult, error) {
 	unlock, err := lockFile(c.lockPath(), true)
 	if err != nil {
@@ -50,6 +53,11 @@ func (c *Chronicle) Rollback(ctx context.Context, id int64) (RollbackResult, err
 	}
 	return res, nil
 }
+
+// UndoSession labels the snapshot a rollback takes before it restores: a
+// rollback is a human's act (parallax chronicle rollback), never the
+// session of the agent whose snapshot is restored.
+const UndoSession = "human:rollback"
 
 func (c *Chronicle) rollbackLocked(ctx context.Context, id int64) (RollbackResult, error) {
 	rec, files, err := c.load(ctx, id)
@@ -70,7 +78,7 @@ func (c *Chronicle) rollbackLocked(ctx context.Context, id int64) (RollbackResul
 	for i, p := range rec.Paths {
 		abs[i] = filepath.Join(c.root, filepath.FromSlash(p))
 	}
-	undo, err := c.snapshotLocked(ctx, abs, "before rollback to #"+strconv.FormatInt(id, 10), rec.Session)
+	undo, err := c.snapshotLocked(ctx, abs, "before rollback to #"+strconv.FormatInt(id, 10), UndoSession)
 	if err != nil {
 		return RollbackResult{}, fmt.Errorf("snapshot current state: %w", err)
 	}

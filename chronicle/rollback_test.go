@@ -114,6 +114,9 @@ func TestSnapshotRollbackRoundTrip(t *testing.T) {
 			if res.Restored+res.Removed == 0 {
 				t.Errorf("rollback reports no work: %+v", res)
 			}
+			if res.Undo.Session != UndoSession {
+				t.Errorf("undo snapshot session: got %q, want %q (the rollback's, not the agent's s1)", res.Undo.Session, UndoSession)
+			}
 			// The rollback itself can be undone.
 			_, err = c.Rollback(ctx, res.Undo.ID)
 			must(t, err)

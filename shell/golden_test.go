@@ -5,7 +5,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The commands in this file are test data: they are only ever passed to
@@ -165,11 +164,7 @@ func FuzzAnalyze(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
-		start := time.Now()
-		e1 := Analyze(cmd, tOpt)
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("%q took %v", cmd, d)
-		}
+		e1 := Analyze(cmd, tOpt) // a hang is caught by the fuzzer's timeout, not a wall-clock bound
 		for _, tg := range e1.Tags {
 			if tg.Kind == TagOpaque && tg.Detail == "internal error" {
 				t.Fatalf("internal error (recovered panic) on %q", cmd)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -53,11 +51,15 @@ it prints an anchor (SEQ:sha256:...): keep it somewhere the agent and any
 intruder cannot write, and pass it back with --anchor; a rewrite of the
 chain up to that entry is then caught even if the head was rewritten too.
 
---repair handles the one damage a crash can cause, a torn last line: the
-torn bytes are moved to audit.jsonl.torn-<n> and an IntegrityViolation
-entry records their offset, length and hash. Anything else is refused: it
-needs a human. The whole chain is verified afterwards. A corrupt or
-truncated tail is never silently restarted.
+--repair handles damage at the end of the chain, losing no entry that
+verifies: a torn last line (its bytes are moved to audit.jsonl.torn-<n>)
+and a head file that disagrees with the log, is missing or unreadable
+(head_mismatch, head_missing, head_unreadable: it is rewritten to the last
+entry that verifies). Each repair is an IntegrityViolation entry recording
+what was found (offset, length and hash of the torn bytes; the seq and hash
+the head recorded). A bad entry, a broken link or a gap inside the chain is
+refused: it needs a human. The whole chain is verified afterwards. A
+corrupt or truncated tail is never silently restarted.
 
 Exit status 1 when the chain does not verify, a listing hits a damaged
 line, or a repair is refused.`,
@@ -70,30 +72,22 @@ line, or a repair is refused.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAudit(cmd, &fl) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.workspace, "workspace", "", "workspace directory (default: current directory)")
+	f.StringVar(&fl.workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
 	f.IntVarP(&fl.last, "last", "n", 20, "show the last N matching entries (0: all)")
 	f.StringVar(&fl.session, "session", "", "only entries of this session")
 	f.StringVar(&fl.typ, "type", "", "only entries of this event type (e.g. ActionBlocked)")
 	f.BoolVar(&fl.asJSON, "json", false, "print the stored JSON lines instead of a table")
 	f.BoolVar(&fl.verify, "verify", false, "verify the whole chain and the head")
 	f.StringArrayVar(&fl.anchors, "anchor", nil, "with --verify: SEQ:sha256:HEX that must still hold (repeatable)")
-	f.BoolVar(&fl.repair, "repair", false, "move a torn last line aside and record it in the chain")
+	f.BoolVar(&fl.repair, "repair", false, "repair the end of the chain (torn last line, head file) and record it")
 	cmd.MarkFlagsMutuallyExclusive("verify", "repair")
 	return cmd
 }
 
 func runAudit(cmd *cobra.Command, fl *auditFlags) error {
-	ws := fl.workspace
-	if ws == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return fmt.Errorf("find current directory: %w", err)
-		}
-		ws = wd
-	}
-	ws, err := filepath.Abs(ws)
+	ws, err := resolveWorkspace(cmd.ErrOrStderr(), fl.workspace)
 	if err != nil {
-		return fmt.Errorf("workspace %s: %w", fl.workspace, err)
+		return err
 	}
 	path := audit.DefaultPath(ws)
 	switch {
@@ -140,8 +134,15 @@ func auditVerify(cmd *cobra.Command, path string, anchorArgs []string) error {
 
 // repairHint points at --repair for the damage it can fix.
 func repairHint(err error) string {
-	if ce, ok := audit.AsChainError(err); ok && ce.Code == audit.CodeTornTail {
+	ce, ok := audit.AsChainError(err)
+	if !ok {
+		return ""
+	}
+	switch ce.Code {
+	case audit.CodeTornTail:
 		return " (parallax audit --repair moves the torn bytes aside and records it)"
+	case audit.CodeHeadMismatch, audit.CodeHeadMissing, audit.CodeHeadUnreadable:
+		return " (if every entry verifies, parallax audit --repair rewrites the head to the last one and records what it said)"
 	}
 	return ""
 }
@@ -151,9 +152,16 @@ func auditRepair(cmd *cobra.Command, path string) error {
 	if err != nil {
 		return &exitError{code: exitAuditBad, err: fmt.Errorf("audit --repair: refused: %w", err)}
 	}
-	msg := "nothing to repair: " + path + " ends in a complete, valid entry\n"
+	msg := "nothing to repair: " + path + " ends in a complete, valid entry and its head agrees\n"
+	if rec.Length > 0 || rec.HeadProblem != nil {
+		msg = ""
+	}
+	if rec.HeadProblem != nil {
+		msg += fmt.Sprintf("repaired: the head file (%s: %s) now names the last entry that verifies; recorded as entry %d (%s)\n",
+			rec.HeadProblem.Code, rec.HeadProblem.Msg, rec.HeadEntry.Seq, rec.HeadEntry.Type)
+	}
 	if rec.Length > 0 {
-		msg = fmt.Sprintf("repaired: moved %d torn bytes at offset %d to %s; recorded as entry %d (%s)\n",
+		msg += fmt.Sprintf("repaired: moved %d torn bytes at offset %d to %s; recorded as entry %d (%s)\n",
 			rec.Length, rec.Offset, rec.TornFile, rec.Entry.Seq, rec.Entry.Type)
 	}
 	if err := write(cmd, msg); err != nil {

@@ -159,7 +159,71 @@ func TestAuditVerifyAndRepair(t *testing.T) {
 	wantExit(t, err, "line 3 (seq 3")
 	wantExit(t, err, "hash_mismatch")
 	_, err = runAuditCmd(t, "--workspace", ws, "--repair")
-	wantExit(t, err, "still does not verify")
+	wantExit(t, err, "refused")
+	wantExit(t, err, "hash_mismatch")
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, bytes.Replace(raw, []byte(`"s2"`), []byte(`"s3"`), 1)) {
+		t.Error("a refused repair changed the log")
+	}
+}
+
+// TestAuditRepairAgreesWithAdvice: whatever verify and doctor send to
+// --repair, --repair repairs, keeping every entry that verifies.
+func TestAuditRepairAgreesWithAdvice(t *testing.T) {
+	tests := []struct {
+		name   string
+		tamper func(t *testing.T, path string)
+		want   []string // in the repair's output
+	}{
+		{"committed last entry cut short", func(t *testing.T, path string) {
+			st, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(path, st.Size()-10); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"head_mismatch", "moved"}},
+		{"head file rewritten", func(t *testing.T, path string) {
+			head := audit.HeadPath(path)
+			b, err := os.ReadFile(head)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(head, bytes.Replace(b, []byte("seq=0"), []byte("seq=9"), 1), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"head_unreadable"}},
+		{"head file removed", func(t *testing.T, path string) {
+			if err := os.Remove(audit.HeadPath(path)); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"head_missing"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := initialisedForDoctor(t)
+			path := audit.DefaultPath(ws)
+			tt.tamper(t, path)
+			_, err := runAuditCmd(t, "--workspace", ws, "--verify")
+			wantExit(t, err, "parallax audit --repair")
+			out, _, _ := runInitDoctorCmd(t, doctorCommand(fakeDoctorSandbox), "", "--workspace", ws)
+			if !strings.Contains(out, "parallax audit --repair") {
+				t.Errorf("doctor does not advise --repair:\n%s", out)
+			}
+			out, err = runAuditCmd(t, "--workspace", ws, "--repair")
+			if err != nil {
+				t.Fatalf("repair: %v\n%s", err, out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("repair output lacks %q:\n%s", w, out)
+				}
+			}
+			if out, err := runAuditCmd(t, "--workspace", ws, "--verify"); err != nil {
+				t.Errorf("verify after repair: %v\n%s", err, out)
+			}
+		})
+	}
 }
 
 func wantExit(t *testing.T, err error, substr string) {

@@ -60,7 +60,7 @@ entries, content size, bytes newly stored, session, reason and paths.
 			return write(cmd, chronicleTable(list))
 		},
 	}
-	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "workspace directory (default: current directory)")
+	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
 	cmd.AddCommand(newChronicleDiffCmd(&workspace), newChronicleRollbackCmd(&workspace),
 		newChroniclePruneCmd(&workspace), newChronicleVerifyCmd(&workspace))
 	return cmd
@@ -69,16 +69,9 @@ entries, content size, bytes newly stored, session, reason and paths.
 // openChronicle opens the workspace's chronicle; it refuses to create one
 // where none exists.
 func openChronicle(cmd *cobra.Command, workspace string) (*chronicle.Chronicle, error) {
-	if workspace == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("find current directory: %w", err)
-		}
-		workspace = wd
-	}
-	ws, err := filepath.Abs(workspace)
+	ws, err := resolveWorkspace(cmd.ErrOrStderr(), workspace)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", workspace, err)
+		return nil, err
 	}
 	db := filepath.Join(ws, ".parallax", "parallax.db")
 	if _, err := os.Stat(db); errors.Is(err, fs.ErrNotExist) {
@@ -330,7 +323,9 @@ func newChroniclePruneCmd(workspace *string) *cobra.Command {
 a duration such as 36h, or days and weeks: 30d, 2w); with both, a snapshot
 must satisfy both to stay. Snapshots go oldest first, so the hash chain of
 the rest still verifies. Stored contents no remaining snapshot references
-are deleted.`,
+are deleted. The prune is recorded in the workspace's audit chain
+(ConfigChanged, chronicle_pruned: the limits and the counts, or the error);
+when the chain cannot be opened nothing is deleted.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if keep <= 0 && maxAge == "" {
@@ -348,17 +343,39 @@ are deleted.`,
 				return err
 			}
 			defer c.Close()
-			res, err := c.Prune(cmd.Context(), keep, age)
-			if err != nil {
-				return err
-			}
-			return write(cmd, fmt.Sprintf("deleted %d snapshot(s) and %d stored file(s) (%s)\n",
-				res.Snapshots, res.Objects, humanBytes(res.Bytes)))
+			return auditedPrune(cmd, c, keep, maxAge, age)
 		},
 	}
 	cmd.Flags().IntVar(&keep, "keep", 0, "keep at most N snapshots")
 	cmd.Flags().StringVar(&maxAge, "max-age", "", "delete snapshots older than AGE (36h, 30d, 2w)")
 	return cmd
+}
+
+// auditedPrune prunes and records it in the workspace's audit chain; the
+// chain is opened first, so a prune that could not be recorded does not
+// start. A failed prune is recorded too.
+func auditedPrune(cmd *cobra.Command, c *chronicle.Chronicle, keep int, maxAge string, age time.Duration) (err error) {
+	log, err := openChain(c.Root(), "prune")
+	if err != nil {
+		return &exitError{code: exitChronicle, err: err}
+	}
+	defer func() { err = errors.Join(err, log.Close()) }()
+	res, perr := c.Prune(cmd.Context(), keep, age)
+	limits := fmt.Sprintf("--keep %d --max-age %q", keep, maxAge)
+	ev := audit.Event{Type: audit.ConfigChanged, Stage: "human", Reason: "chronicle prune " + limits,
+		Detail: audit.Detail{Code: "chronicle_pruned", Count: res.Snapshots,
+			Message: fmt.Sprintf("deleted %d snapshot(s) and %d stored file(s), %d bytes", res.Snapshots, res.Objects, res.Bytes)}}
+	if perr != nil {
+		ev.Detail.Code, ev.Detail.Message = "chronicle_prune_failed", perr.Error()
+	}
+	if _, aerr := log.Append(context.WithoutCancel(cmd.Context()), ev); aerr != nil {
+		return errors.Join(perr, fmt.Errorf("the prune was not recorded in the audit chain: %w", aerr))
+	}
+	if perr != nil {
+		return perr
+	}
+	return write(cmd, fmt.Sprintf("deleted %d snapshot(s) and %d stored file(s) (%s)\n",
+		res.Snapshots, res.Objects, humanBytes(res.Bytes)))
 }
 
 func newChronicleVerifyCmd(workspace *string) *cobra.Command {

@@ -45,7 +45,7 @@ HOME decides what ~ means in policies. Exit status 1 when any check FAILs.`,
   parallax doctor --workspace ~/project --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			root, err := resolveWorkspace(workspace)
+			root, err := resolveWorkspace(cmd.ErrOrStderr(), workspace)
 			if err != nil {
 				return err
 			}
@@ -60,7 +60,7 @@ HOME decides what ~ means in policies. Exit status 1 when any check FAILs.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: current directory)")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"workspace","ok","checks":[{"name","status","detail","fix"}]}`)
 	return cmd
 }

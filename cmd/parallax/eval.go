@@ -46,7 +46,11 @@ corpus is written for.`,
 			if err != nil {
 				return err
 			}
-			cfg, err := gateConfig(workspace, home, policy)
+			ws, err := dirOrCwd(workspace) // a measurement: the current directory, never a workspace above
+			if err != nil {
+				return err
+			}
+			cfg, err := gateConfig(cmd.ErrOrStderr(), ws, home, policy)
 			if err != nil {
 				return err
 			}

@@ -130,7 +130,9 @@ binary calls it, or when what it serves is gone: every --watch it checks
 that the workspace's .parallax, its socket and its own binary are still
 there and the same files (device and inode; for the binary also size and
 modification time), so a deleted or re-initialised project, or a removed
-or rebuilt binary, leaves no daemon behind.`,
+or rebuilt binary, leaves no daemon behind. It verifies the whole audit
+chain when it starts and refuses to start on a broken one (the hooks then
+decide in process; parallax doctor names the damage).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runHookDaemon(cmd.Context(), dir, idle, watch)
@@ -158,6 +160,9 @@ func runHookDaemon(ctx context.Context, dir string, idle, watch time.Duration) e
 	root, err := claudecode.FindWorkspace(abs)
 	if err != nil {
 		return err
+	}
+	if _, err := pxworkspace.VerifyChain(root); err != nil {
+		return fmt.Errorf("hook daemon %s: %w", root, err) // the hooks decide in process meanwhile
 	}
 	sock, err := hookd.SocketPath(root)
 	if err != nil {

@@ -28,7 +28,7 @@ through an intermediate file.
   parallax ifc list    tracked paths with their level, labels and source
   parallax ifc sweep   drop the labels of files that no longer exist`,
 	}
-	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "workspace root (default: current directory)")
+	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "workspace root (default: the workspace at or above the current directory)")
 	cmd.AddCommand(newIFCListCmd(&workspace), newIFCSweepCmd(&workspace))
 	return cmd
 }
@@ -36,7 +36,7 @@ through an intermediate file.
 // openWorkspace opens an initialised workspace (default: the current
 // directory).
 func openWorkspace(cmd *cobra.Command, dir string) (*pxworkspace.Workspace, error) {
-	root, err := resolveWorkspace(dir)
+	root, err := resolveWorkspace(cmd.ErrOrStderr(), dir)
 	if err != nil {
 		return nil, err
 	}

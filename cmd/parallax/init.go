@@ -73,7 +73,7 @@ default otherwise. Check the result with parallax doctor.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			root, err := resolveWorkspace(dir)
+			root, err := dirOrCwd(dir) // init makes a workspace here, never above
 			if err != nil {
 				return err
 			}

@@ -87,9 +87,11 @@ changed definition (rug pull), or one whose text reads as orders to the
 agent (tool poisoning), is held until approved with
 ` + "`parallax mcp pins approve SERVER TOOL`" + `.
 
-The workspace (--workspace, default: the current directory) must be
-initialised (parallax init): its policy, session taint and audit chain are
-used. --no-workspace runs with the default policy, memory-only state, pins
+The workspace (--workspace, default: the one at or above the current
+directory) must be initialised (parallax init): its policy, session taint
+and audit chain are used. The whole audit chain is verified at start: on a
+broken chain the proxy refuses to start (parallax doctor says what to do).
+--no-workspace runs with the default policy, memory-only state, pins
 that last for this process and no audit chain. One proxy process is one
 session (--session, default a random mcp-<16 hex>). The server's stderr is
 passed through; this command logs to stderr (stdout is the MCP transport).`,
@@ -104,7 +106,7 @@ passed through; this command logs to stderr (stdout is the MCP transport).`,
 	// Everything after the server command belongs to it.
 	cmd.Flags().SetInterspersed(false)
 	fl := cmd.Flags()
-	fl.StringVar(&f.workspace, "workspace", "", "workspace root (default: current directory); must be initialised")
+	fl.StringVar(&f.workspace, "workspace", "", "workspace root (default: the workspace at or above the current directory); must be initialised")
 	fl.BoolVar(&f.noWorkspace, "no-workspace", false, "run without a workspace: memory-only taint and pins, no audit chain")
 	fl.StringVar(&f.home, "home", "", "what ~ means (default: $HOME)")
 	fl.StringVar(&f.policy, "policy", "", "policy preset or file (default: the workspace's config)")
@@ -173,7 +175,7 @@ func runMCPProxy(cmd *cobra.Command, f mcpProxyFlags, argv []string) (err error)
 // it is initialised, memory only with --no-workspace, otherwise an error.
 // The gate gets no approver: the proxy asks, after --trust-tool.
 func mcpProxyConfig(cmd *cobra.Command, f mcpProxyFlags) (mcpproxy.Config, *pxworkspace.Workspace, error) {
-	gcfg, err := gateConfig(f.workspace, f.home, f.policy)
+	gcfg, err := gateConfig(cmd.ErrOrStderr(), f.workspace, f.home, f.policy)
 	if err != nil {
 		return mcpproxy.Config{}, nil, err
 	}
@@ -192,6 +194,11 @@ func mcpProxyConfig(cmd *cobra.Command, f mcpProxyFlags) (mcpproxy.Config, *pxwo
 		return cfg, nil, fmt.Errorf("workspace %s is not initialised: run `parallax init %s`, "+
 			"or pass --no-workspace to run with memory-only state and no audit chain", gcfg.Workspace, gcfg.Workspace)
 	}
+	rep, err := pxworkspace.VerifyChain(gcfg.Workspace)
+	if err != nil {
+		return cfg, nil, fmt.Errorf("mcp proxy %s: %w", gcfg.Workspace, err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "parallax mcp proxy: audit chain of %s %s\n", gcfg.Workspace, pxworkspace.ChainStatus(rep))
 	ws, err := pxworkspace.Open(cmd.Context(), gcfg.Workspace)
 	if err != nil {
 		return cfg, nil, err
@@ -283,7 +290,7 @@ approved by a human) and every held definition (held:changed — it differs
 from the pinned one; held:poisoned — its text reads as orders to the agent).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			root, err := mcpWorkspaceRoot(workspace)
+			root, err := mcpWorkspaceRoot(cmd.ErrOrStderr(), workspace)
 			if err != nil {
 				return err
 			}
@@ -303,7 +310,7 @@ from the pinned one; held:poisoned — its text reads as orders to the agent).`,
 			return err
 		},
 	}
-	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "workspace root (default: current directory)")
+	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "workspace root (default: the workspace at or above the current directory)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print pins.json")
 	list := &cobra.Command{Use: "list", Short: "Same as `parallax mcp pins`", Args: cobra.NoArgs, RunE: cmd.RunE}
 	list.Flags().BoolVar(&asJSON, "json", false, "print pins.json")
@@ -334,7 +341,7 @@ mcp_tool_approved).`,
 }
 
 func runMCPApprove(cmd *cobra.Command, workspace, server string, tools []string, all bool) (err error) {
-	root, err := mcpWorkspaceRoot(workspace)
+	root, err := mcpWorkspaceRoot(cmd.ErrOrStderr(), workspace)
 	if err != nil {
 		return err
 	}
@@ -377,8 +384,8 @@ func runMCPApprove(cmd *cobra.Command, workspace, server string, tools []string,
 }
 
 // mcpWorkspaceRoot resolves an initialised workspace.
-func mcpWorkspaceRoot(dir string) (string, error) {
-	root, err := resolveWorkspace(dir)
+func mcpWorkspaceRoot(stderr io.Writer, dir string) (string, error) {
+	root, err := resolveWorkspace(stderr, dir)
 	if err != nil {
 		return "", err
 	}
@@ -484,7 +491,7 @@ no arguments the trusted tools are listed. Each change is audited
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := mcpWorkspaceRoot(workspace)
+			root, err := mcpWorkspaceRoot(cmd.ErrOrStderr(), workspace)
 			if err != nil {
 				return err
 			}
@@ -503,7 +510,7 @@ no arguments the trusted tools are listed. Each change is audited
 			return runMCPTrust(cmd, root, store, args[0], args[1], remove)
 		},
 	}
-	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace root (default: current directory)")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace root (default: the workspace at or above the current directory)")
 	cmd.Flags().BoolVar(&remove, "remove", false, "withdraw the trust")
 	return cmd
 }

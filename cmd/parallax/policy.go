@@ -16,8 +16,11 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/parallax/parallax/action"
+	pxworkspace "github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/policy"
 	"github.com/parallax/parallax/shell"
+	"github.com/parallax/parallax/shield"
+	"github.com/parallax/parallax/verdict"
 )
 
 func newPolicyCmd() *cobra.Command {
@@ -31,7 +34,8 @@ and ~/.parallax/policy.yaml and are layered over the preset (deny first,
 then the highest verify tier, then allow, then fallbacks).
 
 --policy takes a preset name or a policy file. $WORKSPACE in patterns is
---workspace (default: the current directory); ~ and $HOME come from HOME.`,
+--workspace (default: the workspace at or above the current directory, else
+the current directory); ~ and $HOME come from HOME.`,
 	}
 	cmd.AddCommand(newPolicyLintCmd(), newPolicyExplainCmd(), newPolicyTestCmd(),
 		newPolicyAddCmd(), newPolicyListCmd(), newPolicyRemoveCmd())
@@ -54,18 +58,12 @@ func flush(cmd *cobra.Command, b *bytes.Buffer) error {
 	return nil
 }
 
-// policyVars resolves --workspace (default: cwd) and HOME.
-func policyVars(workspace string) (policy.Vars, error) {
-	if workspace == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return policy.Vars{}, fmt.Errorf("find current directory: %w", err)
-		}
-		workspace = wd
-	}
-	ws, err := filepath.Abs(workspace)
+// policyVars resolves --workspace (default: the workspace at or above
+// the current directory, else the current directory) and HOME.
+func policyVars(cmd *cobra.Command, workspace string) (policy.Vars, error) {
+	ws, err := resolveWorkspace(cmd.ErrOrStderr(), workspace)
 	if err != nil {
-		return policy.Vars{}, fmt.Errorf("workspace %s: %w", workspace, err)
+		return policy.Vars{}, err
 	}
 	return policy.Vars{Workspace: ws, Home: os.Getenv("HOME")}, nil
 }
@@ -82,7 +80,7 @@ and warns about rules that can never decide (an allow shadowed by a deny with
 the same conditions). Exit status 1 when any file has an error.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := policyVars(workspace)
+			v, err := policyVars(cmd, workspace)
 			if err != nil {
 				return err
 			}
@@ -112,7 +110,7 @@ the same conditions). Exit status 1 when any file has an error.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&workspace, "workspace", "", "directory $WORKSPACE stands for (default: current directory)")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "directory $WORKSPACE stands for (default: the workspace at or above the current directory)")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also print the compiled form")
 	return cmd
 }
@@ -122,17 +120,24 @@ func newPolicyExplainCmd() *cobra.Command {
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "explain '<action json>'",
-		Short: "Show which rule decides an action, and why",
-		Long: `Explain evaluates one action, {"type": ..., "payload": {...}}, against the
-policy (preset or file, with the user rules of ~/.parallax/policy.yaml and
-WORKSPACE/.parallax/policy.yaml layered over it) and prints the decision,
-the deciding rule and every rule considered. "-" reads the JSON from stdin.
-Shell commands are analysed for their effects first, as the gate does.`,
+		Short: "Show how the whole gate decides an action, step by step, and why",
+		Long: `Explain runs one action, {"type": ..., "payload": {...}}, through the real
+gate of the workspace (its policy from config.yaml or --policy, with the
+user rules of ~/.parallax/policy.yaml and WORKSPACE/.parallax/policy.yaml
+layered over it, and its protected paths) and prints what each step made
+of it (decode, verify, guard, fast path, policy, heuristics, information
+flow, judge: decided, passed with a note, or not reached), the final
+verdict, then the policy's own account: the deciding rule and every rule
+considered. "-" reads the JSON from stdin.
+
+The action is judged as the first of a fresh session: no session taint is
+read, nothing is recorded in the audit chain, and no judge model or human
+is asked (what would go to them shows as ESCALATE).`,
 		Example: `  parallax policy explain '{"type":"read_file","payload":{"path":"~/.netrc"}}'
   parallax policy explain --policy strict '{"type":"execute_command","payload":{"command":"rm -rf build"}}'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := policyVars(workspace)
+			v, err := policyVars(cmd, workspace)
 			if err != nil {
 				return err
 			}
@@ -142,43 +147,87 @@ Shell commands are analysed for their effects first, as the gate does.`,
 					return fmt.Errorf("read action from stdin: %w", err)
 				}
 			}
-			in, err := explainInput(raw, v)
+			req, in, err := explainInput(raw, v)
 			if err != nil {
 				return err
 			}
-			p, err := policy.Layered(spec, v)
+			if v.Home == "" {
+				return errors.New("HOME is not set: it decides what ~ means")
+			}
+			cfg, err := pxworkspace.DryGateConfig(v.Workspace, v.Home, spec)
 			if err != nil {
 				return err
 			}
-			return write(cmd, p.Explain(in).String(all))
+			gate, err := shield.New(cfg)
+			if err != nil {
+				return err
+			}
+			ex := gate.Explain(cmd.Context(), shield.Request{Session: "explain", Type: req.Type, Payload: req.Payload})
+			return write(cmd, explainText(cfg, ex)+"\npolicy step on its own (the rules; the gate's verdict is above):\n"+
+				gate.Policy().Explain(in).String(all))
 		},
 	}
-	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: current directory)")
-	cmd.Flags().StringVar(&spec, "policy", "default", "preset name ("+strings.Join(policy.PresetNames(), ", ")+") or policy file")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
+	cmd.Flags().StringVar(&spec, "policy", "", "preset name ("+strings.Join(policy.PresetNames(), ", ")+") or policy file (default: the workspace's config.yaml, else default)")
 	cmd.Flags().BoolVar(&all, "all", false, "also list rules that do not apply to the action's type")
 	return cmd
 }
 
-// explainInput decodes {"type","payload"} strictly and builds the input
-// the gate would: normalised paths, shell effects, hosts.
-func explainInput(raw []byte, v policy.Vars) (*policy.Input, error) {
-	var req struct {
-		Type    string          `json:"type"`
-		Payload json.RawMessage `json:"payload"`
+// explainText prints the gate's steps and its verdict.
+func explainText(cfg shield.Config, ex shield.Explanation) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "gate: workspace %s, policy %s\n", cfg.Workspace, cfg.Policy)
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, s := range ex.Steps {
+		what := "not reached (an earlier step decided)"
+		switch {
+		case s.Decided:
+			what = verdictText(s.Verdict)
+		case s.Reached:
+			what = "pass: " + s.Note
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", s.Step, what) //nolint:errcheck // the tabwriter writes to a bytes.Buffer; Flush reports errors
 	}
+	_ = tw.Flush() // writes to a bytes.Buffer cannot fail
+	fmt.Fprintf(&b, "verdict: %s\n", verdictText(ex.Final))
+	return b.String()
+}
+
+func verdictText(v verdict.Verdict) string {
+	s := fmt.Sprintf("%s (%s, tier %d", v.Decision, v.Stage, v.Tier)
+	if v.Rule != "" {
+		s += ", rule " + v.Rule
+	}
+	s += ")"
+	if v.Reason != "" {
+		s += ": " + oneLine(v.Reason, 200)
+	}
+	return s
+}
+
+// explainRequest is the JSON policy explain reads.
+type explainRequest struct {
+	Type    string          `json:"type"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// explainInput decodes {"type","payload"} strictly and builds the input
+// the policy sees: normalised paths, shell effects, hosts.
+func explainInput(raw []byte, v policy.Vars) (explainRequest, *policy.Input, error) {
+	var req explainRequest
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return nil, fmt.Errorf("action JSON: want {\"type\": ..., \"payload\": {...}}: %w", err)
+		return req, nil, fmt.Errorf("action JSON: want {\"type\": ..., \"payload\": {...}}: %w", err)
 	}
 	a, err := action.Decode(req.Type, req.Payload)
 	if err != nil {
-		return nil, fmt.Errorf("decode action: %w", err)
+		return req, nil, fmt.Errorf("decode action: %w", err)
 	}
 	if err := action.Normalize(a, action.Env{Home: v.Home}); err != nil {
-		return nil, fmt.Errorf("normalize action: %w", err)
+		return req, nil, fmt.Errorf("normalize action: %w", err)
 	}
-	return policy.NewInput(a, analyzeFor(a, v)), nil
+	return req, policy.NewInput(a, analyzeFor(a, v)), nil
 }
 
 // analyzeFor runs the shell analysis for actions that carry a command.
@@ -225,7 +274,7 @@ Exit status 1 when a case fails or cannot run.`,
 			if err != nil {
 				return err
 			}
-			v, err := policyVars(workspace)
+			v, err := policyVars(cmd, workspace)
 			if err != nil {
 				return err
 			}
@@ -294,12 +343,17 @@ func newPolicyAddCmd() *cobra.Command {
 in a 0700 directory if missing), after checking that the result loads and
 that no preset or user rule has the same name. The file is replaced
 atomically. User rules are layered over the preset: they can add denials
-and raise tiers, but an allow cannot lower a tier the preset requires.`,
+and raise tiers, but an allow cannot lower a tier the preset requires.
+
+A rule needs at least one condition (--type '*' matches every action).
+The change is recorded in the workspace's audit chain (ConfigChanged,
+policy_rule_added: the rule name and the SHA-256 of the file before and
+after); when the chain cannot record it, nothing is changed.`,
 		Example: `  parallax policy add --name no_prod --section deny --path '/srv/prod/**' --reason 'production data'
   parallax policy add --name vendor_api --section verify --type http_request --domain 'api.vendor.test' --tier 1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := policyVars(workspace)
+			v, err := policyVars(cmd, workspace)
 			if err != nil {
 				return err
 			}
@@ -316,14 +370,15 @@ and raise tiers, but an allow cannot lower a tier the preset requires.`,
 				return err
 			}
 			appendRule(doc, f.section, node)
-			if err := saveUserDoc(file, doc, v); err != nil {
+			if err := auditedFileEdit(cmd.Context(), v.Workspace, file, "policy_rule_added", f.name,
+				func() error { return saveUserDoc(file, doc, v) }); err != nil {
 				return err
 			}
 			return write(cmd, fmt.Sprintf("added %s rule %q to %s\n", f.section, f.name, file))
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&workspace, "workspace", "", "workspace directory (default: current directory)")
+	fl.StringVar(&workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
 	fl.StringVar(&spec, "policy", "default", "preset or policy file whose rule names must not be reused")
 	fl.StringVar(&f.name, "name", "", "rule name (required, unique; letters, digits, _ . -)")
 	fl.StringVar(&f.section, "section", "", "deny, verify or allow (required)")
@@ -351,6 +406,11 @@ func (f *ruleFlags) node() (*yaml.Node, error) {
 		return nil, errors.New("policy add: a verify rule needs --tier 1, 2 or 3")
 	case f.section != "verify" && f.tier != 0:
 		return nil, errors.New("policy add: --tier is only for --section verify")
+	case len(f.types)+len(f.paths)+len(f.outside)+len(f.access)+len(f.domains)+len(f.programs) == 0:
+		// As the policy loader says: a rule without a condition is refused,
+		// not read as "every action" (a deny would then block everything).
+		return nil, fmt.Errorf("policy add: rule %q has no condition; give --type, --path, --path-outside, "+
+			"--domain or --program (--type '*' matches every action)", f.name)
 	}
 	m := &yaml.Node{Kind: yaml.MappingNode}
 	str := func(k, val string) {
@@ -370,11 +430,7 @@ func (f *ruleFlags) node() (*yaml.Node, error) {
 	}
 	str("name", f.name)
 	str("description", f.desc)
-	types := f.types
-	if len(types) == 0 && len(f.paths)+len(f.outside)+len(f.access)+len(f.domains)+len(f.programs) == 0 {
-		types = []string{"*"}
-	}
-	list("action_types", types)
+	list("action_types", f.types)
 	list("paths", f.paths)
 	list("paths_outside", f.outside)
 	list("access", f.access)
@@ -520,7 +576,7 @@ from: the preset or file given by --policy, then ~/.parallax/policy.yaml,
 then WORKSPACE/.parallax/policy.yaml.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := policyVars(workspace)
+			v, err := policyVars(cmd, workspace)
 			if err != nil {
 				return err
 			}
@@ -554,7 +610,7 @@ then WORKSPACE/.parallax/policy.yaml.`,
 			return flush(cmd, &out)
 		},
 	}
-	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: current directory)")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
 	cmd.Flags().StringVar(&spec, "policy", "default", "preset name or policy file")
 	return cmd
 }
@@ -566,10 +622,12 @@ func newPolicyRemoveCmd() *cobra.Command {
 		Short: "Remove a user rule from WORKSPACE/.parallax/policy.yaml",
 		Long: `Remove deletes the named rule from the workspace's user policy and
 replaces the file atomically. Preset rules are read-only: to override one,
-add a rule (a deny or a higher verify tier wins) or choose another preset.`,
+add a rule (a deny or a higher verify tier wins) or choose another preset.
+The change is recorded in the workspace's audit chain (ConfigChanged,
+policy_rule_removed); when the chain cannot record it, nothing is changed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := policyVars(workspace)
+			v, err := policyVars(cmd, workspace)
 			if err != nil {
 				return err
 			}
@@ -584,13 +642,14 @@ add a rule (a deny or a higher verify tier wins) or choose another preset.`,
 				}
 				return fmt.Errorf("policy remove: no rule named %q in %s", args[0], file)
 			}
-			if err := saveUserDoc(file, doc, v); err != nil {
+			if err := auditedFileEdit(cmd.Context(), v.Workspace, file, "policy_rule_removed", args[0],
+				func() error { return saveUserDoc(file, doc, v) }); err != nil {
 				return err
 			}
 			return write(cmd, fmt.Sprintf("removed rule %q from %s\n", args[0], file))
 		},
 	}
-	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: current directory)")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
 	cmd.Flags().StringVar(&spec, "policy", "default", "preset or policy file (to explain read-only rules)")
 	return cmd
 }

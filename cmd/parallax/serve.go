@@ -26,6 +26,7 @@ type serveOptions struct {
 	allowRemote                     bool
 	maxBody                         int64
 	timeout, grace                  time.Duration
+	chain                           string // what was verified of the audit chain at start
 }
 
 func newServeCmd() *cobra.Command {
@@ -43,8 +44,14 @@ unless --addr says otherwise. Every route but /healthz needs the header
   POST /v1/observe        {"session","parent","type","payload","result"} → 204;
                           the result is classified and taints the session
   GET  /v1/sessions/{id}  the session's taint level, source, records, parent
-  GET  /healthz           liveness (no token)
+  GET  /healthz           liveness (no token), and what was verified of the
+                          audit chain at start (audit_chain)
   GET  /metrics           Prometheus text exposition (token required)
+
+Before it listens, serve verifies the whole audit chain (every entry, the
+head): on a broken chain it refuses to start, naming the first bad entry,
+rather than append to a history that cannot be trusted (parallax doctor
+says what to do).
 
 A verdict is the line parallax shield evaluate writes, plus the request's
 "id". Clients must run an action only on a 200 with decision ALLOW. Bodies
@@ -80,7 +87,7 @@ thing between the network and the gate, and it travels in clear text.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.workspace, "workspace", "", "workspace root (default: current directory); must be initialised")
+	f.StringVar(&o.workspace, "workspace", "", "workspace root (default: the workspace at or above the current directory); must be initialised")
 	f.StringVar(&o.home, "home", "", "what ~ means (default: $HOME)")
 	f.StringVar(&o.addr, "addr", httpapi.DefaultAddr, "listen address (host:port); port 0 picks a free one")
 	f.BoolVar(&o.allowRemote, "allow-remote", false, "allow a non-loopback --addr")
@@ -101,7 +108,7 @@ func runServe(ctx context.Context, o serveOptions, stderr io.Writer) error {
 	if _, err := httpapi.CheckAddr(o.addr, o.allowRemote); err != nil {
 		return err // before anything is opened
 	}
-	cfg, err := gateConfig(o.workspace, o.home, "")
+	cfg, err := gateConfig(stderr, o.workspace, o.home, "")
 	if err != nil {
 		return err
 	}
@@ -112,6 +119,11 @@ func runServe(ctx context.Context, o serveOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	rep, err := pxworkspace.VerifyChain(cfg.Workspace)
+	if err != nil {
+		return fmt.Errorf("serve %s: %w", cfg.Workspace, err)
+	}
+	o.chain = pxworkspace.ChainStatus(rep)
 	ws, err := pxworkspace.Open(ctx, cfg.Workspace)
 	if err != nil {
 		return err
@@ -159,7 +171,7 @@ func serveWorkspace(ctx context.Context, ws *pxworkspace.Workspace, home string,
 	}
 	srv, err := httpapi.New(httpapi.Config{Gate: gate, Sessions: ws.DB, Tainter: ws.IFCStore(), Audit: ws.Audit,
 		Token: token, Logger: log, MaxBodyBytes: o.maxBody, RequestTimeout: o.timeout, ShutdownGrace: o.grace,
-		Approvals: answers})
+		Approvals: answers, AuditChain: o.chain})
 	if err != nil {
 		return err
 	}
@@ -171,6 +183,6 @@ func serveWorkspace(ctx context.Context, ws *pxworkspace.Workspace, home string,
 		log.Warn("listening on a non-loopback address: any host that reaches it can use the gate with the token, which travels unencrypted",
 			"addr", ln.Addr().String())
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "workspace", ws.Root, "policy", ws.Config.Policy)
+	log.Info("listening", "addr", ln.Addr().String(), "workspace", ws.Root, "policy", ws.Config.Policy, "audit_chain", o.chain)
 	return srv.Serve(ctx, ln)
 }

@@ -54,7 +54,7 @@ the workspace's audit chain (.parallax/audit.jsonl) before it is written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			shield.LongRunning()
-			cfg, err := gateConfig(workspace, home, policy)
+			cfg, err := gateConfig(cmd.ErrOrStderr(), workspace, home, policy)
 			if err != nil {
 				return err
 			}
@@ -81,7 +81,7 @@ the workspace's audit chain (.parallax/audit.jsonl) before it is written.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace root (default: current directory)")
+	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace root (default: the workspace at or above the current directory)")
 	cmd.Flags().StringVar(&home, "home", "", "what ~ means (default: $HOME)")
 	cmd.Flags().StringVar(&policy, "policy", "default", "policy preset (default, permissive, strict) or policy file (default: the workspace's config, else default)")
 	return cmd

@@ -35,11 +35,14 @@ programs behind the BLOCKs. Nothing is executed.`,
 			if err != nil {
 				return err
 			}
-			gate, err := newGate(workspace, home, policy)
+			ws, err := dirOrCwd(workspace) // a measurement: the current directory, never a workspace above
 			if err != nil {
 				return err
 			}
-			ws, _ := resolveWorkspace(workspace)
+			gate, err := newGate(cmd.ErrOrStderr(), ws, home, policy)
+			if err != nil {
+				return err
+			}
 			errw := cmd.ErrOrStderr()
 			st := shield.RunCommands(cmd.Context(), gate, ws, cmds, func(done int) {
 				fmt.Fprintf(errw, "\r%d/%d commands", done, len(cmds))

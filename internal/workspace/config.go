@@ -143,3 +143,28 @@ func (w *Workspace) GateConfig(home string) shield.Config {
 	}
 	return cfg
 }
+
+// DryGateConfig is the gate as the workspace at root configures it (its
+// policy from config.yaml, its extra protected paths) without its state:
+// no database, no audit chain, no judge or approver, so nothing is read
+// from or written to the workspace's sessions or chain and no model or
+// human is asked. policyFlag, when set, overrides config.yaml. A
+// directory that is not a workspace gets the default configuration.
+func DryGateConfig(root, home, policyFlag string) (shield.Config, error) {
+	cfg := DefaultConfig()
+	var protected []string
+	if Initialised(root) {
+		var err error
+		if cfg, err = LoadConfig(root); err != nil {
+			return shield.Config{}, err
+		}
+		if protected, err = LoadProtected(root); err != nil {
+			return shield.Config{}, err
+		}
+	}
+	spec := cfg.policySpec(root)
+	if policyFlag != "" {
+		spec = policyFlag
+	}
+	return shield.Config{Workspace: root, Home: home, Policy: spec, Protected: protected}, nil
+}

@@ -92,8 +92,17 @@ func (d *doctor) checkAudit() Check {
 		return failc(path+" is missing: the history of this workspace is gone",
 			"if you kept an anchor elsewhere, this is the evidence; then "+recreate)
 	case err != nil:
-		if ce, isChain := audit.AsChainError(err); isChain && ce.Code == audit.CodeTornTail {
-			return failc(err.Error(), "run: parallax audit --repair --workspace "+d.root+" (moves the torn bytes aside and records it)")
+		// serve, mcp proxy and the hook daemon verify the chain at start
+		// (VerifyChain) and refuse to start until it verifies.
+		err = fmt.Errorf("%w (serve, mcp proxy and the hook daemon refuse to start until it verifies)", err)
+		if ce, isChain := audit.AsChainError(err); isChain {
+			switch ce.Code {
+			case audit.CodeTornTail:
+				return failc(err.Error(), "run: parallax audit --repair --workspace "+d.root+" (moves the torn bytes aside and records it)")
+			case audit.CodeHeadMismatch, audit.CodeHeadMissing, audit.CodeHeadUnreadable:
+				return failc(err.Error(), "run: parallax audit --repair --workspace "+d.root+" (if every entry verifies, "+
+					"rewrites the head to the last one and records what it said; compare with an anchor kept elsewhere)")
+			}
 		}
 		return failc(err.Error(), "the chain was altered: keep the file as evidence, compare it with an anchor kept "+
 			"elsewhere (parallax audit --verify --anchor), then "+recreate)

@@ -3,53 +3,21 @@ package claudecode
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/parallax/parallax/internal/workspace"
 )
 
 // ErrNoWorkspace is returned by FindWorkspace when no directory at or
 // above the start holds a workspace.
-var ErrNoWorkspace = errors.New("no Parallax workspace")
+var ErrNoWorkspace = workspace.ErrNoWorkspace
 
-// FindWorkspace returns the nearest directory at or above one of the
-// starts (tried in order, empty ones skipped) that holds a workspace: a
-// .parallax directory with config.yaml or parallax.db in it. A .parallax
-// directory with neither (~/.parallax holding only the user's
-// policy.yaml) is not a workspace and the walk goes on above it.
+// FindWorkspace is workspace.Find, with the hook's consequence in the
+// error: without a workspace the hook refuses every tool call.
 func FindWorkspace(starts ...string) (string, error) {
-	var tried []string
-	for _, s := range starts {
-		if s == "" {
-			continue
-		}
-		if !filepath.IsAbs(s) {
-			return "", fmt.Errorf("find workspace: %q is not an absolute path", s)
-		}
-		tried = append(tried, s)
-		for d := filepath.Clean(s); ; d = filepath.Dir(d) {
-			if isWorkspace(d) {
-				return d, nil
-			}
-			if d == filepath.Dir(d) {
-				break
-			}
-		}
+	root, err := workspace.Find(starts...)
+	if errors.Is(err, workspace.ErrNoWorkspace) {
+		return "", fmt.Errorf("%w: run `parallax init` in the project directory; "+
+			"until then the hook refuses every tool call", err)
 	}
-	return "", fmt.Errorf("%w at or above %s: run `parallax init` in the project directory; "+
-		"until then the hook refuses every tool call", ErrNoWorkspace, strings.Join(tried, " or "))
-}
-
-func isWorkspace(dir string) bool {
-	if !workspace.Initialised(dir) {
-		return false
-	}
-	for _, f := range []string{workspace.ConfigPath(dir), workspace.DBPath(dir)} {
-		if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
-			return true
-		}
-	}
-	return false
+	return root, err
 }

@@ -166,7 +166,11 @@ func levelName(l int) string {
 }
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	body := map[string]string{"status": "ok"}
+	if s.cfg.AuditChain != "" {
+		body["audit_chain"] = s.cfg.AuditChain
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {

@@ -72,6 +72,9 @@ type Config struct {
 	// POST /v1/approvals/webhook (its HMAC signature is its
 	// authentication: no bearer token there).
 	Approvals http.Handler
+	// AuditChain, when set, is what was verified of the audit chain at
+	// start (serve refuses to start on a broken one); /healthz reports it.
+	AuditChain string
 	// Logger receives one structured line per request; nil discards.
 	Logger *slog.Logger
 	// Now is the clock of durations in logs and metrics (default time.Now).
