@@ -73,3 +73,53 @@ func TestLongRunningRefuseBrokenChain(t *testing.T) {
 		})
 	}
 }
+
+// TestHookDaemonRefusalHoldsBackTheNext: a daemon that refused a broken
+// chain marks the workspace, so hook calls do not start one daemon each
+// for a while; a daemon that starts on a sound chain clears the mark.
+func TestHookDaemonRefusalHoldsBackTheNext(t *testing.T) {
+	root := initialisedForDoctor(t)
+	marker := hookDaemonRefusedPath(root)
+	breakChainMiddle(t, root)
+	if err := runHookDaemon(context.Background(), root, time.Second, time.Second); !errors.Is(err, pxworkspace.ErrChainBroken) {
+		t.Fatalf("got %v, want a refusal", err)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("no marker after the refusal: %v", err)
+	}
+	// A fresh marker: no daemon is started (the call returns before
+	// os.Executable, so the test binary is never run as a daemon).
+	startHookDaemon(root, "")
+	if pids := daemonPIDs(t, root); len(pids) > 0 {
+		t.Errorf("a daemon was started within the backoff: %v", pids)
+	}
+
+	sound := initialisedForDoctor(t)
+	if err := os.WriteFile(hookDaemonRefusedPath(sound), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // starts, clears the mark, and stops at once
+	_ = runHookDaemon(ctx, sound, time.Second, time.Second)
+	if _, err := os.Stat(hookDaemonRefusedPath(sound)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the mark of a sound workspace was kept: %v", err)
+	}
+}
+
+// daemonPIDs lists the processes whose command line is a hook daemon of
+// root.
+func daemonPIDs(t *testing.T, root string) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	var out []string
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && bytes.Contains(b, []byte("daemon\x00--workspace\x00"+root)) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}

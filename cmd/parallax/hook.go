@@ -162,8 +162,14 @@ func runHookDaemon(ctx context.Context, dir string, idle, watch time.Duration) e
 		return err
 	}
 	if _, err := pxworkspace.VerifyChain(root); err != nil {
-		return fmt.Errorf("hook daemon %s: %w", root, err) // the hooks decide in process meanwhile
+		// The hooks decide in process meanwhile; the marker holds back
+		// the next daemon for a while (startHookDaemon).
+		if errors.Is(err, pxworkspace.ErrChainBroken) {
+			_ = os.WriteFile(hookDaemonRefusedPath(root), []byte("the audit chain does not verify: run parallax doctor\n"), 0o600)
+		}
+		return fmt.Errorf("hook daemon %s: %w", root, err)
 	}
+	_ = os.Remove(hookDaemonRefusedPath(root))
 	sock, err := hookd.SocketPath(root)
 	if err != nil {
 		return err
@@ -179,6 +185,15 @@ func runHookDaemon(ctx context.Context, dir string, idle, watch time.Duration) e
 		return err
 	}
 	return nil
+}
+
+// hookDaemonBackoff is how long after a daemon refused a broken audit
+// chain no other is started for the workspace.
+const hookDaemonBackoff = time.Minute
+
+// hookDaemonRefusedPath marks a workspace whose daemon refused to start.
+func hookDaemonRefusedPath(root string) string {
+	return filepath.Join(pxworkspace.StateDir(root), "hookd.refused")
 }
 
 // hookFlags are the flags of install and uninstall.
