@@ -42,11 +42,13 @@ type Log struct {
 	f      *os.File
 	t      tail
 	buf    []byte
-	failed error
+	failed error   // the log's own failed write or fsync; retried before each batch
+	fail   failure // what that failure left behind
 
 	batches, entries atomic.Uint64
-	dequeued         atomic.Uint64 // requests taken off the queue (tests watch it)
-	beforeSync       func()        // test hook: runs after write, before fsync
+	dequeued         atomic.Uint64         // requests taken off the queue (tests watch it)
+	beforeSync       func()                // test hook: runs after write, before fsync
+	fault            func(op string) error // test hook: fails "write" (nothing written) or "sync" as the kernel would
 }
 
 // request states: the committer takes a pending request, or Append
@@ -59,6 +61,7 @@ const (
 
 type request struct {
 	entry Entry
+	probe bool // Check: no entry, answered with the log's state
 	state atomic.Int32
 	done  chan result
 }
