@@ -15,14 +15,17 @@ func TestAppendRecoversAfterDiskFull(t *testing.T) {
 	for _, op := range []string{"write", "sync"} {
 		t.Run(op, func(t *testing.T) {
 			path := tempLog(t)
-			l := openT(t, path)
 			var full atomic.Bool
-			l.fault = func(o string) error {
+			l, err := Open(path, Options{Clock: newClock().Now, Fault: func(o string) error {
 				if o == op && full.Load() {
 					return syscall.ENOSPC
 				}
 				return nil
+			}})
+			if err != nil {
+				t.Fatal(err)
 			}
+			t.Cleanup(func() { _ = l.Close() })
 			ctx := context.Background()
 			if _, err := l.Append(ctx, sampleEvent(1)); err != nil {
 				t.Fatal(err)

@@ -2,6 +2,8 @@ package shield
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -99,4 +101,18 @@ func (g *Gate) checkUnrecorded(ctx context.Context) (verdict.Verdict, bool) {
 	return verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageIFC, Tier: 1, Rule: RuleTaintUnrecorded,
 		Reason: "a session's taint could not be written to the workspace store (is the disk full?); " +
 			"every action is refused until it is recorded"}, true
+}
+
+// ErrTaintUnrecorded is CheckTaint's error while a taint of the workspace
+// could not be written to its store.
+var ErrTaintUnrecorded = errors.New("a session's taint is not recorded in the workspace store")
+
+// CheckTaint retries the taints the store could not write (see
+// unrecorded) and fails with ErrTaintUnrecorded while one is left: a
+// health check of the gate's store.
+func (g *Gate) CheckTaint(ctx context.Context) error {
+	if n := g.unrecorded.flush(ctx, g.ifc.Store()); n > 0 {
+		return fmt.Errorf("%w (%d sessions)", ErrTaintUnrecorded, n)
+	}
+	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/ifc"
@@ -165,7 +167,27 @@ func levelName(l int) string {
 	return ifc.Level(l).String()
 }
 
-func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+// healthzTimeout bounds the checks of one /healthz.
+const healthzTimeout = 5 * time.Second
+
+// healthz answers 200 while every configured part works, else 503 naming
+// the parts that cannot be written (the audit chain, the store): a
+// server that blocks every decision is not healthy.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), healthzTimeout)
+	defer cancel()
+	var failing []string
+	for _, c := range s.cfg.Health {
+		if err := c.Check(ctx); err != nil {
+			failing = append(failing, c.Name)
+			s.log.Warn("health check failed", "part", c.Name, "error", err.Error())
+		}
+	}
+	if len(failing) > 0 {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable",
+			"reason": "cannot be written: " + strings.Join(failing, ", ") + "; every decision is blocked until it can"})
+		return
+	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
