@@ -43,7 +43,8 @@ unless --addr says otherwise. Every route but /healthz needs the header
   POST /v1/observe        {"session","parent","type","payload","result"} → 204;
                           the result is classified and taints the session
   GET  /v1/sessions/{id}  the session's taint level, source, records, parent
-  GET  /healthz           liveness (no token)
+  GET  /healthz           200, or 503 naming what cannot be written (audit,
+                          store, taint) while decisions are blocked (no token)
   GET  /metrics           Prometheus text exposition (token required)
 
 A verdict is the line parallax shield evaluate writes, plus the request's
@@ -159,7 +160,8 @@ func serveWorkspace(ctx context.Context, ws *pxworkspace.Workspace, home string,
 	}
 	srv, err := httpapi.New(httpapi.Config{Gate: gate, Sessions: ws.DB, Tainter: ws.IFCStore(), Audit: ws.Audit,
 		Token: token, Logger: log, MaxBodyBytes: o.maxBody, RequestTimeout: o.timeout, ShutdownGrace: o.grace,
-		Approvals: answers})
+		Approvals: answers, Health: []httpapi.HealthCheck{
+			{Name: "audit", Check: ws.Audit.Check}, {Name: "store", Check: ws.DB.Check}, {Name: "taint", Check: gate.CheckTaint}}})
 	if err != nil {
 		return err
 	}
