@@ -116,3 +116,11 @@ func (g *Gate) CheckTaint(ctx context.Context) error {
 	}
 	return nil
 }
+
+// RaiseTaint raises the session's taint in the gate's store, or, when the
+// store cannot write it, keeps it in the unrecorded set (and fails): a
+// caller that marks a session (a result it could not pass to Observe)
+// loses nothing to a full disk either.
+func (g *Gate) RaiseTaint(ctx context.Context, session string, level ifc.Level, source string) error {
+	return g.raiseFirst(ctx, session, level, source)
+}

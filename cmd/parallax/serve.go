@@ -158,7 +158,7 @@ func serveWorkspace(ctx context.Context, ws *pxworkspace.Workspace, home string,
 	if err != nil {
 		return fmt.Errorf("serve %s: %w", ws.Root, err)
 	}
-	srv, err := httpapi.New(httpapi.Config{Gate: gate, Sessions: ws.DB, Tainter: ws.IFCStore(), Audit: ws.Audit,
+	srv, err := httpapi.New(httpapi.Config{Gate: gate, Sessions: ws.DB, Tainter: gate, Audit: ws.Audit,
 		Token: token, Logger: log, MaxBodyBytes: o.maxBody, RequestTimeout: o.timeout, ShutdownGrace: o.grace,
 		Approvals: answers, Health: []httpapi.HealthCheck{
 			{Name: "audit", Check: ws.Audit.Check}, {Name: "store", Check: ws.DB.Check}, {Name: "taint", Check: gate.CheckTaint}}})

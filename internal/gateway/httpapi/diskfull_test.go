@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -77,7 +78,7 @@ func startOnDisk(t *testing.T, d *disk) *testServer {
 		t.Fatal(err)
 	}
 	logs := &syncBuffer{}
-	srv, err := New(Config{Gate: gate, Sessions: ws.DB, Tainter: st, Audit: log, Token: []byte(testToken),
+	srv, err := New(Config{Gate: gate, Sessions: ws.DB, Tainter: gate, Audit: log, Token: []byte(testToken),
 		Logger: slog.New(slog.NewJSONHandler(logs, nil)),
 		Health: []HealthCheck{{Name: "audit", Check: log.Check}, {Name: "store", Check: ws.DB.Check},
 			{Name: "taint", Check: gate.CheckTaint}}})
@@ -127,6 +128,11 @@ func TestServeRecoversAfterDiskFull(t *testing.T) {
 	if v := ts.evaluate(t, gitStatus("s2")); v.Decision != verdict.Block {
 		t.Errorf("disk full, git status: got %v %s, want BLOCK", v.Decision, v.Rule)
 	}
+	// A result the server cannot even decode marks its session too.
+	bad := `{"session":"s3","type":"no_such_type","payload":{},"result":"whatever it saw"}`
+	if code, b, _ := ts.do(t, http.MethodPost, "/v1/observe", bad, true); code != http.StatusInternalServerError {
+		t.Errorf("an undecodable observe on a full disk: %d %s, want 500 (its taint could not be written)", code, b)
+	}
 	if code := health(); code != http.StatusServiceUnavailable {
 		t.Errorf("healthz on a full disk: %d, want 503", code)
 	}
@@ -138,8 +144,11 @@ func TestServeRecoversAfterDiskFull(t *testing.T) {
 	if v := ts.evaluate(t, gitStatus("s2")); v.Decision != verdict.Allow {
 		t.Errorf("space back, git status: got %v %s (%s), want ALLOW", v.Decision, v.Rule, v.Reason)
 	}
-	if v := ts.evaluate(t, send); v.Decision != verdict.Block || v.Stage != verdict.StageIFC {
-		t.Errorf("space back, s1 sends: got %v at %s %s (%s), want an IFC BLOCK", v.Decision, v.Stage, v.Rule, v.Reason)
+	for _, session := range []string{"s1", "s3"} {
+		body := strings.Replace(send, `"s1"`, `"`+session+`"`, 1)
+		if v := ts.evaluate(t, body); v.Decision != verdict.Block || v.Stage != verdict.StageIFC {
+			t.Errorf("space back, %s sends: got %v at %s %s (%s), want an IFC BLOCK", session, v.Decision, v.Stage, v.Rule, v.Reason)
+		}
 	}
 	lvl, _, err := ts.ws.IFCStore().MaxTaint(context.Background(), "s1")
 	if err != nil || lvl != ifc.Critical {

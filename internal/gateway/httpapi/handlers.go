@@ -102,7 +102,8 @@ func (s *Server) observeFailed(w http.ResponseWriter, r *http.Request, q Observe
 		if err := s.cfg.Tainter.RaiseTaint(ctx, q.Session, ifc.Critical, SourceObserveFailed); err != nil {
 			s.log.Error("raise taint failed", "session", clipLog(q.Session), "error", err.Error())
 			status = http.StatusInternalServerError
-			msg += "; the result was not recorded and the session's taint could not be raised: " + err.Error()
+			msg += "; the result was not recorded and the session's taint could not be written: " + err.Error() +
+				"; every action is refused until it is"
 		} else {
 			msg += "; the result was not recorded, so session " + q.Session + " is now tainted critical (observe_failed)"
 		}

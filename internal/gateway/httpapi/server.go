@@ -60,8 +60,9 @@ var _ Tainter = ifc.Store(nil)
 type Config struct {
 	Gate     Gate
 	Sessions Sessions
-	// Tainter marks a session whose tool result could not be recorded;
-	// nil leaves that to the client.
+	// Tainter marks a session whose tool result could not be recorded
+	// (serve passes the gate, which keeps a mark it cannot write until it
+	// can); nil leaves that to the client.
 	Tainter Tainter
 	// Audit records failures the gate did not see (a result that could
 	// not be recorded); nil records nothing.
