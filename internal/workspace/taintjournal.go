@@ -22,7 +22,8 @@ import (
 // read of a taint first replays the journal into the database and empties
 // it; while a line cannot be replayed, every session of the workspace
 // reads as critical (the journal does not say which sessions descend from
-// the one it names).
+// the one it names). Opening a workspace keeps room allocated past the
+// journal's end (reserveJournal), so that an append needs no new block.
 const taintJournalFile = "taint.pending"
 
 // TaintJournalPath is the taint journal of the workspace at root.
@@ -107,5 +108,6 @@ func replayJournal(ctx context.Context, path string, raise raiseFunc) (err error
 	if err := f.Truncate(0); err != nil {
 		return fmt.Errorf("empty taint journal %s: %w", path, err)
 	}
+	reserveFile(f) // cutting the file freed its reserve
 	return f.Sync()
 }
