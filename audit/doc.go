@@ -27,8 +27,16 @@
 //     IntegrityViolation entry with the offset, length and SHA-256 of what
 //     it moved. Whole entries of a batch interrupted by a crash may survive;
 //     their Append never returned, so no action ran on their strength.
-//   - After a failed fsync the page cache cannot be trusted (the kernel may
-//     have dropped the dirty pages): the Log refuses every later append.
+//   - After a failed write or fsync (a full disk) the Log refuses appends
+//     until it can write again, and tries before every batch (and on
+//     Check): it reopens the file and, under the lock, writes the bytes of
+//     its failed batch again in place and syncs them (after a failed fsync
+//     the kernel may have dropped the dirty pages), cuts off an incomplete
+//     line of its own, checks the tail and the head, and commits a
+//     ShieldError entry (code audit_recovered, the count of refused
+//     appends) ahead of the batch. Entries written but unconfirmed stay in
+//     the chain; their Append returned an error, so no action ran on their
+//     strength. A torn tail of another writer still stops the log.
 //   - Verify walks the whole chain and names the first bad line, its seq,
 //     its byte offset and a reason code: bad_json, bad_field, not_canonical,
 //     hash_mismatch, prev_mismatch, seq_gap, line_too_long, torn_tail,

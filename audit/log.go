@@ -22,6 +22,10 @@ type Options struct {
 	Redactor Redactor
 	// MaxBatch bounds the entries written with one fsync; 0 means 256.
 	MaxBatch int
+	// Fault, for tests of a full disk, is asked before each write ("write")
+	// and fsync ("sync") of a batch: an error fails it as the kernel would
+	// (a failed write writes nothing). nil: no faults.
+	Fault func(op string) error
 }
 
 // Log appends entries to one audit file. It is safe for concurrent use;
@@ -42,11 +46,13 @@ type Log struct {
 	f      *os.File
 	t      tail
 	buf    []byte
-	failed error
+	failed error   // the log's own failed write or fsync; retried before each batch
+	fail   failure // what that failure left behind
 
 	batches, entries atomic.Uint64
-	dequeued         atomic.Uint64 // requests taken off the queue (tests watch it)
-	beforeSync       func()        // test hook: runs after write, before fsync
+	dequeued         atomic.Uint64         // requests taken off the queue (tests watch it)
+	beforeSync       func()                // test hook: runs after write, before fsync
+	fault            func(op string) error // Options.Fault
 }
 
 // request states: the committer takes a pending request, or Append
@@ -59,6 +65,7 @@ const (
 
 type request struct {
 	entry Entry
+	probe bool // Check: no entry, answered with the log's state
 	state atomic.Int32
 	done  chan result
 }
@@ -99,7 +106,7 @@ func openLog(path string, opts Options) (*Log, error) {
 	}
 	l := &Log{
 		path: path, headPath: HeadPath(path), clock: opts.Clock,
-		redactor: opts.Redactor, maxBatch: opts.MaxBatch, f: f,
+		redactor: opts.Redactor, maxBatch: opts.MaxBatch, fault: opts.Fault, f: f,
 	}
 	if l.clock == nil {
 		l.clock = time.Now

@@ -15,6 +15,11 @@
 //     the heuristics, however it is spelled.
 //   - Without a judge, what needs tier 2 comes back ESCALATE; callers that
 //     cannot escalate must treat ESCALATE as BLOCK.
+//   - No taint is lost to a fault: Observe writes the session's taint
+//     first, raises it to critical when anything after fails, and keeps a
+//     taint the store cannot write in a process-wide set per workspace;
+//     while that set is not empty every Evaluate retries it and the whole
+//     workspace is refused (taint_unrecorded).
 //   - Reasons name the rule and the offending part and are bounded in
 //     length; they never contain payload secrets.
 package shield

@@ -84,6 +84,9 @@ type Gate struct {
 	tier2      Judge
 	approver   Approver
 	supervisor Judge
+	// unrecorded are the taints the store could not write (shared by the
+	// gates of the workspace in this process).
+	unrecorded *unrecorded
 }
 
 // Judge decides what the deterministic tiers escalated (*judge.Judge).
@@ -121,7 +124,7 @@ func New(cfg Config) (*Gate, error) {
 	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home, guard.WithProtected(cfg.Protected...)),
 		now: now, prov: newProvenance(), ifc: tr,
 		audit: cfg.Audit, classify: cfg.Classifier, tier2: cfg.Judge,
-		approver: cfg.Approver, supervisor: cfg.Supervisor}
+		approver: cfg.Approver, supervisor: cfg.Supervisor, unrecorded: unrecordedFor(ws)}
 	g.stages = pipeline
 	return g, nil
 }
@@ -188,6 +191,9 @@ func (g *Gate) Evaluate(ctx context.Context, r Request) (v verdict.Verdict) {
 		st.release()
 		v.NS = g.now().Sub(start).Nanoseconds()
 	}()
+	if out, refused := g.checkUnrecorded(ctx); refused {
+		return out
+	}
 	if r.Parent != "" {
 		// A sub-agent is linked before its first action is judged: it
 		// starts with what its parent has seen.
@@ -225,6 +231,7 @@ func (g *Gate) Fresh() *Gate {
 	c := *g
 	c.prov = newProvenance()
 	c.ifc = g.ifc.WithStore(ifc.NewMemoryStore())
+	c.unrecorded = &unrecorded{m: map[string]ifc.Level{}}
 	return &c
 }
 

@@ -2,7 +2,9 @@ package shield
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/audit"
@@ -77,6 +79,10 @@ func (g *Gate) observe(st *state, v verdict.Verdict) verdict.Verdict {
 	}
 	in := ifc.Input{Session: st.req.Session, Action: st.act, Effects: st.effects, Memo: &st.ifcMemo}
 	if err := g.ifc.Observe(ctx, in, ifc.Output{Text: st.req.Result}); err != nil {
+		// What the agent saw is unknown: the session is judged as critical.
+		if terr := g.raiseFirst(ctx, st.req.Session, ifc.Critical, SourceUnrecorded); terr != nil {
+			err = errors.Join(err, terr)
+		}
 		return observeFailed(v, err)
 	}
 	return v
@@ -95,18 +101,40 @@ func observeFailed(v verdict.Verdict, err error) verdict.Verdict {
 // taints the session, and files the action wrote are labelled. It judges
 // nothing. With an audit chain, an IFCClassified entry is appended. A
 // request that does not decode is an error: nothing is learned from it.
+//
+// The session's taint is raised first (the classified result's level),
+// before the sub-agent link, the labels and the audit entry: the smallest
+// write, and the one that must not be lost. When anything fails, the
+// session is raised to critical (what it saw is unknown); when the store
+// cannot even write that, the taint is kept in the process-wide
+// unrecorded set and every later Evaluate in the workspace is refused
+// until a retry lands (see unrecorded).
 func (g *Gate) Observe(ctx context.Context, r Request) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("observe %s: internal error", r.Type)
 		}
+		if err != nil {
+			if terr := g.raiseFirst(ctx, r.Session, ifc.Critical, SourceUnrecorded); terr != nil {
+				err = errors.Join(err, fmt.Errorf("observe: raise taint to critical: %w", terr))
+			}
+		}
 	}()
+	// The result is classified once, here: the tracker gets the level and
+	// labels (as an executor's content tags), the audit entry names them.
+	lvl, labels := ifc.Public, []string(nil)
+	if g.classify != nil && r.Result != "" {
+		lvl, labels = g.classify.Classify(r.Result)
+	}
 	a, err := action.Decode(r.Type, r.Payload)
 	if err != nil {
 		return fmt.Errorf("observe: %w", err)
 	}
 	if err := action.Normalize(a, action.Env{Home: g.home}); err != nil {
 		return fmt.Errorf("observe: %w", err)
+	}
+	if err := g.raiseFirst(ctx, r.Session, lvl, resultSource(string(a.Type), labels)); err != nil {
+		return fmt.Errorf("observe: raise taint: %w", err)
 	}
 	var eff *shell.Effects
 	if code := action.ShellCode(a); code != "" {
@@ -116,12 +144,6 @@ func (g *Gate) Observe(ctx context.Context, r Request) (err error) {
 		if err := g.ifc.Spawn(ctx, r.Parent, r.Session); err != nil {
 			return fmt.Errorf("observe: %w", err)
 		}
-	}
-	// The result is classified once, here: the tracker gets the level and
-	// labels (as an executor's content tags), the audit entry names them.
-	lvl, labels := ifc.Public, []string(nil)
-	if g.classify != nil && r.Result != "" {
-		lvl, labels = g.classify.Classify(r.Result)
 	}
 	in := ifc.Input{Session: r.Session, Action: a, Effects: eff}
 	if err := g.ifc.Observe(ctx, in, ifc.Output{Level: lvl, Labels: labels}); err != nil {
@@ -137,4 +159,14 @@ func (g *Gate) Observe(ctx context.Context, r Request) (err error) {
 		return fmt.Errorf("observe: audit: %w", err)
 	}
 	return nil
+}
+
+// resultSource names a classified result as the tracker does (labels are
+// kinds, never data).
+func resultSource(typ string, labels []string) string {
+	s := "result of " + typ
+	if len(labels) > 0 {
+		s += " labelled " + strings.Join(labels, ", ")
+	}
+	return s
 }

@@ -44,8 +44,10 @@ unless --addr says otherwise. Every route but /healthz needs the header
   POST /v1/observe        {"session","parent","type","payload","result"} → 204;
                           the result is classified and taints the session
   GET  /v1/sessions/{id}  the session's taint level, source, records, parent
-  GET  /healthz           liveness (no token), and what was verified of the
-                          audit chain at start (audit_chain)
+  GET  /healthz           200 (with what was verified of the audit chain at
+                          start, audit_chain), or 503 naming what cannot be
+                          written (audit, store, taint) while decisions are
+                          blocked (no token)
   GET  /metrics           Prometheus text exposition (token required)
 
 Before it listens, serve verifies the whole audit chain (every entry, the
@@ -169,9 +171,10 @@ func serveWorkspace(ctx context.Context, ws *pxworkspace.Workspace, home string,
 	if err != nil {
 		return fmt.Errorf("serve %s: %w", ws.Root, err)
 	}
-	srv, err := httpapi.New(httpapi.Config{Gate: gate, Sessions: ws.DB, Tainter: ws.IFCStore(), Audit: ws.Audit,
+	srv, err := httpapi.New(httpapi.Config{Gate: gate, Sessions: ws.DB, Tainter: gate, Audit: ws.Audit,
 		Token: token, Logger: log, MaxBodyBytes: o.maxBody, RequestTimeout: o.timeout, ShutdownGrace: o.grace,
-		Approvals: answers, AuditChain: o.chain})
+		Approvals: answers, AuditChain: o.chain, Health: []httpapi.HealthCheck{
+			{Name: "audit", Check: ws.Audit.Check}, {Name: "store", Check: ws.DB.Check}, {Name: "taint", Check: gate.CheckTaint}}})
 	if err != nil {
 		return err
 	}

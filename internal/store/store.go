@@ -33,8 +33,11 @@ type DB struct {
 	now  func() time.Time
 
 	mu sync.Mutex // serialises write transactions in this process
-	w  *sql.DB    // exactly one connection, BEGIN IMMEDIATE
-	r  *sql.DB    // read-only pool
+	// writeErr is the storage failure (full disk, I/O error) of the last
+	// write, nil once a write lands again. Guarded by mu.
+	writeErr error
+	w        *sql.DB // exactly one connection, BEGIN IMMEDIATE
+	r        *sql.DB // read-only pool
 }
 
 // Option configures Open.
@@ -249,15 +252,63 @@ func (db *DB) write(ctx context.Context, what string, fn func(tx *sql.Tx) error)
 	defer db.mu.Unlock()
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("%s: begin: %w", what, err)
+		return db.noteWrite(fmt.Errorf("%s: begin: %w", what, err))
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return fmt.Errorf("%s: %w", what, err)
+		return db.noteWrite(fmt.Errorf("%s: %w", what, err))
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("%s: commit: %w", what, err)
+		return db.noteWrite(fmt.Errorf("%s: commit: %w", what, err))
 	}
+	db.writeErr = nil
+	return nil
+}
+
+// noteWrite keeps err as the store's write failure when it is one of
+// storage (not a refused value or a busy lock). It runs under mu.
+func (db *DB) noteWrite(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN:
+			db.writeErr = err
+		}
+	}
+	return err
+}
+
+// probeBlob is the size of the row Check writes: more than a page, so the
+// write needs room the database may not have.
+const probeBlob = 8 << 10
+
+// Check reports whether the store can be written: nil, or the storage
+// failure of its last write. After a failure it tries a write that leaves
+// nothing behind (a row of probeBlob bytes inserted and deleted in one
+// transaction), so it tells the truth again once the disk has room,
+// without waiting for a real write.
+func (db *DB) Check(ctx context.Context) error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.writeErr == nil {
+		return nil
+	}
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err == nil {
+		_, err = tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (-1, randomblob(?), 0)", probeBlob)
+		if err == nil {
+			_, err = tx.ExecContext(ctx, "DELETE FROM schema_migrations WHERE version = -1")
+		}
+		if err == nil {
+			err = tx.Commit()
+		} else {
+			_ = tx.Rollback()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("store %s cannot be written: %w", db.path, db.noteWrite(err))
+	}
+	db.writeErr = nil
 	return nil
 }
 

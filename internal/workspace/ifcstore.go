@@ -11,10 +11,18 @@ import (
 
 // IFCStore returns the workspace database as the gate's IFC store, so
 // that separate processes (hook calls) share session taint and labels.
-func (w *Workspace) IFCStore() ifc.Store { return ifcStore{w.DB} }
+// A raise the database cannot write goes to the taint journal, and every
+// read of a taint replays the journal first (see taintjournal.go).
+func (w *Workspace) IFCStore() ifc.Store {
+	return ifcStore{db: w.DB, journal: TaintJournalPath(w.Root), raise: w.DB.RaiseTaint}
+}
 
 // ifcStore adapts store.DB to ifc.Store. Levels are the same integers.
-type ifcStore struct{ db *store.DB }
+type ifcStore struct {
+	db      *store.DB
+	journal string    // the taint journal
+	raise   raiseFunc // db.RaiseTaint; tests inject a full disk here
+}
 
 var _ ifc.Store = ifcStore{}
 
@@ -28,10 +36,24 @@ func (s ifcStore) RaiseTaint(ctx context.Context, session string, level ifc.Leve
 	if cur, _, err := s.db.TaintOf(ctx, session); err == nil && cur >= int(level) {
 		return nil
 	}
-	return s.db.RaiseTaint(ctx, session, int(level), source)
+	err := s.raise(ctx, session, int(level), source)
+	if err == nil {
+		return nil
+	}
+	// The database cannot take it (a full disk): the journal keeps it
+	// durably until a later read replays it.
+	if jerr := journalTaint(s.journal, pendingTaint{Session: session, Level: int(level), Source: source}); jerr != nil {
+		return errors.Join(err, jerr)
+	}
+	return nil
 }
 
+// MaxTaint replays the taint journal first: while a raise in it cannot be
+// written, every session reads as critical, with an error.
 func (s ifcStore) MaxTaint(ctx context.Context, session string) (ifc.Level, string, error) {
+	if err := replayJournal(ctx, s.journal, s.raise); err != nil {
+		return ifc.Critical, "", err
+	}
 	lvl, src, err := s.db.TaintOf(ctx, session)
 	if err != nil {
 		return ifc.Critical, "", err

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/ifc"
@@ -100,7 +102,8 @@ func (s *Server) observeFailed(w http.ResponseWriter, r *http.Request, q Observe
 		if err := s.cfg.Tainter.RaiseTaint(ctx, q.Session, ifc.Critical, SourceObserveFailed); err != nil {
 			s.log.Error("raise taint failed", "session", clipLog(q.Session), "error", err.Error())
 			status = http.StatusInternalServerError
-			msg += "; the result was not recorded and the session's taint could not be raised: " + err.Error()
+			msg += "; the result was not recorded and the session's taint could not be written: " + err.Error() +
+				"; every action is refused until it is"
 		} else {
 			msg += "; the result was not recorded, so session " + q.Session + " is now tainted critical (observe_failed)"
 		}
@@ -165,7 +168,27 @@ func levelName(l int) string {
 	return ifc.Level(l).String()
 }
 
-func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+// healthzTimeout bounds the checks of one /healthz.
+const healthzTimeout = 5 * time.Second
+
+// healthz answers 200 while every configured part works, else 503 naming
+// the parts that cannot be written (the audit chain, the store): a
+// server that blocks every decision is not healthy.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), healthzTimeout)
+	defer cancel()
+	var failing []string
+	for _, c := range s.cfg.Health {
+		if err := c.Check(ctx); err != nil {
+			failing = append(failing, c.Name)
+			s.log.Warn("health check failed", "part", c.Name, "error", err.Error())
+		}
+	}
+	if len(failing) > 0 {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable",
+			"reason": "cannot be written: " + strings.Join(failing, ", ") + "; every decision is blocked until it can"})
+		return
+	}
 	body := map[string]string{"status": "ok"}
 	if s.cfg.AuditChain != "" {
 		body["audit_chain"] = s.cfg.AuditChain

@@ -57,7 +57,13 @@ type gateWrap func(Gate) Gate
 // 127.0.0.1:0. The server is stopped and the workspace closed at cleanup.
 func startServer(t testing.TB, cfg Config, wrap gateWrap) *testServer {
 	t.Helper()
-	root := newWorkspace(t)
+	return startServerAt(t, newWorkspace(t), cfg, wrap)
+}
+
+// startServerAt is startServer on the workspace directory root, which
+// must hold .parallax/api.token.
+func startServerAt(t testing.TB, root string, cfg Config, wrap gateWrap) *testServer {
+	t.Helper()
 	ws, err := workspace.Open(context.Background(), root)
 	if err != nil {
 		t.Fatal(err)

@@ -60,8 +60,9 @@ var _ Tainter = ifc.Store(nil)
 type Config struct {
 	Gate     Gate
 	Sessions Sessions
-	// Tainter marks a session whose tool result could not be recorded;
-	// nil leaves that to the client.
+	// Tainter marks a session whose tool result could not be recorded
+	// (serve passes the gate, which keeps a mark it cannot write until it
+	// can); nil leaves that to the client.
 	Tainter Tainter
 	// Audit records failures the gate did not see (a result that could
 	// not be recorded); nil records nothing.
@@ -80,10 +81,22 @@ type Config struct {
 	// Now is the clock of durations in logs and metrics (default time.Now).
 	Now func() time.Time
 
+	// Health are the parts GET /healthz checks (the audit chain, the
+	// store, …): 503 naming the parts that fail, 200 when none does.
+	Health []HealthCheck
+
 	MaxBodyBytes   int64         // default DefaultMaxBodyBytes
 	MaxBatch       int           // default DefaultMaxBatch
 	RequestTimeout time.Duration // default DefaultRequestTimeout
 	ShutdownGrace  time.Duration // default DefaultShutdownGrace
+}
+
+// HealthCheck is one part /healthz checks. Check returns nil while the
+// part works; the answer names the part, never the error (/healthz needs
+// no token), which goes to the log.
+type HealthCheck struct {
+	Name  string
+	Check func(ctx context.Context) error
 }
 
 // Server is the HTTP API. It is safe for concurrent use.

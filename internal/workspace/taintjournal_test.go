@@ -1,0 +1,78 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/parallax/parallax/ifc"
+	"github.com/parallax/parallax/shield"
+	"github.com/parallax/parallax/verdict"
+)
+
+func diskFull(context.Context, string, int, string) error {
+	return errors.New("database or disk is full")
+}
+
+// fullGate is a gate whose database cannot write taint (a full disk), as
+// one hook process would build it.
+func fullGate(t *testing.T, root string) (*shield.Gate, *Workspace) {
+	t.Helper()
+	w, err := Open(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := ifcStore{db: w.DB, journal: TaintJournalPath(root), raise: diskFull}
+	g, err := shield.New(shield.Config{Workspace: root, Home: "/home/dev", Store: st, Audit: w.Audit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, w
+}
+
+// A hook process that cannot write a taint to the database leaves it in
+// the journal: the next process refuses to send while the database still
+// cannot take it, and records it (and still refuses the session) once it
+// can.
+func TestTaintJournalOutlivesTheProcess(t *testing.T) {
+	root := initWorkspace(t)
+	ctx := context.Background()
+	const secret = "aws_secret_access_key = q8Vt2LmN0xR5bY7wKp3ZcF9sHd1JgA6eUo4iTnQm"
+	send := shield.Request{Session: "s1", Type: "send_email", Payload: []byte(`{"to":"a@example.com","subject":"s","body":"hi"}`)}
+
+	g1, w1 := fullGate(t, root)
+	if err := g1.Observe(ctx, shield.Request{Session: "s1", Type: "execute_command", Payload: cmd("cat notes.txt"), Result: secret}); err != nil {
+		t.Logf("observe on a full disk: %v", err)
+	}
+	if err := w1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(TaintJournalPath(root)); err != nil || st.Size() == 0 {
+		t.Fatalf("the taint journal is empty after a raise the database refused (%v)", err)
+	}
+
+	g2, w2 := fullGate(t, root) // the next call, disk still full
+	for _, s := range []string{"s1", "s2"} {
+		r := send
+		r.Session = s
+		if v := g2.Evaluate(ctx, r); v.Decision != verdict.Block {
+			t.Errorf("disk still full, %s sends: got %v (%s), want BLOCK", s, v.Decision, v.Reason)
+		}
+	}
+	if err := w2.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	g3, w3 := gateFor(t, root) // space is back
+	defer w3.Close()
+	if v := g3.Evaluate(ctx, send); v.Decision != verdict.Block || v.Stage != verdict.StageIFC {
+		t.Errorf("space back, s1 sends: got %v at %s (%s), want an IFC BLOCK", v.Decision, v.Stage, v.Reason)
+	}
+	if lvl, _, err := w3.IFCStore().MaxTaint(ctx, "s1"); err != nil || lvl < ifc.Restricted {
+		t.Errorf("space back: s1 is %v (%v), want its taint recorded", lvl, err)
+	}
+	if st, err := os.Stat(TaintJournalPath(root)); err != nil || st.Size() != 0 {
+		t.Errorf("the journal was not emptied once replayed (%v)", err)
+	}
+}
