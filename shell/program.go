@@ -15,6 +15,10 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 	c.Positional = a.wordSlice(len(c.Args))
 	args := c.Args
 	endFlags, npos := false, 0
+	// undescribed: the subcommand is not in the table; unknownFlag: the
+	// previous word was an option the table does not list (it may take
+	// this word as its value). Their RoleNone operands are RoleOperand.
+	undescribed, unknownFlag := false, false
 	for i := 0; i < len(args) && !a.stop; i++ {
 		w := args[i]
 		if p.OptionsFirst && npos > 0 {
@@ -22,19 +26,24 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 		}
 		if !endFlags && isFlagWord(w) {
 			if w.Value == "--" {
-				endFlags = true
+				endFlags, unknownFlag = true, false
 				continue
 			}
+			unknownFlag = unknownBareFlag(p, w)
 			i = a.flag(c, args, i)
 			continue
 		}
-		if npos == 0 && p.Sub != nil && w.Known {
-			if sp, ok := p.Sub[w.Value]; ok || p.SubDefault != nil {
+		if npos == 0 && p.Sub != nil {
+			sp, ok := p.Sub[w.Value]
+			ok = ok && w.Known
+			undescribed = undescribed || !ok
+			if ok || p.SubDefault != nil {
 				if !ok {
 					sp = p.SubDefault
 				}
 				a.progTags(c, p)
 				p, c.prog = sp, sp
+				unknownFlag = false
 				continue
 			}
 		}
@@ -42,6 +51,10 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 		if npos < len(p.Args) {
 			role = p.Args[npos]
 		}
+		if role == RoleNone && (undescribed || unknownFlag) {
+			role = RoleOperand
+		}
+		unknownFlag = false
 		npos++
 		c.Positional = append(c.Positional, w)
 		if role == RoleScript && (c.code || stdinScript(c)) {
@@ -66,6 +79,31 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 	a.putMap(c.Flags)
 	c.Flags = nil
 	return out
+}
+
+// unknownBareFlag reports whether w is an option p's flag table does not
+// list, given without an attached value ("--frob", "-Z"; not "--frob=x").
+func unknownBareFlag(p *Program, w Word) bool {
+	if p.Flags == nil || strings.Contains(w.Value, "=") {
+		return false // no flag table (a Check parses the options), or a value given
+	}
+	if strings.HasPrefix(w.Value, "--") {
+		_, ok := p.Flags[w.Value]
+		return !ok
+	}
+	if _, ok := p.Flags[w.Value]; ok {
+		return false
+	}
+	for j := 1; j < len(w.Value); j++ {
+		f, ok := p.Flags[shortName(w.Value[j])]
+		if !ok {
+			return true
+		}
+		if f.Value {
+			return false // -oVALUE
+		}
+	}
+	return false
 }
 
 // isFlagWord reports whether an argument is an option.
@@ -106,7 +144,15 @@ func (a *analyzer) flag(c *Call, args []Word, i int) int {
 		name, val, eq := strings.Cut(w.Value, "=")
 		f, ok := p.Flags[name]
 		if !ok || !f.Value {
-			a.setFlag(c, name, Word{Value: val, Known: w.Known}, f)
+			v := Word{Value: val, Known: w.Known}
+			a.setFlag(c, name, v, f)
+			if !ok && eq {
+				// --unknown=VALUE: judged as an operand.
+				if !w.Known {
+					_, v.pat, _ = strings.Cut(w.pattern(), "=")
+				}
+				a.role(c, RoleOperand, v)
+			}
 			return i
 		}
 		var v Word
@@ -143,6 +189,13 @@ func (a *analyzer) shortFlags(c *Call, args []Word, i int) int {
 	for j := 1; j < len(s); j++ {
 		name := shortName(s[j])
 		f, ok := c.prog.Flags[name]
+		if !ok && j+1 < len(s) && looksLikeOperand(s[j+1:]) {
+			// -Xsome/path with X unknown: X may take the rest as its value.
+			v := Word{Value: s[j+1:], Known: w.Known, Glob: w.Glob, flags: w.flags}
+			a.setFlag(c, name, v, f)
+			a.role(c, RoleOperand, v)
+			break
+		}
 		if !ok || !f.Value {
 			a.setFlag(c, name, Word{Known: true}, f)
 			continue
@@ -218,6 +271,8 @@ func (a *analyzer) role(c *Call, r Role, w Word) {
 	case RoleScript:
 		c.code = true
 		a.script(c, w)
+	case RoleOperand:
+		a.operand(c, w)
 	case RoleDir:
 		a.use(c, w, action.AccessRead)
 		if p, ok := a.abs(c, w); ok {
