@@ -84,8 +84,8 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 // unknownBareFlag reports whether w is an option p's flag table does not
 // list, given without an attached value ("--frob", "-Z"; not "--frob=x").
 func unknownBareFlag(p *Program, w Word) bool {
-	if p.Flags == nil || strings.Contains(w.Value, "=") {
-		return false // no flag table (a Check parses the options), or a value given
+	if !flagTable(p) || strings.Contains(w.Value, "=") {
+		return false
 	}
 	if strings.HasPrefix(w.Value, "--") {
 		_, ok := p.Flags[w.Value]
@@ -105,6 +105,11 @@ func unknownBareFlag(p *Program, w Word) bool {
 	}
 	return false
 }
+
+// flagTable reports whether p's table describes its options: without a
+// flag table, a Check parses them itself (sed, find), and the core does
+// not guess what an option it has not listed takes.
+func flagTable(p *Program) bool { return p.Flags != nil || p.Check == nil }
 
 // isFlagWord reports whether an argument is an option.
 func isFlagWord(w Word) bool {
@@ -146,7 +151,7 @@ func (a *analyzer) flag(c *Call, args []Word, i int) int {
 		if !ok || !f.Value {
 			v := Word{Value: val, Known: w.Known}
 			a.setFlag(c, name, v, f)
-			if !ok && eq {
+			if !ok && eq && flagTable(p) {
 				// --unknown=VALUE: judged as an operand.
 				if !w.Known {
 					_, v.pat, _ = strings.Cut(w.pattern(), "=")
@@ -189,7 +194,7 @@ func (a *analyzer) shortFlags(c *Call, args []Word, i int) int {
 	for j := 1; j < len(s); j++ {
 		name := shortName(s[j])
 		f, ok := c.prog.Flags[name]
-		if !ok && j+1 < len(s) && looksLikeOperand(s[j+1:]) {
+		if !ok && w.Known && j+1 < len(s) && flagTable(c.prog) && looksLikeOperand(s[j+1:]) {
 			// -Xsome/path with X unknown: X may take the rest as its value.
 			v := Word{Value: s[j+1:], Known: w.Known, Glob: w.Glob, flags: w.flags}
 			a.setFlag(c, name, v, f)
