@@ -87,6 +87,7 @@ var awsDestroyVerbs = []string{"delete-", "terminate-", "deregister-", "remove-"
 
 // checkAWS: s3 rb / rm --recursive, and delete-* / terminate-* operations.
 func checkAWS(c *Call) {
+	awsFileArgs(c)
 	p := c.Positional
 	if len(p) < 2 {
 		return
@@ -208,5 +209,21 @@ func checkAnsible(c *Call) {
 func checkGhAPI(c *Call) {
 	if flagValIs(c, []string{"-X", "--method"}, "DELETE") {
 		c.Tag(TagInfraTeardown, "gh api -X DELETE")
+	}
+}
+
+// awsFileArgs: a parameter value "file://PATH" or "fileb://PATH" is the
+// content of PATH (aws lambda update-function-code --zip-file fileb://x).
+func awsFileArgs(c *Call) {
+	for _, w := range c.Args {
+		v := w.Value
+		if strings.HasPrefix(v, "--") {
+			_, v, _ = strings.Cut(v, "=")
+		}
+		for _, scheme := range [...]string{"file://", "fileb://"} {
+			if strings.HasPrefix(v, scheme) {
+				c.Use(Word{Value: v[len(scheme):], Known: w.Known}, accR)
+			}
+		}
 	}
 }

@@ -13,15 +13,16 @@ func kbContainerTable() map[string]*Program {
 		kDockerRunFlags = flags(
 			shorts("ditP")+" --rm --detach --interactive --tty --init --read-only --publish-all --no-healthcheck"+
 				" --sig-proxy --oom-kill-disable", fBool,
-			"-e --env --env-file -p --publish --name -w --workdir -u --user --entrypoint --network --net"+
+			"--env-file --label-file", fRead, "--cidfile", fWrite,
+			"-e --env -p --publish --name -w --workdir -u --user --entrypoint --network --net"+
 				" --cap-add --cap-drop --security-opt --pid --ipc --uts --userns --device --mount -v --volume"+
-				" --volumes-from --tmpfs -l --label --label-file --restart --memory -m --cpus --gpus --platform"+
+				" --volumes-from --tmpfs -l --label --restart --memory -m --cpus --gpus --platform"+
 				" --hostname -h --add-host --dns --log-driver --log-opt --ulimit --shm-size --pull --cgroupns"+
-				" --health-cmd --group-add --expose --link --runtime --sysctl --stop-signal --cidfile", fVal,
+				" --health-cmd --group-add --expose --link --runtime --sysctl --stop-signal", fVal,
 			"--privileged", tagged(fBool, TagContainerEscape),
 		)
 		kDockerRun  = &Program{Flags: kDockerRunFlags, Network: true, Check: checkDockerRun}
-		kDockerExec = &Program{Flags: flags("-d -i -t --privileged --detach --interactive --tty", fBool, "-e --env -u --user -w --workdir --env-file --index", fVal),
+		kDockerExec = &Program{Flags: flags("-d -i -t --privileged --detach --interactive --tty", fBool, "-e --env -u --user -w --workdir --index", fVal, "--env-file", fRead),
 			Check: checkDockerExec}
 		kDockerCp    = &Program{Flags: flags("-a --archive -L --follow-link -q --quiet", fBool), Check: checkDockerCp}
 		kDockerBuild = &Program{Flags: flags("-q --no-cache --pull --rm --squash --load --push", fBool,
@@ -34,7 +35,8 @@ func kbContainerTable() map[string]*Program {
 				"exec": kDockerExec,
 				"cp":   kDockerCp,
 			}}
-		kDocker = &Program{Flags: flags("-D --debug --tls --tlsverify", fBool, "-H --host -c --context --config -l --log-level", fVal),
+		kDocker = &Program{Flags: flags("-D --debug --tls --tlsverify", fBool, "-H --host -c --context -l --log-level", fVal,
+			"--config --tlscacert --tlscert --tlskey", fRead),
 			Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{
 				"run": kDockerRun, "create": kDockerRun, "exec": kDockerExec,
 				"build":   kDockerBuild,
@@ -63,7 +65,8 @@ func kbContainerTable() map[string]*Program {
 				"swarm":   {Tags: []TagKind{TagSystemChange}},
 				"plugin":  {SubDefault: &Program{}, Sub: map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall}}}},
 			}}
-		kKubectl = &Program{Flags: flags("--insecure-skip-tls-verify", fBool, "-n --namespace --context --cluster --kubeconfig -s --server --token --user -l --selector -o --output", fVal),
+		kKubectl = &Program{Flags: flags("--insecure-skip-tls-verify", fBool, "-n --namespace --context --cluster -s --server --token --user -l --selector -o --output", fVal,
+			"--kubeconfig --client-certificate --client-key --certificate-authority", fRead),
 			Network: true, SubDefault: &Program{Network: true, Flags: flags("-A --all-namespaces", fBool, "-n --namespace --context -l --selector -o --output", fVal)},
 			Sub: map[string]*Program{
 				"delete":       {Flags: flags("--all -A --all-namespaces --force --now --wait --ignore-not-found", fBool, "-n --namespace --context -l --selector --grace-period -o", fVal, "-f --filename", fRead), Network: true, Check: checkKubectlDelete},
@@ -81,12 +84,12 @@ func kbContainerTable() map[string]*Program {
 				"debug":        {Network: true, Flags: flags("-i -t --stdin --tty", fBool, "--image -n --namespace --profile", fVal), Check: checkKubectlDebug},
 			}}
 		kTeardown = &Program{Network: true, Tags: []TagKind{TagInfraTeardown}}
-		kHelm     = &Program{Flags: flags("--debug", fBool, "-n --namespace --kube-context --kubeconfig", fVal), Network: true,
+		kHelm     = &Program{Flags: flags("--debug", fBool, "-n --namespace --kube-context", fVal, "--kubeconfig", fRead), Network: true,
 			SubDefault: &Program{Network: true},
 			Sub: map[string]*Program{
 				"uninstall": kTeardown, "delete": kTeardown, "del": kTeardown,
-				"install": {Network: true, Flags: flags("--wait --atomic --create-namespace --dry-run", fBool, "-n --namespace --version --set --set-string --repo", fVal, "-f --values", fRead)},
-				"upgrade": {Network: true, Flags: flags("-i --install --wait --atomic --dry-run", fBool, "-n --namespace --version --set --repo", fVal, "-f --values", fRead)},
+				"install": {Network: true, Flags: flags("--wait --atomic --create-namespace --dry-run", fBool, "-n --namespace --version --set --set-string --repo", fVal, "-f --values", fRead), Rest: RoleOperand},
+				"upgrade": {Network: true, Flags: flags("-i --install --wait --atomic --dry-run", fBool, "-n --namespace --version --set --repo", fVal, "-f --values", fRead), Rest: RoleOperand},
 				"repo":    {Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{"add": {Network: true, Tags: []TagKind{TagPackageSource}}}},
 				"plugin":  {Network: true, SubDefault: &Program{}, Sub: map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall, TagPackageSource}}}},
 			}}
