@@ -35,8 +35,12 @@ func kbContainerTable() map[string]*Program {
 				"exec": kDockerExec,
 				"cp":   kDockerCp,
 			}}
-		kDocker = &Program{Flags: flags("-D --debug --tls --tlsverify", fBool, "-H --host -c --context -l --log-level", fVal,
-			"--config --tlscacert --tlscert --tlskey", fRead),
+		// --config, --kubeconfig and the TLS files name the tool's own
+		// credentials, which it reads without the flag anyway (kubectl
+		// get reads ~/.kube/config): plain values, so that spelling the
+		// default out does not change the decision.
+		kDocker = &Program{Flags: flags("-D --debug --tls --tlsverify", fBool,
+			"-H --host -c --context -l --log-level --config --tlscacert --tlscert --tlskey", fVal),
 			Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{
 				"run": kDockerRun, "create": kDockerRun, "exec": kDockerExec,
 				"build":   kDockerBuild,
@@ -65,8 +69,8 @@ func kbContainerTable() map[string]*Program {
 				"swarm":   {Tags: []TagKind{TagSystemChange}},
 				"plugin":  {SubDefault: &Program{}, Sub: map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall}}}},
 			}}
-		kKubectl = &Program{Flags: flags("--insecure-skip-tls-verify", fBool, "-n --namespace --context --cluster -s --server --token --user -l --selector -o --output", fVal,
-			"--kubeconfig --client-certificate --client-key --certificate-authority", fRead),
+		kKubectl = &Program{Flags: flags("--insecure-skip-tls-verify", fBool, "-n --namespace --context --cluster -s --server --token --user -l --selector -o --output"+
+			" --kubeconfig --client-certificate --client-key --certificate-authority", fVal),
 			Network: true, SubDefault: &Program{Network: true, Flags: flags("-A --all-namespaces", fBool, "-n --namespace --context -l --selector -o --output", fVal)},
 			Sub: map[string]*Program{
 				"delete":       {Flags: flags("--all -A --all-namespaces --force --now --wait --ignore-not-found", fBool, "-n --namespace --context -l --selector --grace-period -o", fVal, "-f --filename", fRead), Network: true, Check: checkKubectlDelete},
@@ -84,7 +88,7 @@ func kbContainerTable() map[string]*Program {
 				"debug":        {Network: true, Flags: flags("-i -t --stdin --tty", fBool, "--image -n --namespace --profile", fVal), Check: checkKubectlDebug},
 			}}
 		kTeardown = &Program{Network: true, Tags: []TagKind{TagInfraTeardown}}
-		kHelm     = &Program{Flags: flags("--debug", fBool, "-n --namespace --kube-context", fVal, "--kubeconfig", fRead), Network: true,
+		kHelm     = &Program{Flags: flags("--debug", fBool, "-n --namespace --kube-context --kubeconfig", fVal), Network: true,
 			SubDefault: &Program{Network: true},
 			Sub: map[string]*Program{
 				"uninstall": kTeardown, "delete": kTeardown, "del": kTeardown,

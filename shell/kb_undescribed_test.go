@@ -84,9 +84,10 @@ var undescribedCases = []kbCase{
 	{cmd: "cargo run --manifest-path ~/.ssh/Cargo.toml", paths: []string{"r:" + H + "/.ssh/Cargo.toml"}},
 	{cmd: "cargo install --path ~/.ssh", paths: []string{"r:" + H + "/.ssh"}},
 	{cmd: "helm install x ~/.ssh", paths: []string{"r:" + H + "/.ssh"}},
-	{cmd: "kubectl --kubeconfig ~/.ssh/id_rsa get pods", paths: []string{"r:" + H + "/.ssh/id_rsa"}},
+	// the tool's own credentials, which it reads by default anyway
+	{cmd: "kubectl --kubeconfig ~/.kube/config get pods", noPaths: []string{"r:" + H + "/.kube/config"}},
 	{cmd: "docker run --env-file ~/.aws/credentials alpine", paths: []string{"r:" + H + "/.aws/credentials"}},
-	{cmd: "docker --config ~/.docker ps", paths: []string{"r:" + H + "/.docker"}},
+	{cmd: "docker --config ~/.docker ps", noPaths: []string{"r:" + H + "/.docker"}},
 	{cmd: "aws lambda update-function-code --zip-file fileb://x.zip", paths: []string{"r:" + P + "/x.zip"}},
 	{cmd: "aws ec2 import-key-pair --public-key-material=file:///home/dev/.ssh/id_rsa", paths: []string{"r:" + H + "/.ssh/id_rsa"}},
 	// cloud CLIs whose subcommands only a Check knows
