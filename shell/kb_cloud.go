@@ -206,9 +206,26 @@ func checkAnsible(c *Call) {
 }
 
 // checkGhAPI: DELETE requests tear down.
+//
+// A field "-F key=@PATH" sends the content of PATH (and "@-" stdin).
 func checkGhAPI(c *Call) {
 	if flagValIs(c, []string{"-X", "--method"}, "DELETE") {
 		c.Tag(TagInfraTeardown, "gh api -X DELETE")
+	}
+	for i, w := range c.Args {
+		var v string
+		switch {
+		case (w.Value == "-F" || w.Value == "--field") && i+1 < len(c.Args):
+			w = c.Args[i+1]
+			v = w.Value
+		case strings.HasPrefix(w.Value, "--field="):
+			v = strings.TrimPrefix(w.Value, "--field=")
+		default:
+			continue
+		}
+		if _, p, ok := strings.Cut(v, "=@"); ok {
+			c.Use(Word{Value: p, Known: w.Known}, accR)
+		}
 	}
 }
 

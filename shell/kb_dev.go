@@ -131,7 +131,7 @@ func kbDevTable() map[string]*Program {
 			"add":     {Network: true, Tags: []TagKind{TagPackageInstall}, Flags: flags("-s --source", tagged(fVal, TagPackageSource), "-v --version", fVal)},
 			"restore": {Network: true, Flags: flags("-s --source", tagged(fVal, TagPackageSource))},
 			"tool":    {Network: true, Tags: []TagKind{TagPackageInstall}, Flags: flags("--add-source", tagged(fVal, TagPackageSource))},
-			"nuget":   {Network: true, Upload: true},
+			"nuget":   {Network: true, Upload: true, Rest: RoleOperand},
 		}, SubDefault: &Program{Flags: flags("-c --configuration -f --framework -r --runtime -v --verbosity", fVal, "-o --output", fWrite)}},
 		"swift": kToolchain, "xcodebuild": kToolchain, "xcrun": {Args: []Role{RoleCommand}},
 		"pytest": kPytest, "py.test": kPytest,

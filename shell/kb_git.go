@@ -31,7 +31,8 @@ func kbGitTable() map[string]*Program {
 		"-p --paginate -P --no-pager --bare --no-replace-objects --literal-pathspecs --no-optional-locks", fBool,
 		"-c", fVal,
 		"-C --work-tree", fDir,
-		"--git-dir --namespace --config-env --super-prefix", fVal,
+		"--git-dir", fRead,
+		"--namespace --config-env --super-prefix", fVal,
 		"--exec-path", tagged(fVal, TagCodeEscape),
 	)
 
@@ -64,15 +65,15 @@ func kbGitTable() map[string]*Program {
 					" --quiet --verbose --multiple --append", fBool,
 				"--depth --deepen --shallow-since --refmap --recurse-submodules -j --jobs --filter -o", fVal,
 				"--upload-pack", tagged(fShell, TagCodeEscape),
-			)}),
+			), Check: checkGitLocalRemote}),
 			"pull": gitNet(&Program{Flags: flags(
 				shorts("fnqrv")+" --rebase --no-rebase --ff-only --no-ff --ff --all --prune --tags --quiet"+
 					" --verbose --autostash --squash --no-edit --allow-unrelated-histories --commit --no-commit", fBool,
 				"-s --strategy -X --strategy-option --depth -j --jobs", fVal,
 				"--upload-pack", tagged(fShell, TagCodeEscape),
-			), Check: writesWorktree}),
+			), Check: checkGitPull}),
 			"ls-remote": gitNet(&Program{Flags: flags("--heads --tags --refs -q --quiet --symref", fBool,
-				"--upload-pack", tagged(fShell, TagCodeEscape))}),
+				"--upload-pack", tagged(fShell, TagCodeEscape)), Check: checkGitLocalRemote}),
 			"archive": gitSub(&Program{Flags: flags("-l --list -v --worktree-attributes", fBool, "--format --prefix --mtime", fVal,
 				"-o --output", fWrite, "--add-file", fRead, "--remote", fURL, "--exec", tagged(fShell, TagCodeEscape)),
 				Check: checkGitRevPaths}),
@@ -245,6 +246,7 @@ func checkGitConfig(c *Call) {
 // checkGitClone: ext:: URLs run commands; --config sets keys; without a
 // directory the clone lands in the working directory.
 func checkGitClone(c *Call) {
+	checkGitLocalRemote(c)
 	if w, ok := pos(c, 0); ok && strings.HasPrefix(w.Value, "ext::") {
 		c.Tag(TagCodeEscape, "git clone ext::")
 		c.RunShell(Word{Value: w.Value[5:], Known: w.Known})
@@ -260,6 +262,9 @@ func checkGitClone(c *Call) {
 
 // checkGitPush tags force refspecs ("+main", ":branch").
 func checkGitPush(c *Call) {
+	if w, ok := gitLocalRepo(c, 0); ok {
+		c.Use(w, accW) // pushing to a repository on this machine writes it
+	}
 	for i, w := range c.Positional {
 		if i == 0 {
 			if strings.Contains(w.Value, "://") {
@@ -309,6 +314,11 @@ func checkGitClean(c *Call) {
 
 // checkGitSubmodule: "foreach CMD" runs shell code in every submodule.
 func checkGitSubmodule(c *Call) {
+	if posIs(c, 0, "add") {
+		if w, ok := gitLocalRepo(c, 1); ok {
+			c.Use(w, accR)
+		}
+	}
 	if posIs(c, 0, "foreach") && len(c.Positional) > 1 {
 		c.RunShell(joinWords(c.Positional[1:]))
 		return
@@ -416,6 +426,41 @@ func checkGitBundle(c *Call) {
 	case posIs(c, 0, "create"):
 		c.Use(w, accW)
 	default:
+		c.Use(w, accR)
+	}
+}
+
+// gitLocalRepo returns the i-th operand when it names a repository on
+// this machine ("/srv/r", "~/r", "./r", "file:///srv/r"), as a path.
+func gitLocalRepo(c *Call, i int) (Word, bool) {
+	w, ok := pos(c, i)
+	if !ok {
+		return Word{}, false
+	}
+	v := w.Value
+	if !w.Known {
+		v = w.pattern()
+	}
+	if rest, ok := strings.CutPrefix(v, "file://"); ok {
+		return Word{Value: rest, Known: w.Known, pat: rest}, true
+	}
+	if v == "." || v == ".." || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") ||
+		strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
+		return w, true
+	}
+	return Word{}, false
+}
+
+// checkGitPull reads a local remote and rewrites the working tree.
+func checkGitPull(c *Call) {
+	checkGitLocalRemote(c)
+	writesWorktree(c)
+}
+
+// checkGitLocalRemote: a remote that is a local repository is read
+// (git clone ~/.ssh x, git fetch /srv/r).
+func checkGitLocalRemote(c *Call) {
+	if w, ok := gitLocalRepo(c, 0); ok {
 		c.Use(w, accR)
 	}
 }

@@ -53,7 +53,7 @@ func kbPkgTable() map[string]*Program {
 		kYarn = &Program{Flags: flags("--silent -s --frozen-lockfile --immutable --offline --prefer-offline", fBool,
 			"--cwd", fDir, "--registry", fVal), SubDefault: &Program{}, Sub: map[string]*Program{
 			"add": kNpmInstall, "install": kNpmInstall, "upgrade": kNpmInstall, "up": kNpmInstall, "global": kNpmInstall,
-			"dlx": kNpmX, "config": kNpmConfig, "publish": {Network: true, Upload: true}, "npm": {Network: true},
+			"dlx": kNpmX, "config": kNpmConfig, "publish": {Network: true, Upload: true, Rest: RoleOperand}, "npm": {Network: true},
 		}}
 		kAptInstall = &Program{Flags: flags(
 			shorts("yqdfmsuV")+" --yes --assume-yes --quiet --no-install-recommends --install-suggests --fix-broken"+
@@ -99,7 +99,7 @@ func kbPkgTable() map[string]*Program {
 			"install": kInstallOnly, "update": kInstallOnly, "self": kInstallOnly,
 			"add":     {Network: true, Tags: []TagKind{TagPackageInstall}, Flags: flags("--source", tagged(fVal, TagPackageSource), "-G --group", fVal), Check: checkPipInstall},
 			"run":     {Args: []Role{RoleCommand}},
-			"publish": {Network: true, Upload: true, Flags: flags("-r --repository", tagged(fVal, TagPackageSource), "-u -p --username --password", fVal)},
+			"publish": {Network: true, Upload: true, Flags: flags("-r --repository", tagged(fVal, TagPackageSource), "-u -p --username --password", fVal), Rest: RoleOperand},
 			"source":  {Tags: []TagKind{TagPackageSource}},
 			"config":  {Check: checkPipConfig},
 		}},
@@ -118,7 +118,7 @@ func kbPkgTable() map[string]*Program {
 					"run":     {Flags: flags("--from --with", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}},
 				}),
 				"venv": {Args: []Role{RoleWrite}}, "init": {Args: []Role{RoleWrite}},
-				"publish": {Network: true, Upload: true},
+				"publish": {Network: true, Upload: true, Rest: RoleOperand},
 			}},
 		"uvx":          {Flags: flags("--from --with --python", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}},
 		"conda":        withSub(map[string]*Program{"install": kCondaInstall, "create": kCondaInstall, "update": kCondaInstall, "config": {Check: checkCondaConfig}, "run": {Flags: flags("-n --name -p --prefix", fVal), Args: []Role{RoleCommand}}}),
@@ -131,7 +131,7 @@ func kbPkgTable() map[string]*Program {
 		"pnpm": {Flags: flags("-g --global -r --recursive -D -P --frozen-lockfile", fBool, "-C --dir", fDir, "--filter -F", fVal, "--registry", fVal),
 			SubDefault: &Program{}, Sub: map[string]*Program{
 				"add": kNpmInstall, "install": kNpmInstall, "i": kNpmInstall, "update": kNpmInstall, "up": kNpmInstall,
-				"dlx": kNpmX, "exec": {Args: []Role{RoleCommand}}, "config": kNpmConfig, "publish": {Network: true, Upload: true},
+				"dlx": kNpmX, "exec": {Args: []Role{RoleCommand}}, "config": kNpmConfig, "publish": {Network: true, Upload: true, Rest: RoleOperand},
 			}},
 		"corepack": {Network: true},
 		"nvm":      {Network: true},
@@ -183,7 +183,7 @@ func kbPkgTable() map[string]*Program {
 			"update":   {Network: true},
 		}},
 		"port":     withSub(map[string]*Program{"install": kInstallOnly, "selfupdate": kInstallOnly}),
-		"gem":      withSub(map[string]*Program{"install": kGemInstall, "update": kGemInstall, "sources": {Check: checkGemSources}, "push": {Network: true, Upload: true}}),
+		"gem":      withSub(map[string]*Program{"install": kGemInstall, "update": kGemInstall, "sources": {Check: checkGemSources}, "push": {Network: true, Upload: true, Rest: RoleOperand}}),
 		"bundle":   withSub(map[string]*Program{"install": kInstallOnly, "update": kInstallOnly, "add": kInstallOnly, "exec": {Args: []Role{RoleCommand}}, "config": {Check: checkBundleConfig}}),
 		"bundler":  withSub(map[string]*Program{"install": kInstallOnly, "exec": {Args: []Role{RoleCommand}}}),
 		"composer": withSub(map[string]*Program{"install": kInstallOnly, "require": kInstallOnly, "update": kInstallOnly, "global": kInstallOnly, "config": {Check: checkComposerConfig}, "exec": {Args: []Role{RoleCommand}}}),
