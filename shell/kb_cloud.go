@@ -29,9 +29,9 @@ func kbCloudTable() map[string]*Program {
 			"destroy": {Network: true, Tags: []TagKind{TagInfraTeardown}},
 			"stack":   {Network: true, Check: checkPulumiStack},
 		}},
-		"aws":      {Rest: RoleOperand, Flags: flags("--debug --no-verify-ssl --no-paginate --no-cli-pager", fBool, "--region --profile --output --endpoint-url --query", fVal), Network: true, Upload: true, Check: checkAWS},
-		"gcloud":   {Rest: RoleOperand, Flags: flags("-q --quiet", fBool, "--project --region --zone --format --account --configuration", fVal), Network: true, Check: checkCloudDelete},
-		"gsutil":   {Rest: RoleOperand, Flags: flags("-m -q", fBool, "-o -h", fVal), Network: true, Upload: true, Check: checkGsutil},
+		"aws":      {Flags: flags("--debug --no-verify-ssl --no-paginate --no-cli-pager", fBool, "--region --profile --output --endpoint-url --query", fVal), Network: true, Upload: true, Check: checkAWS},
+		"gcloud":   {Flags: flags("-q --quiet", fBool, "--project --region --zone --format --account --configuration", fVal), Network: true, Check: checkGcloud},
+		"gsutil":   {Flags: flags("-m -q", fBool, "-o -h", fVal), Network: true, Upload: true, Check: checkGsutil},
 		"az":       {Rest: RoleOperand, Flags: flags("-y --yes --no-wait --debug --only-show-errors", fBool, "-g --resource-group -n --name --subscription -o --output --query", fVal), Network: true, Check: checkCloudDelete},
 		"doctl":    {Rest: RoleOperand, Network: true, Check: checkCloudDelete},
 		"heroku":   {Rest: RoleOperand, Network: true, Check: checkCloudDelete},
@@ -127,20 +127,24 @@ func checkAWS(c *Call) {
 }
 
 // s3Transfer records local paths of "aws s3 cp/sync/mv" operands.
-func s3Transfer(c *Call, ops []Word) {
+func s3Transfer(c *Call, ops []Word) { bucketTransfer(c, ops, "s3://") }
+
+// bucketTransfer records the operands of a copy between local paths and
+// URLs of scheme: local sources are read, a local last operand written.
+func bucketTransfer(c *Call, ops []Word, scheme string) {
 	var local []Word
 	for _, w := range ops {
 		if strings.HasPrefix(w.Value, "-") {
 			continue
 		}
-		if strings.HasPrefix(w.Value, "s3://") {
+		if strings.HasPrefix(w.Value, scheme) {
 			c.URL(w, len(local) > 0)
 			continue
 		}
 		local = append(local, w)
 	}
 	for i, w := range local {
-		if i == len(local)-1 && len(local) < len(ops) && !strings.HasPrefix(ops[len(ops)-1].Value, "s3://") {
+		if i == len(local)-1 && len(local) < len(ops) && !strings.HasPrefix(ops[len(ops)-1].Value, scheme) {
 			c.Use(w, accW)
 			continue
 		}
@@ -165,9 +169,22 @@ func checkCloudDelete(c *Call) {
 }
 
 // checkGsutil: rm -r / rb.
+//
+// cp, mv and rsync copy between local paths and gs:// URLs; the operands
+// of the other commands are undescribed (RoleOperand).
 func checkGsutil(c *Call) {
 	if posIs(c, 0, "rb") || posIs(c, 0, "rm") && hasArg(c, "-r", "-R", "-a") {
 		c.Tag(TagInfraTeardown, "gsutil "+c.Positional[0].Value)
+	}
+	if len(c.Positional) < 2 {
+		return
+	}
+	if posIs(c, 0, "cp", "mv", "rsync") {
+		bucketTransfer(c, c.Positional[1:], "gs://")
+		return
+	}
+	for _, w := range c.Positional[1:] {
+		c.an.operand(c, w)
 	}
 }
 
@@ -241,6 +258,24 @@ func awsFileArgs(c *Call) {
 			if strings.HasPrefix(v, scheme) {
 				c.Use(Word{Value: v[len(scheme):], Known: w.Known}, accR)
 			}
+		}
+	}
+}
+
+// checkGcloud: storage cp/mv/rsync copy between local paths and gs://
+// URLs, compute scp between local paths and VM:PATH; the operands of the
+// other commands are undescribed (RoleOperand).
+func checkGcloud(c *Call) {
+	checkCloudDelete(c)
+	p := c.Positional
+	switch {
+	case len(p) > 2 && p[0].Value == "storage" && (p[1].Value == "cp" || p[1].Value == "mv" || p[1].Value == "rsync"):
+		bucketTransfer(c, p[2:], "gs://")
+	case len(p) > 2 && p[0].Value == "compute" && p[1].Value == "scp":
+		cpOperands(c, p[2:])
+	default:
+		for _, w := range p {
+			c.an.operand(c, w)
 		}
 	}
 }

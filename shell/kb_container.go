@@ -238,8 +238,11 @@ func checkDockerExec(c *Call) {
 // Every host-side operand but the last is a source (read); the last, when
 // there are several, is the destination (written). Operands are judged
 // whatever their number: a malformed command is not taken as harmless.
-func checkDockerCp(c *Call) {
-	p := c.Positional
+func checkDockerCp(c *Call) { cpOperands(c, c.Positional) }
+
+// cpOperands judges the operands of a copy between this machine and
+// another ("ctr:/p", "vm:/p"): see checkDockerCp.
+func cpOperands(c *Call, p []Word) {
 	for i, w := range p {
 		if containerRef(w) {
 			continue

@@ -115,6 +115,13 @@ var undescribedCases = []kbCase{
 	// cloud CLIs whose subcommands only a Check knows
 	{cmd: "gcloud compute scp ~/.ssh/id_rsa vm:/tmp", paths: []string{"r:" + H + "/.ssh/id_rsa"}},
 	{cmd: "gsutil cp ~/.aws/credentials gs://b/c", paths: []string{"r:" + H + "/.aws/credentials"}},
+	{cmd: "gsutil cp gs://b/x ./x", paths: []string{"w:" + P + "/x"}, noPaths: []string{"r:" + P + "/x"}},
+	{cmd: "gsutil frob ~/.ssh/id_rsa", paths: []string{"r:" + H + "/.ssh/id_rsa"}},
+	{cmd: "gcloud storage cp gs://b/x ./x", paths: []string{"w:" + P + "/x"}, noPaths: []string{"r:" + P + "/x"}},
+	{cmd: "gcloud storage cp ~/.ssh/id_rsa gs://b", paths: []string{"r:" + H + "/.ssh/id_rsa"}},
+	{cmd: "gcloud compute scp vm:/tmp/r.txt ./r.txt", paths: []string{"w:" + P + "/r.txt"}, noPaths: []string{"r:" + P + "/r.txt"}},
+	{cmd: "gcloud secrets create x --data-file=/home/dev/.ssh/id_rsa", paths: []string{"r:" + H + "/.ssh/id_rsa"}},
+	{cmd: "aws s3 cp s3://b/x ./x", paths: []string{"w:" + P + "/x"}, noPaths: []string{"r:" + P + "/x"}},
 }
 
 func TestKBUndescribed(t *testing.T) {
