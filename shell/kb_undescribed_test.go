@@ -19,7 +19,9 @@ var undescribedCases = []kbCase{
 	{cmd: "npm frob ~/.npmrc", paths: []string{"r:" + H + "/.npmrc"}},
 	{cmd: "unrar v ~/secret.rar", paths: []string{"r:" + H + "/secret.rar"}},
 	{cmd: "git frob https://x.example/r", hosts: []string{"x.example"}},
-	{cmd: "git frob plainword", noPaths: []string{"r:" + P + "/plainword"}},
+	{cmd: "git frob plainword", noPaths: []string{"r:" + P + "/plainword"}, not: []TagKind{TagOpaque}},
+	{cmd: "kubectl $verb ns prod", tags: []TagKind{TagOpaque}},
+	{cmd: "git status", not: []TagKind{TagOpaque}},
 	// unknown options: "--opt=VALUE", "-XVALUE", and the word after one
 	{cmd: "kubectl create secret generic k --from-file=/home/dev/.ssh/id_rsa", paths: []string{"r:" + H + "/.ssh/id_rsa"}},
 	{cmd: "git show --frob ~/.aws/credentials", paths: []string{"r:" + H + "/.aws/credentials"}},

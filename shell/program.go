@@ -37,6 +37,11 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 			sp, ok := p.Sub[w.Value]
 			ok = ok && w.Known
 			undescribed = undescribed || !ok
+			if !w.Known {
+				// Which subcommand runs is not known: as for a dynamic
+				// command name, nobody can say what it does.
+				a.tagf(c, TagOpaque, "unresolved subcommand "+w.pattern())
+			}
 			if ok || p.SubDefault != nil {
 				if !ok {
 					sp = p.SubDefault
