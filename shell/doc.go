@@ -44,6 +44,12 @@
 //     a glob binds its variable to the glob; outputs that are one token
 //     ($(uname -r), $(date +%F), $(whoami), $(wc -l), $((...)), $$) are *
 //     within one path segment.
+//   - what the knowledge base does not describe is not harmless: the
+//     operands of a subcommand it does not list (git frobnicate, docker
+//     container frob), the word after an option it does not list and the
+//     value of an unknown --option=VALUE are RoleOperand, read when they
+//     look like paths (or dot-files) and destinations when they are URLs;
+//     git object names REV:PATH and :N:PATH read PATH;
 //   - Parallax's own CLI is known by its name from any directory
 //     (./bin/parallax, $GOPATH/bin/parallax, $(which parallax),
 //     $(command -v parallax), $(type -P parallax), a variable holding
@@ -76,4 +82,7 @@
 //     per known item (at most 8), else once with the variable unknown or
 //     a token set.
 //   - Arithmetic is not evaluated; array elements are unknown.
+//   - An undescribed operand is a path only by its shape: a bare name
+//     (git frobnicate id_rsa) is a plain value, and an option the table
+//     lists as taking a plain value is trusted to take one.
 package shell

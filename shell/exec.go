@@ -262,13 +262,37 @@ func (a *analyzer) unknownArgs(c *Call, args []Word) {
 			v = val
 			w = Word{Value: val, Known: w.Known, Glob: w.Glob}
 		}
-		switch {
-		case strings.Contains(v, "://"):
-			a.url(c, w, false)
-		case looksLikePath(v):
-			a.use(c, w, action.AccessRead)
-		}
+		a.operandValue(c, w, v)
 	}
+}
+
+// operand judges an argument the knowledge base does not describe
+// (RoleOperand): a URL is a destination, a path-like word a read.
+func (a *analyzer) operand(c *Call, w Word) {
+	if w.proc > 0 {
+		a.use(c, w, action.AccessRead)
+		return
+	}
+	v := w.Value
+	if !w.Known {
+		v = w.pattern()
+	}
+	a.operandValue(c, w, v)
+}
+
+func (a *analyzer) operandValue(c *Call, w Word, v string) {
+	switch {
+	case strings.Contains(v, "://"):
+		a.url(c, w, false)
+	case looksLikeOperand(v):
+		a.use(c, w, action.AccessRead)
+	}
+}
+
+// looksLikeOperand reports whether an undescribed argument is probably a
+// path: path-like, or a dot-file name (.env, .npmrc, .ssh).
+func looksLikeOperand(v string) bool {
+	return looksLikePath(v) || len(v) > 1 && v[0] == '.' && isAlnum(v[1])
 }
 
 // looksLikePath reports whether an argument is probably a path.

@@ -30,20 +30,20 @@ func kbCloudTable() map[string]*Program {
 			"stack":   {Network: true, Check: checkPulumiStack},
 		}},
 		"aws":      {Flags: flags("--debug --no-verify-ssl --no-paginate --no-cli-pager", fBool, "--region --profile --output --endpoint-url --query", fVal), Network: true, Upload: true, Check: checkAWS},
-		"gcloud":   {Flags: flags("-q --quiet", fBool, "--project --region --zone --format --account --configuration", fVal), Network: true, Check: checkCloudDelete},
+		"gcloud":   {Flags: flags("-q --quiet", fBool, "--project --region --zone --format --account --configuration", fVal), Network: true, Check: checkGcloud},
 		"gsutil":   {Flags: flags("-m -q", fBool, "-o -h", fVal), Network: true, Upload: true, Check: checkGsutil},
-		"az":       {Flags: flags("-y --yes --no-wait --debug --only-show-errors", fBool, "-g --resource-group -n --name --subscription -o --output --query", fVal), Network: true, Check: checkCloudDelete},
-		"doctl":    {Network: true, Check: checkCloudDelete},
-		"heroku":   {Network: true, Check: checkCloudDelete},
-		"flyctl":   {Network: true, Check: checkCloudDelete},
-		"fly":      {Network: true, Check: checkCloudDelete},
-		"vercel":   {Network: true, Upload: true, Check: checkCloudDelete},
-		"netlify":  {Network: true, Upload: true},
-		"firebase": {Network: true, Upload: true},
-		"wrangler": {Network: true, Upload: true},
-		"eksctl":   {Network: true, Check: checkCloudDelete},
-		"s3cmd":    {Network: true, Upload: true, Check: checkS3cmd},
-		"rclone":   {Network: true, Upload: true, Check: checkRclone},
+		"az":       {Rest: RoleOperand, Flags: flags("-y --yes --no-wait --debug --only-show-errors", fBool, "-g --resource-group -n --name --subscription -o --output --query", fVal), Network: true, Check: checkCloudDelete},
+		"doctl":    {Rest: RoleOperand, Network: true, Check: checkCloudDelete},
+		"heroku":   {Rest: RoleOperand, Network: true, Check: checkCloudDelete},
+		"flyctl":   {Rest: RoleOperand, Network: true, Check: checkCloudDelete},
+		"fly":      {Rest: RoleOperand, Network: true, Check: checkCloudDelete},
+		"vercel":   {Rest: RoleOperand, Network: true, Upload: true, Check: checkCloudDelete},
+		"netlify":  {Rest: RoleOperand, Network: true, Upload: true},
+		"firebase": {Rest: RoleOperand, Network: true, Upload: true},
+		"wrangler": {Rest: RoleOperand, Network: true, Upload: true},
+		"eksctl":   {Rest: RoleOperand, Network: true, Check: checkCloudDelete},
+		"s3cmd":    {Rest: RoleOperand, Network: true, Upload: true, Check: checkS3cmd},
+		"rclone":   {Rest: RoleOperand, Network: true, Upload: true, Check: checkRclone},
 		"ansible": {Flags: flags("-b --become -K --ask-become-pass -k -v -vv -vvv --check -C", fBool,
 			"-i --inventory -u --user -e --extra-vars -f --forks -l --limit --become-user -c --connection -M", fVal,
 			"-m --module-name -a --args", fVal), Network: true, Check: checkAnsible},
@@ -87,6 +87,7 @@ var awsDestroyVerbs = []string{"delete-", "terminate-", "deregister-", "remove-"
 
 // checkAWS: s3 rb / rm --recursive, and delete-* / terminate-* operations.
 func checkAWS(c *Call) {
+	awsFileArgs(c)
 	p := c.Positional
 	if len(p) < 2 {
 		return
@@ -126,20 +127,24 @@ func checkAWS(c *Call) {
 }
 
 // s3Transfer records local paths of "aws s3 cp/sync/mv" operands.
-func s3Transfer(c *Call, ops []Word) {
+func s3Transfer(c *Call, ops []Word) { bucketTransfer(c, ops, "s3://") }
+
+// bucketTransfer records the operands of a copy between local paths and
+// URLs of scheme: local sources are read, a local last operand written.
+func bucketTransfer(c *Call, ops []Word, scheme string) {
 	var local []Word
 	for _, w := range ops {
 		if strings.HasPrefix(w.Value, "-") {
 			continue
 		}
-		if strings.HasPrefix(w.Value, "s3://") {
+		if strings.HasPrefix(w.Value, scheme) {
 			c.URL(w, len(local) > 0)
 			continue
 		}
 		local = append(local, w)
 	}
 	for i, w := range local {
-		if i == len(local)-1 && len(local) < len(ops) && !strings.HasPrefix(ops[len(ops)-1].Value, "s3://") {
+		if i == len(local)-1 && len(local) < len(ops) && !strings.HasPrefix(ops[len(ops)-1].Value, scheme) {
 			c.Use(w, accW)
 			continue
 		}
@@ -164,9 +169,22 @@ func checkCloudDelete(c *Call) {
 }
 
 // checkGsutil: rm -r / rb.
+//
+// cp, mv and rsync copy between local paths and gs:// URLs; the operands
+// of the other commands are undescribed (RoleOperand).
 func checkGsutil(c *Call) {
 	if posIs(c, 0, "rb") || posIs(c, 0, "rm") && hasArg(c, "-r", "-R", "-a") {
 		c.Tag(TagInfraTeardown, "gsutil "+c.Positional[0].Value)
+	}
+	if len(c.Positional) < 2 {
+		return
+	}
+	if posIs(c, 0, "cp", "mv", "rsync") {
+		bucketTransfer(c, c.Positional[1:], "gs://")
+		return
+	}
+	for _, w := range c.Positional[1:] {
+		c.an.operand(c, w)
 	}
 }
 
@@ -205,8 +223,59 @@ func checkAnsible(c *Call) {
 }
 
 // checkGhAPI: DELETE requests tear down.
+//
+// A field "-F key=@PATH" sends the content of PATH (and "@-" stdin).
 func checkGhAPI(c *Call) {
 	if flagValIs(c, []string{"-X", "--method"}, "DELETE") {
 		c.Tag(TagInfraTeardown, "gh api -X DELETE")
+	}
+	for i, w := range c.Args {
+		var v string
+		switch {
+		case (w.Value == "-F" || w.Value == "--field") && i+1 < len(c.Args):
+			w = c.Args[i+1]
+			v = w.Value
+		case strings.HasPrefix(w.Value, "--field="):
+			v = strings.TrimPrefix(w.Value, "--field=")
+		default:
+			continue
+		}
+		if _, p, ok := strings.Cut(v, "=@"); ok {
+			c.Use(Word{Value: p, Known: w.Known}, accR)
+		}
+	}
+}
+
+// awsFileArgs: a parameter value "file://PATH" or "fileb://PATH" is the
+// content of PATH (aws lambda update-function-code --zip-file fileb://x).
+func awsFileArgs(c *Call) {
+	for _, w := range c.Args {
+		v := w.Value
+		if strings.HasPrefix(v, "--") {
+			_, v, _ = strings.Cut(v, "=")
+		}
+		for _, scheme := range [...]string{"file://", "fileb://"} {
+			if strings.HasPrefix(v, scheme) {
+				c.Use(Word{Value: v[len(scheme):], Known: w.Known}, accR)
+			}
+		}
+	}
+}
+
+// checkGcloud: storage cp/mv/rsync copy between local paths and gs://
+// URLs, compute scp between local paths and VM:PATH; the operands of the
+// other commands are undescribed (RoleOperand).
+func checkGcloud(c *Call) {
+	checkCloudDelete(c)
+	p := c.Positional
+	switch {
+	case len(p) > 2 && p[0].Value == "storage" && (p[1].Value == "cp" || p[1].Value == "mv" || p[1].Value == "rsync"):
+		bucketTransfer(c, p[2:], "gs://")
+	case len(p) > 2 && p[0].Value == "compute" && p[1].Value == "scp":
+		cpOperands(c, p[2:])
+	default:
+		for _, w := range p {
+			c.an.operand(c, w)
+		}
 	}
 }

@@ -13,46 +13,64 @@ func kbContainerTable() map[string]*Program {
 		kDockerRunFlags = flags(
 			shorts("ditP")+" --rm --detach --interactive --tty --init --read-only --publish-all --no-healthcheck"+
 				" --sig-proxy --oom-kill-disable", fBool,
-			"-e --env --env-file -p --publish --name -w --workdir -u --user --entrypoint --network --net"+
+			"--env-file --label-file", fRead, "--cidfile", fWrite,
+			"-e --env -p --publish --name -w --workdir -u --user --entrypoint --network --net"+
 				" --cap-add --cap-drop --security-opt --pid --ipc --uts --userns --device --mount -v --volume"+
-				" --volumes-from --tmpfs -l --label --label-file --restart --memory -m --cpus --gpus --platform"+
+				" --volumes-from --tmpfs -l --label --restart --memory -m --cpus --gpus --platform"+
 				" --hostname -h --add-host --dns --log-driver --log-opt --ulimit --shm-size --pull --cgroupns"+
-				" --health-cmd --group-add --expose --link --runtime --sysctl --stop-signal --cidfile", fVal,
+				" --health-cmd --group-add --expose --link --runtime --sysctl --stop-signal", fVal,
 			"--privileged", tagged(fBool, TagContainerEscape),
 		)
 		kDockerRun  = &Program{Flags: kDockerRunFlags, Network: true, Check: checkDockerRun}
-		kDockerExec = &Program{Flags: flags("-d -i -t --privileged --detach --interactive --tty", fBool, "-e --env -u --user -w --workdir --env-file --index", fVal),
+		kDockerExec = &Program{Flags: flags("-d -i -t --privileged --detach --interactive --tty", fBool, "-e --env -u --user -w --workdir --index", fVal, "--env-file", fRead),
 			Check: checkDockerExec}
+		kDockerCp    = &Program{Flags: flags("-a --archive -L --follow-link -q --quiet", fBool), Check: checkDockerCp}
+		kDockerBuild = &Program{Flags: flags("-q --no-cache --pull --rm --squash --load --push", fBool,
+			"-t --tag --build-arg --target --platform --network --ssh --label --cache-from --progress", fVal,
+			"-f --file --iidfile --output -o", fVal, "--secret", fVal), Args: []Role{RoleRead}, Network: true, Check: checkDockerBuild}
 		kCompose = &Program{Flags: flags("--compatibility --dry-run", fBool, "-p --project-name --profile --env-file --project-directory", fVal, "-f --file", fRead),
 			Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{
 				"down": {Flags: flags("--remove-orphans", fBool, "-t --timeout --rmi", fVal, "-v --volumes", tagged(fBool, TagInfraTeardown))},
 				"run":  {Flags: kDockerRunFlags, Check: checkDockerRun},
 				"exec": kDockerExec,
+				"cp":   kDockerCp,
 			}}
-		kDocker = &Program{Flags: flags("-D --debug --tls --tlsverify", fBool, "-H --host -c --context --config -l --log-level", fVal),
+		// --config, --kubeconfig and the TLS files name the tool's own
+		// credentials, which it reads without the flag anyway (kubectl
+		// get reads ~/.kube/config): plain values, so that spelling the
+		// default out does not change the decision.
+		kDocker = &Program{Flags: flags("-D --debug --tls --tlsverify", fBool,
+			"-H --host -c --context -l --log-level --config --tlscacert --tlscert --tlskey", fVal),
 			Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{
 				"run": kDockerRun, "create": kDockerRun, "exec": kDockerExec,
-				"build": {Flags: flags("-q --no-cache --pull --rm --squash --load --push", fBool,
-					"-t --tag --build-arg --target --platform --network --secret --ssh --label --cache-from --progress -o --output", fVal,
-					"-f --file", fRead), Args: []Role{RoleRead}, Network: true},
-				"cp":        {Check: checkDockerCp},
-				"push":      {Network: true, Upload: true},
-				"pull":      {Network: true},
-				"login":     {Network: true, Flags: flags("--password-stdin", fBool, "-u --username -p --password", fVal)},
-				"rm":        {Flags: flags("-f --force -v --volumes", fBool)},
-				"rmi":       {Flags: flags("-f --force", fBool)},
-				"system":    {SubDefault: &Program{}, Sub: map[string]*Program{"prune": {Flags: flags("-f --force --volumes", fBool, "--filter", fVal, "-a --all", tagged(fBool, TagInfraTeardown)), Check: checkPruneVolumes}}},
-				"volume":    {SubDefault: &Program{}, Sub: map[string]*Program{"prune": {Tags: []TagKind{TagInfraTeardown}}, "rm": {Tags: []TagKind{TagInfraTeardown}}}},
-				"container": {SubDefault: &Program{}, Sub: map[string]*Program{"run": kDockerRun, "create": kDockerRun, "exec": kDockerExec}},
-				"save":      {Flags: flags("-o --output", fWrite)},
-				"load":      {Flags: flags("-i --input", fRead)},
-				"export":    {Flags: flags("-o --output", fWrite)},
-				"import":    {Args: []Role{RoleRead}},
-				"compose":   kCompose,
-				"swarm":     {Tags: []TagKind{TagSystemChange}},
-				"plugin":    {SubDefault: &Program{}, Sub: map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall}}}},
+				"build":   kDockerBuild,
+				"buildx":  {Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{"build": kDockerBuild}},
+				"builder": {Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{"build": kDockerBuild}},
+				"image": {SubDefault: &Program{}, Sub: map[string]*Program{
+					"build": kDockerBuild, "save": {Flags: flags("-o --output", fWrite)},
+					"load": {Flags: flags("-i --input", fRead)}, "import": {Args: []Role{RoleRead}},
+					"push": {Network: true, Upload: true}, "pull": {Network: true},
+				}},
+				"cp":     kDockerCp,
+				"push":   {Network: true, Upload: true},
+				"pull":   {Network: true},
+				"login":  {Network: true, Flags: flags("--password-stdin", fBool, "-u --username -p --password", fVal)},
+				"rm":     {Flags: flags("-f --force -v --volumes", fBool)},
+				"rmi":    {Flags: flags("-f --force", fBool)},
+				"system": {SubDefault: &Program{}, Sub: map[string]*Program{"prune": {Flags: flags("-f --force --volumes", fBool, "--filter", fVal, "-a --all", tagged(fBool, TagInfraTeardown)), Check: checkPruneVolumes}}},
+				"volume": {SubDefault: &Program{}, Sub: map[string]*Program{"prune": {Tags: []TagKind{TagInfraTeardown}}, "rm": {Tags: []TagKind{TagInfraTeardown}}}},
+				"container": {SubDefault: &Program{}, Sub: map[string]*Program{"run": kDockerRun, "create": kDockerRun, "exec": kDockerExec,
+					"cp": kDockerCp, "export": {Flags: flags("-o --output", fWrite)}}},
+				"save":    {Flags: flags("-o --output", fWrite)},
+				"load":    {Flags: flags("-i --input", fRead)},
+				"export":  {Flags: flags("-o --output", fWrite)},
+				"import":  {Args: []Role{RoleRead}},
+				"compose": kCompose,
+				"swarm":   {Tags: []TagKind{TagSystemChange}},
+				"plugin":  {SubDefault: &Program{}, Sub: map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall}}}},
 			}}
-		kKubectl = &Program{Flags: flags("--insecure-skip-tls-verify", fBool, "-n --namespace --context --cluster --kubeconfig -s --server --token --user -l --selector -o --output", fVal),
+		kKubectl = &Program{Flags: flags("--insecure-skip-tls-verify", fBool, "-n --namespace --context --cluster -s --server --token --user -l --selector -o --output"+
+			" --kubeconfig --client-certificate --client-key --certificate-authority", fVal),
 			Network: true, SubDefault: &Program{Network: true, Flags: flags("-A --all-namespaces", fBool, "-n --namespace --context -l --selector -o --output", fVal)},
 			Sub: map[string]*Program{
 				"delete":       {Flags: flags("--all -A --all-namespaces --force --now --wait --ignore-not-found", fBool, "-n --namespace --context -l --selector --grace-period -o", fVal, "-f --filename", fRead), Network: true, Check: checkKubectlDelete},
@@ -74,8 +92,8 @@ func kbContainerTable() map[string]*Program {
 			SubDefault: &Program{Network: true},
 			Sub: map[string]*Program{
 				"uninstall": kTeardown, "delete": kTeardown, "del": kTeardown,
-				"install": {Network: true, Flags: flags("--wait --atomic --create-namespace --dry-run", fBool, "-n --namespace --version --set --set-string --repo", fVal, "-f --values", fRead)},
-				"upgrade": {Network: true, Flags: flags("-i --install --wait --atomic --dry-run", fBool, "-n --namespace --version --set --repo", fVal, "-f --values", fRead)},
+				"install": {Network: true, Flags: flags("--wait --atomic --create-namespace --dry-run", fBool, "-n --namespace --version --set --set-string --repo", fVal, "-f --values", fRead), Rest: RoleOperand},
+				"upgrade": {Network: true, Flags: flags("-i --install --wait --atomic --dry-run", fBool, "-n --namespace --version --set --repo", fVal, "-f --values", fRead), Rest: RoleOperand},
 				"repo":    {Network: true, SubDefault: &Program{Network: true}, Sub: map[string]*Program{"add": {Network: true, Tags: []TagKind{TagPackageSource}}}},
 				"plugin":  {Network: true, SubDefault: &Program{}, Sub: map[string]*Program{"install": {Network: true, Tags: []TagKind{TagPackageInstall, TagPackageSource}}}},
 			}}
@@ -216,16 +234,69 @@ func checkDockerExec(c *Call) {
 }
 
 // checkDockerCp: "docker cp SRC DST", one side is "container:path".
-func checkDockerCp(c *Call) {
-	p := c.Positional
-	if len(p) != 2 {
-		return
+//
+// Every host-side operand but the last is a source (read); the last, when
+// there are several, is the destination (written). Operands are judged
+// whatever their number: a malformed command is not taken as harmless.
+func checkDockerCp(c *Call) { cpOperands(c, c.Positional) }
+
+// cpOperands judges the operands of a copy between this machine and
+// another ("ctr:/p", "vm:/p"): see checkDockerCp.
+func cpOperands(c *Call, p []Word) {
+	for i, w := range p {
+		if containerRef(w) {
+			continue
+		}
+		if i == len(p)-1 && i > 0 {
+			c.Use(w, accW)
+		} else {
+			c.Use(w, accR)
+		}
 	}
-	if !strings.Contains(p[0].Value, ":") {
-		c.Use(p[0], accR)
+}
+
+// containerRef reports whether a cp operand names a path in a container
+// or pod ("ctr:/p", "ns/pod:/p"). As for docker, a path starting with
+// "/", "." or "~" is local even with a colon in it.
+func containerRef(w Word) bool {
+	v := w.Value
+	if !w.Known {
+		v = w.pattern()
 	}
-	if !strings.Contains(p[1].Value, ":") {
-		c.Use(p[1], accW)
+	if v == "" || strings.ContainsRune("/.~", rune(v[0])) {
+		return false
+	}
+	i := strings.IndexByte(v, ':')
+	return i > 0 && !strings.ContainsAny(v[:i], "*?[")
+}
+
+// checkDockerBuild: the Dockerfile (-f) is read, unless "-" (stdin);
+// --secret src=PATH and --iidfile/--output dest=PATH name host files.
+func checkDockerBuild(c *Call) {
+	if w, ok := c.Flag("-f", "--file"); ok {
+		c.Use(w, accR)
+	}
+	if w, ok := c.Flag("--iidfile"); ok {
+		c.Use(w, accW)
+	}
+	for _, name := range [...]string{"--secret", "-o", "--output"} {
+		w, ok := c.Flag(name)
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Split(w.Value, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			switch {
+			case k == "src" || k == "source":
+				c.Use(Word{Value: v, Known: w.Known}, accR)
+			case k == "dest" || k == "output" && name != "--secret":
+				c.Use(Word{Value: v, Known: w.Known}, accW)
+			case !strings.Contains(kv, "="):
+				if name != "--secret" {
+					c.Use(Word{Value: kv, Known: w.Known}, accW) // "-o ./out"
+				}
+			}
+		}
 	}
 }
 

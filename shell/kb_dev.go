@@ -52,16 +52,16 @@ func kbDevTable() map[string]*Program {
 		"go": {Flags: flags("-C", fDir), Sub: map[string]*Program{
 			"build":    {Flags: kGoBuild, Rest: RoleRead},
 			"run":      {Flags: kGoBuild, Rest: RoleRead, Check: checkGoRun},
-			"test":     {Flags: kGoBuild},
-			"vet":      {Flags: kGoBuild},
+			"test":     {Flags: kGoBuild, Check: checkGoPkgs},
+			"vet":      {Flags: kGoBuild, Check: checkGoPkgs},
 			"install":  {Flags: kGoBuild, Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkGoGet},
 			"get":      {Flags: kGoBuild, Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkGoGet},
 			"mod":      {Flags: flags("-v -x -e -json", fBool, "-go -compat -modfile", fVal), Network: true},
-			"generate": {Flags: with(kGoBuild, "-run -skip", fVal)},
+			"generate": {Flags: with(kGoBuild, "-run -skip", fVal), Check: checkGoPkgs},
 			"env":      {Flags: flags("-json -changed -w -u", fBool), Check: checkGoEnv},
 			"clean":    {Flags: flags("-i -n -r -x -cache -testcache -modcache -fuzzcache", fBool)},
 			"fmt":      {Flags: flags("-n -x", fBool), Rest: RoleReadWrite},
-			"tool":     {Flags: flags("-n", fBool)},
+			"tool":     {Flags: flags("-n", fBool), Rest: RoleOperand},
 			"fix":      {Rest: RoleReadWrite},
 			"version":  {Rest: RoleRead},
 		}, SubDefault: &Program{}},
@@ -69,14 +69,14 @@ func kbDevTable() map[string]*Program {
 		"goimports":     {Flags: flags(shorts("dlewv"), fBool, "-local", fVal), Rest: RoleRead, Check: checkRewrite},
 		"golangci-lint": {Flags: flags("--fix -v", fBool, "-c --config", fRead, "-E --enable -D --disable --timeout --out-format", fVal)},
 		"staticcheck":   kToolchain, "govulncheck": {Network: true}, "gopls": kToolchain, "dlv": kToolchain,
-		"cargo": {Flags: flags("-q -v --quiet --verbose --offline --frozen --locked", fBool, "-Z --color --config", fVal, "-C", fDir),
+		"cargo": {Flags: flags("-q -v --quiet --verbose --offline --frozen --locked", fBool, "-Z --color --config", fVal, "-C", fDir, "--manifest-path", fRead),
 			Check: checkCargoConfig, SubDefault: cargoCmd(), Sub: map[string]*Program{
 				"fetch": {Network: true},
 				"clean": {Check: func(c *Call) { c.Use(lit("target"), accD) }},
 				"new":   {Args: []Role{RoleWrite}}, "init": {Args: []Role{RoleWrite}},
-				"add": {Flags: flags("--dev --build --no-default-features", fBool, "-F --features --rename --path --branch --tag --rev -p --package", fVal,
+				"add": {Flags: flags("--dev --build --no-default-features", fBool, "-F --features --rename --branch --tag --rev -p --package", fVal, "--path", fRead,
 					"--git --registry", tagged(fVal, TagPackageSource)), Network: true, Tags: []TagKind{TagPackageInstall}},
-				"install": {Flags: flags("--locked --force -f --debug --list", fBool, "--version --vers --bin --features --path --root --branch --tag --rev -j", fVal,
+				"install": {Flags: flags("--locked --force -f --debug --list", fBool, "--version --vers --bin --features --root --branch --tag --rev -j", fVal, "--path", fRead,
 					"--git --registry --index", tagged(fVal, TagPackageSource)), Network: true, Tags: []TagKind{TagPackageInstall}},
 				"publish": {Flags: flags("--dry-run --allow-dirty", fBool, "--token --registry --index", fVal), Network: true, Upload: true},
 				"login":   {Network: true},
@@ -131,7 +131,7 @@ func kbDevTable() map[string]*Program {
 			"add":     {Network: true, Tags: []TagKind{TagPackageInstall}, Flags: flags("-s --source", tagged(fVal, TagPackageSource), "-v --version", fVal)},
 			"restore": {Network: true, Flags: flags("-s --source", tagged(fVal, TagPackageSource))},
 			"tool":    {Network: true, Tags: []TagKind{TagPackageInstall}, Flags: flags("--add-source", tagged(fVal, TagPackageSource))},
-			"nuget":   {Network: true, Upload: true},
+			"nuget":   {Network: true, Upload: true, Rest: RoleOperand},
 		}, SubDefault: &Program{Flags: flags("-c --configuration -f --framework -r --runtime -v --verbosity", fVal, "-o --output", fWrite)}},
 		"swift": kToolchain, "xcodebuild": kToolchain, "xcrun": {Args: []Role{RoleCommand}},
 		"pytest": kPytest, "py.test": kPytest,
@@ -168,7 +168,8 @@ func kbDevTable() map[string]*Program {
 // cargoCmd is a cargo subcommand that builds and runs project code.
 func cargoCmd() *Program {
 	return &Program{Flags: flags("--release -r --all --workspace --all-features --no-default-features --locked --offline -q -v", fBool,
-		"-p --package --bin --example --test --bench --features -F --target -j --jobs --profile --manifest-path --color --config", fVal,
+		"-p --package --bin --example --test --bench --features -F --target -j --jobs --profile --color --config", fVal,
+		"--manifest-path", fRead,
 		"--target-dir", fWrite)}
 }
 
@@ -436,5 +437,19 @@ func checkPreCommit(c *Call) {
 	if posIs(c, 0, "install", "install-hooks") {
 		c.Use(lit(".git/hooks/pre-commit"), accW)
 		c.Tag(TagPersistence, "pre-commit install")
+	}
+}
+
+// checkGoPkgs: package operands ("./...", "./cmd/x", a directory) are
+// directories go reads; "PATTERN/..." is judged as its root.
+func checkGoPkgs(c *Call) {
+	for _, w := range c.Positional {
+		if w.Known && strings.HasSuffix(w.Value, "...") {
+			w.Value = strings.TrimSuffix(strings.TrimSuffix(w.Value, "..."), "/")
+			if w.Value == "" {
+				continue // "...": every package GOPATH knows, not a path
+			}
+		}
+		c.an.operand(c, w)
 	}
 }

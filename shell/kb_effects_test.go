@@ -399,39 +399,43 @@ var kbCases = []kbCase{
 
 func TestKBEffects(t *testing.T) {
 	for _, tc := range kbCases {
-		t.Run(tc.cmd, func(t *testing.T) {
-			e := Analyze(tc.cmd, kbOpt)
-			for _, k := range tc.tags {
-				if !e.Has(k) {
-					t.Errorf("tag %v missing; tags %v", k, e.Tags)
-				}
-			}
-			for _, k := range tc.not {
-				if tg, ok := e.Find(k); ok {
-					t.Errorf("unexpected tag %v (%s %s)", k, tg.Program, tg.Detail)
-				}
-			}
-			for _, p := range tc.paths {
-				if !hasPathUse(e, p) {
-					t.Errorf("path %s missing; paths %v", p, e.Paths)
-				}
-			}
-			for _, p := range tc.noPaths {
-				if hasPathUse(e, p) {
-					t.Errorf("path %s recorded; it must not be", p)
-				}
-			}
-			for _, h := range tc.hosts {
-				if !hasHost(e, h) {
-					t.Errorf("host %s missing; network %v", h, e.Network)
-				}
-			}
-			for _, x := range tc.execs {
-				if !hasExec(e, x) {
-					t.Errorf("exec %s missing; execs %v", x, e.Execs)
-				}
-			}
-		})
+		t.Run(tc.cmd, func(t *testing.T) { runKBCase(t, tc) })
+	}
+}
+
+// runKBCase checks one kbCase.
+func runKBCase(t *testing.T, tc kbCase) {
+	t.Helper()
+	e := Analyze(tc.cmd, kbOpt)
+	for _, k := range tc.tags {
+		if !e.Has(k) {
+			t.Errorf("tag %v missing; tags %v", k, e.Tags)
+		}
+	}
+	for _, k := range tc.not {
+		if tg, ok := e.Find(k); ok {
+			t.Errorf("unexpected tag %v (%s %s)", k, tg.Program, tg.Detail)
+		}
+	}
+	for _, p := range tc.paths {
+		if !hasPathUse(e, p) {
+			t.Errorf("path %s missing; paths %v", p, e.Paths)
+		}
+	}
+	for _, p := range tc.noPaths {
+		if hasPathUse(e, p) {
+			t.Errorf("path %s recorded; it must not be", p)
+		}
+	}
+	for _, h := range tc.hosts {
+		if !hasHost(e, h) {
+			t.Errorf("host %s missing; network %v", h, e.Network)
+		}
+	}
+	for _, x := range tc.execs {
+		if !hasExec(e, x) {
+			t.Errorf("exec %s missing; execs %v", x, e.Execs)
+		}
 	}
 }
 

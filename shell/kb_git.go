@@ -31,9 +31,16 @@ func kbGitTable() map[string]*Program {
 		"-p --paginate -P --no-pager --bare --no-replace-objects --literal-pathspecs --no-optional-locks", fBool,
 		"-c", fVal,
 		"-C --work-tree", fDir,
-		"--git-dir --namespace --config-env --super-prefix", fVal,
+		"--git-dir", fRead,
+		"--namespace --config-env --super-prefix", fVal,
 		"--exec-path", tagged(fVal, TagCodeEscape),
 	)
+
+	kGitLog := gitSub(&Program{Flags: flags("--oneline --graph --all --decorate --stat -p --patch --follow --name-only --reverse --no-merges --first-parent", fBool,
+		"-n --max-count --since --until --author --grep --format --pretty --date -S -G --skip --after --before -L", fVal, "--output", fWrite),
+		Check: checkGitLog})
+	kGitBlame := gitSub(&Program{Flags: flags(shorts("bcflnpstwe")+" --root --show-stats --porcelain --line-porcelain --incremental --show-name --show-number --show-email", fBool,
+		"-L -C -M --ignore-rev --abbrev --date", fVal, "-S --contents --ignore-revs-file", fRead), Check: checkGitRevPaths})
 
 	var kbGit = map[string]*Program{
 		"git": {Flags: kGitGlobal, Check: gitConfigOpts, SubDefault: gitSub(&Program{}), Sub: map[string]*Program{
@@ -58,17 +65,18 @@ func kbGitTable() map[string]*Program {
 					" --quiet --verbose --multiple --append", fBool,
 				"--depth --deepen --shallow-since --refmap --recurse-submodules -j --jobs --filter -o", fVal,
 				"--upload-pack", tagged(fShell, TagCodeEscape),
-			)}),
+			), Check: checkGitLocalRemote}),
 			"pull": gitNet(&Program{Flags: flags(
 				shorts("fnqrv")+" --rebase --no-rebase --ff-only --no-ff --ff --all --prune --tags --quiet"+
 					" --verbose --autostash --squash --no-edit --allow-unrelated-histories --commit --no-commit", fBool,
 				"-s --strategy -X --strategy-option --depth -j --jobs", fVal,
 				"--upload-pack", tagged(fShell, TagCodeEscape),
-			), Check: writesWorktree}),
+			), Check: checkGitPull}),
 			"ls-remote": gitNet(&Program{Flags: flags("--heads --tags --refs -q --quiet --symref", fBool,
-				"--upload-pack", tagged(fShell, TagCodeEscape))}),
-			"archive": gitSub(&Program{Flags: flags("-l --list -v", fBool, "--format --prefix", fVal,
-				"-o --output", fWrite, "--remote", fURL, "--exec", tagged(fShell, TagCodeEscape))}),
+				"--upload-pack", tagged(fShell, TagCodeEscape)), Check: checkGitLocalRemote}),
+			"archive": gitSub(&Program{Flags: flags("-l --list -v --worktree-attributes", fBool, "--format --prefix --mtime", fVal,
+				"-o --output", fWrite, "--add-file", fRead, "--remote", fURL, "--exec", tagged(fShell, TagCodeEscape)),
+				Check: checkGitRevPaths}),
 			"commit": gitSub(&Program{Flags: flags(
 				shorts("anqsuvz")+" --all --amend --no-edit --no-verify --allow-empty --signoff --quiet --patch", fBool,
 				"-m --message -C --reuse-message --author --date --fixup --squash --cleanup -S --gpg-sign", fVal,
@@ -101,17 +109,36 @@ func kbGitTable() map[string]*Program {
 			"send-email": gitNet(&Program{Flags: flags("--annotate --compose --dry-run --quiet", fBool,
 				"--to --cc --bcc --from --subject --smtp-server --smtp-user --smtp-pass --smtp-server-port", fVal), Upload: true, Rest: RoleRead}),
 			"diff": gitSub(&Program{Flags: flags("--cached --staged --stat --name-only --name-status --no-index --ext-diff --no-ext-diff -w -b -R --color --quiet --exit-code --numstat --patch -p", fBool,
-				"-U --unified --diff-filter -M -C --word-diff --relative --src-prefix --dst-prefix", fVal, "--output", fWrite)}),
-			"log": gitSub(&Program{Flags: flags("--oneline --graph --all --decorate --stat -p --patch --follow --name-only --reverse --no-merges --first-parent", fBool,
-				"-n --max-count --since --until --author --grep --format --pretty --date -S -G --skip --after --before", fVal, "--output", fWrite)}),
-			"show": gitSub(&Program{Flags: flags("--stat --name-only -s --oneline --no-patch", fBool, "--format --pretty", fVal, "--output", fWrite)}),
+				"-U --unified --diff-filter -M -C --word-diff --relative --src-prefix --dst-prefix", fVal, "--output", fWrite),
+				Check: checkGitRevPaths}),
+			"log":         kGitLog,
+			"whatchanged": kGitLog,
+			"shortlog":    kGitLog,
+			"rev-list":    kGitLog,
+			"show": gitSub(&Program{Flags: flags("--stat --name-only -s --oneline --no-patch", fBool, "--format --pretty", fVal, "--output", fWrite),
+				Check: checkGitRevPaths}),
 			"grep": gitSub(&Program{Flags: flags(shorts("EFGPiIlLnovwhHc")+" --cached --untracked --no-index", fBool,
-				"-e -A -B -C -m --max-depth", fVal, "-f", fRead, "-O --open-files-in-pager", tagged(fShell, TagCodeEscape))}),
+				"-e --regexp -A -B -C -m --max-depth", fVal, "-f", fRead, "-O --open-files-in-pager", tagged(fShell, TagCodeEscape)),
+				Check: checkGitGrep}),
+			"blame": kGitBlame, "annotate": kGitBlame,
+			"cat-file": gitSub(&Program{Flags: flags(shorts("ptse")+" --batch --batch-check --batch-all-objects --textconv --filters --follow-symlinks", fBool,
+				"--path", fRead), Check: checkGitRevPaths}),
+			"ls-tree":     gitSub(&Program{Flags: flags(shorts("drtlz")+" --name-only --name-status --full-name --full-tree", fBool, "--format --abbrev", fVal), Check: checkGitRevPaths}),
+			"ls-files":    gitSub(&Program{Flags: flags(shorts("cdmoisukvtz")+" --cached --deleted --modified --others --ignored --stage --unmerged --killed --exclude-standard --full-name", fBool, "-x --exclude", fVal, "-X --exclude-from", fRead), Rest: RoleRead}),
+			"hash-object": gitSub(&Program{Flags: flags("-w --stdin --stdin-paths --no-filters --literally", fBool, "-t --path", fVal), Rest: RoleRead}),
+			"update-index": gitSub(&Program{Flags: flags("--add --remove --force-remove --refresh --really-refresh -q --assume-unchanged --no-assume-unchanged --skip-worktree --no-skip-worktree --stdin -z", fBool,
+				"--chmod --cacheinfo --index-info", fVal), Rest: RoleRead}),
+			"notes":  gitSub(&Program{Flags: flags("-f --force", fBool, "-m --message -c -C --reuse-message --reedit-message --ref", fVal, "-F --file", fRead)}),
+			"tag":    gitSub(&Program{Flags: flags(shorts("adfslnv")+" --annotate --delete --force --list --sign --verify", fBool, "-m --message -u --local-user --sort --contains --points-at", fVal, "-F --file", fRead)}),
+			"bundle": gitSub(&Program{Flags: flags("-q --quiet --all --progress", fBool), Check: checkGitBundle}),
+			"instaweb": gitNet(&Program{Flags: flags("-l --local --start --stop --restart", fBool, "-p --port -b --browser", fVal,
+				"-d --httpd", tagged(fShell, TagCodeEscape))}),
 			"submodule": gitNet(&Program{Flags: flags("--init --recursive --remote -q --quiet --force", fBool, "--depth --reference -b", fVal), Check: checkGitSubmodule}),
 			"bisect":    gitSub(&Program{Check: checkGitBisect}),
 			"filter-branch": gitSub(&Program{Flags: flags("-f --force --prune-empty", fBool, "--subdirectory-filter", fVal,
 				"--tree-filter --index-filter --env-filter --msg-filter --commit-filter --parent-filter --tag-name-filter", tagged(fShell, TagCodeEscape))}),
-			"difftool":         gitSub(&Program{Flags: flags("-y --no-prompt -d --dir-diff -g --gui", fBool, "-t --tool", fVal, "-x --extcmd", tagged(fShell, TagCodeEscape))}),
+			"difftool": gitSub(&Program{Flags: flags("-y --no-prompt -d --dir-diff -g --gui --no-index --cached --staged", fBool, "-t --tool", fVal, "-x --extcmd", tagged(fShell, TagCodeEscape)),
+				Check: checkGitRevPaths}),
 			"worktree":         gitSub(&Program{Check: checkGitWorktree}),
 			"credential":       gitSub(&Program{Tags: []TagKind{TagCredentialSearch}}),
 			"credential-store": gitSub(&Program{Tags: []TagKind{TagCredentialSearch}}),
@@ -219,6 +246,7 @@ func checkGitConfig(c *Call) {
 // checkGitClone: ext:: URLs run commands; --config sets keys; without a
 // directory the clone lands in the working directory.
 func checkGitClone(c *Call) {
+	checkGitLocalRemote(c)
 	if w, ok := pos(c, 0); ok && strings.HasPrefix(w.Value, "ext::") {
 		c.Tag(TagCodeEscape, "git clone ext::")
 		c.RunShell(Word{Value: w.Value[5:], Known: w.Known})
@@ -234,6 +262,9 @@ func checkGitClone(c *Call) {
 
 // checkGitPush tags force refspecs ("+main", ":branch").
 func checkGitPush(c *Call) {
+	if w, ok := gitLocalRepo(c, 0); ok {
+		c.Use(w, accW) // pushing to a repository on this machine writes it
+	}
 	for i, w := range c.Positional {
 		if i == 0 {
 			if strings.Contains(w.Value, "://") {
@@ -283,6 +314,11 @@ func checkGitClean(c *Call) {
 
 // checkGitSubmodule: "foreach CMD" runs shell code in every submodule.
 func checkGitSubmodule(c *Call) {
+	if posIs(c, 0, "add") {
+		if w, ok := gitLocalRepo(c, 1); ok {
+			c.Use(w, accR)
+		}
+	}
 	if posIs(c, 0, "foreach") && len(c.Positional) > 1 {
 		c.RunShell(joinWords(c.Positional[1:]))
 		return
@@ -311,3 +347,120 @@ func checkGitWorktree(c *Call) {
 
 // checkGitDaemon: git daemon listens on 9418.
 func checkGitDaemon(c *Call) { c.Host(lit(""), "9418", true, true) }
+
+// checkGitRevPaths judges the operands of subcommands that take revisions
+// and paths (show, diff, blame, cat-file, archive, ls-tree): each may be
+// a path (git diff --no-index A B, git blame FILE, anything after "--").
+func checkGitRevPaths(c *Call) { gitRevPaths(c, 0) }
+
+func gitRevPaths(c *Call, from int) {
+	for i := from; i < len(c.Positional); i++ {
+		gitRevPath(c, c.Positional[i])
+	}
+}
+
+// gitRevPath judges one revision-or-path operand. "REV:PATH" (and the
+// index's ":PATH", ":N:PATH") names PATH in the repository: judged as
+// reading it at the working directory, so that HEAD:.env and
+// main:.ssh/id_rsa meet the guard as .env and .ssh/id_rsa do. A plain
+// word is read as a path: git takes it as one when no revision matches.
+func gitRevPath(c *Call, w Word) {
+	v := w.Value
+	if !w.Known {
+		v = w.pattern()
+	}
+	if strings.Contains(v, "://") {
+		c.an.operand(c, w)
+		return
+	}
+	j := strings.IndexByte(v, ':')
+	if j < 0 {
+		if w.Known {
+			c.Use(w, accR)
+		} else {
+			c.an.operand(c, w)
+		}
+		return
+	}
+	rest := v[j+1:]
+	if k := strings.IndexByte(rest, ':'); j == 0 && k == 1 {
+		rest = rest[k+1:] // ":N:PATH", a stage of the index
+	}
+	switch {
+	case rest == "":
+		return // "REV:", the root tree
+	case w.Known:
+		c.Use(lit(rest), accR)
+	default:
+		c.an.operand(c, Word{Value: rest, pat: rest})
+	}
+}
+
+// checkGitLog: log-like subcommands take revisions and paths; -L
+// "START,END:FILE" or ":FUNC:FILE" reads FILE.
+func checkGitLog(c *Call) {
+	checkGitRevPaths(c)
+	if w, ok := c.Flag("-L"); ok {
+		if i := strings.LastIndexByte(w.Value, ':'); i >= 0 && i+1 < len(w.Value) {
+			c.Use(Word{Value: w.Value[i+1:], Known: w.Known}, accR)
+		}
+	}
+}
+
+// checkGitGrep: the first operand is the pattern unless -e/-f gave it;
+// the others are revisions and paths (--no-index searches any file).
+func checkGitGrep(c *Call) {
+	from := 1
+	if _, ok := c.Flag("-e", "--regexp", "-f"); ok {
+		from = 0
+	}
+	gitRevPaths(c, from)
+}
+
+// checkGitBundle: "create FILE" writes FILE; verify, list-heads and
+// unbundle read it.
+func checkGitBundle(c *Call) {
+	w, ok := pos(c, 1)
+	switch {
+	case !ok:
+	case posIs(c, 0, "create"):
+		c.Use(w, accW)
+	default:
+		c.Use(w, accR)
+	}
+}
+
+// gitLocalRepo returns the i-th operand when it names a repository on
+// this machine ("/srv/r", "~/r", "./r", "file:///srv/r"), as a path.
+func gitLocalRepo(c *Call, i int) (Word, bool) {
+	w, ok := pos(c, i)
+	if !ok {
+		return Word{}, false
+	}
+	v := w.Value
+	if !w.Known {
+		v = w.pattern()
+	}
+	if rest, ok := strings.CutPrefix(v, "file://"); ok {
+		return Word{Value: rest, Known: w.Known, pat: rest}, true
+	}
+	if v == "." || v == ".." || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") ||
+		strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
+		return w, true
+	}
+	return Word{}, false
+}
+
+// checkGitPull reads a local remote and rewrites the working tree.
+func checkGitPull(c *Call) {
+	checkGitLocalRemote(c)
+	writesWorktree(c)
+}
+
+// checkGitLocalRemote: a remote that is a local repository is read
+// (git clone ~/.ssh x, git fetch /srv/r).
+func checkGitLocalRemote(c *Call) {
+	if w, ok := gitLocalRepo(c, 0); ok {
+		c.Use(w, accR)
+	}
+}

@@ -20,12 +20,12 @@ func kbPkgTable() map[string]*Program {
 			"-t --target --prefix --root --src", fWrite,
 			"-i --index-url --extra-index-url -f --find-links --trusted-host --index --default-index", fVal,
 			"--platform --python-version --only-binary --no-binary --progress-bar --proxy --timeout --retries --cert --client-cert", fVal,
-		), Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkPipInstall}
+		), Rest: RoleOperand, Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkPipInstall}
 		kPip = &Program{Flags: flags("-q -v --quiet --verbose --isolated --no-cache-dir --disable-pip-version-check", fBool,
 			"--proxy --timeout --cache-dir", fVal), SubDefault: &Program{}, Sub: map[string]*Program{
 			"install":   kPipInstall,
-			"download":  {Flags: kPipInstall.Flags, Network: true, Check: checkPipInstall},
-			"wheel":     {Flags: kPipInstall.Flags, Network: true, Check: checkPipInstall},
+			"download":  {Flags: kPipInstall.Flags, Rest: RoleOperand, Network: true, Check: checkPipInstall},
+			"wheel":     {Flags: kPipInstall.Flags, Rest: RoleOperand, Network: true, Check: checkPipInstall},
 			"uninstall": {Flags: flags("-y --yes", fBool, "-r", fRead)},
 			"config":    {Check: checkPipConfig},
 		}}
@@ -34,7 +34,7 @@ func kbPkgTable() map[string]*Program {
 				" --ignore-scripts --production --no-audit --no-fund --dry-run --prefer-offline --yes", fBool,
 			"--registry", fVal,
 			"--prefix -C --cache --tag --omit --include --workspace -w", fVal,
-		), Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkNpmInstall}
+		), Rest: RoleOperand, Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkNpmInstall}
 		kNpmX = &Program{Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall},
 			Flags: flags("-y --yes --no", fBool, "-p --package -c --call --registry", fVal), Check: checkNpx}
 		kNpmConfig = &Program{Check: checkNpmConfig}
@@ -45,22 +45,22 @@ func kbPkgTable() map[string]*Program {
 				"install": kNpmInstall, "i": kNpmInstall, "add": kNpmInstall, "ci": kNpmInstall, "isntall": kNpmInstall,
 				"update": kNpmInstall, "up": kNpmInstall, "upgrade": kNpmInstall, "link": kNpmInstall,
 				"exec": kNpmX, "x": kNpmX, "config": kNpmConfig, "set": kNpmConfig,
-				"publish": {Network: true, Upload: true, Flags: flags("--registry", fVal, "--access --tag --otp", fVal)},
+				"publish": {Network: true, Upload: true, Flags: flags("--registry", fVal, "--access --tag --otp", fVal), Rest: RoleOperand},
 				"login":   {Network: true}, "adduser": {Network: true},
 				"token": {Network: true, Tags: []TagKind{TagCredentialSearch}},
-				"audit": {Network: true}, "outdated": {Network: true}, "view": {Network: true}, "info": {Network: true},
+				"audit": {Network: true}, "outdated": {Network: true}, "view": {Network: true, Rest: RoleOperand}, "info": {Network: true, Rest: RoleOperand},
 			}}
 		kYarn = &Program{Flags: flags("--silent -s --frozen-lockfile --immutable --offline --prefer-offline", fBool,
 			"--cwd", fDir, "--registry", fVal), SubDefault: &Program{}, Sub: map[string]*Program{
 			"add": kNpmInstall, "install": kNpmInstall, "upgrade": kNpmInstall, "up": kNpmInstall, "global": kNpmInstall,
-			"dlx": kNpmX, "config": kNpmConfig, "publish": {Network: true, Upload: true}, "npm": {Network: true},
+			"dlx": kNpmX, "config": kNpmConfig, "publish": {Network: true, Upload: true, Rest: RoleOperand}, "npm": {Network: true},
 		}}
 		kAptInstall = &Program{Flags: flags(
 			shorts("yqdfmsuV")+" --yes --assume-yes --quiet --no-install-recommends --install-suggests --fix-broken"+
 				" --allow-downgrades --reinstall --download-only --simulate --dry-run", fBool,
 			"--allow-unauthenticated", tagged(fBool, TagPackageSource),
 			"-o --option -t --target-release -c --config-file", fVal,
-		), Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkAptInstall}
+		), Rest: RoleOperand, Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkAptInstall}
 		kSysChange = &Program{Tags: []TagKind{TagSystemChange}}
 		kApt       = &Program{Flags: kAptInstall.Flags, SubDefault: &Program{}, Sub: map[string]*Program{
 			"install": kAptInstall, "reinstall": kAptInstall, "upgrade": kAptInstall, "full-upgrade": kAptInstall,
@@ -84,7 +84,7 @@ func kbPkgTable() map[string]*Program {
 			Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkCondaInstall}
 		kGemInstall = &Program{Flags: flags("--user-install --no-document -N --force -f --pre", fBool, "-v --version -i --install-dir -n --bindir", fVal,
 			"-s --source --clear-sources", tagged(fVal, TagPackageSource)), Network: true, Tags: []TagKind{TagPackageInstall}}
-		kBrewInstall = &Program{Flags: flags("--cask -f --force -v -q --HEAD --build-from-source -s", fBool), Network: true,
+		kBrewInstall = &Program{Flags: flags("--cask -f --force -v -q --HEAD --build-from-source -s", fBool), Rest: RoleOperand, Network: true,
 			Tags: []TagKind{TagPackageInstall}, Check: checkBrewInstall}
 	)
 
@@ -99,7 +99,7 @@ func kbPkgTable() map[string]*Program {
 			"install": kInstallOnly, "update": kInstallOnly, "self": kInstallOnly,
 			"add":     {Network: true, Tags: []TagKind{TagPackageInstall}, Flags: flags("--source", tagged(fVal, TagPackageSource), "-G --group", fVal), Check: checkPipInstall},
 			"run":     {Args: []Role{RoleCommand}},
-			"publish": {Network: true, Upload: true, Flags: flags("-r --repository", tagged(fVal, TagPackageSource), "-u -p --username --password", fVal)},
+			"publish": {Network: true, Upload: true, Flags: flags("-r --repository", tagged(fVal, TagPackageSource), "-u -p --username --password", fVal), Rest: RoleOperand},
 			"source":  {Tags: []TagKind{TagPackageSource}},
 			"config":  {Check: checkPipConfig},
 		}},
@@ -118,7 +118,7 @@ func kbPkgTable() map[string]*Program {
 					"run":     {Flags: flags("--from --with", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}},
 				}),
 				"venv": {Args: []Role{RoleWrite}}, "init": {Args: []Role{RoleWrite}},
-				"publish": {Network: true, Upload: true},
+				"publish": {Network: true, Upload: true, Rest: RoleOperand},
 			}},
 		"uvx":          {Flags: flags("--from --with --python", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}},
 		"conda":        withSub(map[string]*Program{"install": kCondaInstall, "create": kCondaInstall, "update": kCondaInstall, "config": {Check: checkCondaConfig}, "run": {Flags: flags("-n --name -p --prefix", fVal), Args: []Role{RoleCommand}}}),
@@ -131,7 +131,7 @@ func kbPkgTable() map[string]*Program {
 		"pnpm": {Flags: flags("-g --global -r --recursive -D -P --frozen-lockfile", fBool, "-C --dir", fDir, "--filter -F", fVal, "--registry", fVal),
 			SubDefault: &Program{}, Sub: map[string]*Program{
 				"add": kNpmInstall, "install": kNpmInstall, "i": kNpmInstall, "update": kNpmInstall, "up": kNpmInstall,
-				"dlx": kNpmX, "exec": {Args: []Role{RoleCommand}}, "config": kNpmConfig, "publish": {Network: true, Upload: true},
+				"dlx": kNpmX, "exec": {Args: []Role{RoleCommand}}, "config": kNpmConfig, "publish": {Network: true, Upload: true, Rest: RoleOperand},
 			}},
 		"corepack": {Network: true},
 		"nvm":      {Network: true},
@@ -183,7 +183,7 @@ func kbPkgTable() map[string]*Program {
 			"update":   {Network: true},
 		}},
 		"port":     withSub(map[string]*Program{"install": kInstallOnly, "selfupdate": kInstallOnly}),
-		"gem":      withSub(map[string]*Program{"install": kGemInstall, "update": kGemInstall, "sources": {Check: checkGemSources}, "push": {Network: true, Upload: true}}),
+		"gem":      withSub(map[string]*Program{"install": kGemInstall, "update": kGemInstall, "sources": {Check: checkGemSources}, "push": {Network: true, Upload: true, Rest: RoleOperand}}),
 		"bundle":   withSub(map[string]*Program{"install": kInstallOnly, "update": kInstallOnly, "add": kInstallOnly, "exec": {Args: []Role{RoleCommand}}, "config": {Check: checkBundleConfig}}),
 		"bundler":  withSub(map[string]*Program{"install": kInstallOnly, "exec": {Args: []Role{RoleCommand}}}),
 		"composer": withSub(map[string]*Program{"install": kInstallOnly, "require": kInstallOnly, "update": kInstallOnly, "global": kInstallOnly, "config": {Check: checkComposerConfig}, "exec": {Args: []Role{RoleCommand}}}),

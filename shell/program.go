@@ -15,6 +15,10 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 	c.Positional = a.wordSlice(len(c.Args))
 	args := c.Args
 	endFlags, npos := false, 0
+	// undescribed: the subcommand is not in the table; unknownFlag: the
+	// previous word was an option the table does not list (it may take
+	// this word as its value). Their RoleNone operands are RoleOperand.
+	undescribed, unknownFlag := false, false
 	for i := 0; i < len(args) && !a.stop; i++ {
 		w := args[i]
 		if p.OptionsFirst && npos > 0 {
@@ -22,19 +26,29 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 		}
 		if !endFlags && isFlagWord(w) {
 			if w.Value == "--" {
-				endFlags = true
+				endFlags, unknownFlag = true, false
 				continue
 			}
+			unknownFlag = unknownBareFlag(p, w)
 			i = a.flag(c, args, i)
 			continue
 		}
-		if npos == 0 && p.Sub != nil && w.Known {
-			if sp, ok := p.Sub[w.Value]; ok || p.SubDefault != nil {
+		if npos == 0 && p.Sub != nil {
+			sp, ok := p.Sub[w.Value]
+			ok = ok && w.Known
+			undescribed = undescribed || !ok
+			if !w.Known {
+				// Which subcommand runs is not known: as for a dynamic
+				// command name, nobody can say what it does.
+				a.tagf(c, TagOpaque, "unresolved subcommand "+w.pattern())
+			}
+			if ok || p.SubDefault != nil {
 				if !ok {
 					sp = p.SubDefault
 				}
 				a.progTags(c, p)
 				p, c.prog = sp, sp
+				unknownFlag = false
 				continue
 			}
 		}
@@ -42,6 +56,10 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 		if npos < len(p.Args) {
 			role = p.Args[npos]
 		}
+		if role == RoleNone && (undescribed || unknownFlag) {
+			role = RoleOperand
+		}
+		unknownFlag = false
 		npos++
 		c.Positional = append(c.Positional, w)
 		if role == RoleScript && (c.code || stdinScript(c)) {
@@ -67,6 +85,36 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 	c.Flags = nil
 	return out
 }
+
+// unknownBareFlag reports whether w is an option p's flag table does not
+// list, given without an attached value ("--frob", "-Z"; not "--frob=x").
+func unknownBareFlag(p *Program, w Word) bool {
+	if !flagTable(p) || strings.Contains(w.Value, "=") {
+		return false
+	}
+	if strings.HasPrefix(w.Value, "--") {
+		_, ok := p.Flags[w.Value]
+		return !ok
+	}
+	if _, ok := p.Flags[w.Value]; ok {
+		return false
+	}
+	for j := 1; j < len(w.Value); j++ {
+		f, ok := p.Flags[shortName(w.Value[j])]
+		if !ok {
+			return true
+		}
+		if f.Value {
+			return false // -oVALUE
+		}
+	}
+	return false
+}
+
+// flagTable reports whether p's table describes its options: without a
+// flag table, a Check parses them itself (sed, find), and the core does
+// not guess what an option it has not listed takes.
+func flagTable(p *Program) bool { return p.Flags != nil || p.Check == nil }
 
 // isFlagWord reports whether an argument is an option.
 func isFlagWord(w Word) bool {
@@ -106,7 +154,15 @@ func (a *analyzer) flag(c *Call, args []Word, i int) int {
 		name, val, eq := strings.Cut(w.Value, "=")
 		f, ok := p.Flags[name]
 		if !ok || !f.Value {
-			a.setFlag(c, name, Word{Value: val, Known: w.Known}, f)
+			v := Word{Value: val, Known: w.Known}
+			a.setFlag(c, name, v, f)
+			if !ok && eq && flagTable(p) {
+				// --unknown=VALUE: judged as an operand.
+				if !w.Known {
+					_, v.pat, _ = strings.Cut(w.pattern(), "=")
+				}
+				a.role(c, RoleOperand, v)
+			}
 			return i
 		}
 		var v Word
@@ -143,6 +199,13 @@ func (a *analyzer) shortFlags(c *Call, args []Word, i int) int {
 	for j := 1; j < len(s); j++ {
 		name := shortName(s[j])
 		f, ok := c.prog.Flags[name]
+		if !ok && w.Known && j+1 < len(s) && flagTable(c.prog) && looksLikeOperand(s[j+1:]) {
+			// -Xsome/path with X unknown: X may take the rest as its value.
+			v := Word{Value: s[j+1:], Known: w.Known, Glob: w.Glob, flags: w.flags}
+			a.setFlag(c, name, v, f)
+			a.role(c, RoleOperand, v)
+			break
+		}
 		if !ok || !f.Value {
 			a.setFlag(c, name, Word{Known: true}, f)
 			continue
@@ -218,6 +281,8 @@ func (a *analyzer) role(c *Call, r Role, w Word) {
 	case RoleScript:
 		c.code = true
 		a.script(c, w)
+	case RoleOperand:
+		a.operand(c, w)
 	case RoleDir:
 		a.use(c, w, action.AccessRead)
 		if p, ok := a.abs(c, w); ok {

@@ -25,6 +25,15 @@ const (
 	RoleScript                // a file whose code the program runs (python x.py, bash x.sh)
 	RoleDir                   // a directory the program works in (-C DIR): read, and becomes cwd
 	RoleMkdir                 // a directory the program creates empty (mkdir): a write with PathUse.Mkdir
+	// RoleOperand is an argument the knowledge base does not describe: a
+	// path-like word (see looksLikeOperand) is a read, a URL a destination,
+	// anything else a plain value. The core gives it, in place of
+	// RoleNone, to the operands of a subcommand the table does not list
+	// (git frobnicate ~/.ssh/id_rsa), to the word after an option it does
+	// not list (git show --unknown ~/.ssh/id_rsa) and to the value of an
+	// unknown "--option=VALUE": what the knowledge base does not know is
+	// not taken as harmless.
+	RoleOperand
 )
 
 // Flag describes one option.
@@ -42,8 +51,10 @@ type Flag struct {
 // subcommand of it).
 type Program struct {
 	// Flags maps spellings ("-o", "--output") to their meaning. Unknown
-	// flags are taken as booleans without effect; combined short flags
-	// ("-rf") are split by the core when every letter is a known boolean.
+	// flags are taken as booleans, but the value of "--unknown=VALUE" and
+	// a plain operand right after an unknown flag are RoleOperand (the
+	// flag may take it as its value); combined short flags ("-rf") are
+	// split by the core when every letter is a known boolean.
 	Flags map[string]Flag
 	// Args gives the roles of positional arguments in order; Rest is the
 	// role of every positional argument after those.
@@ -51,7 +62,9 @@ type Program struct {
 	Rest Role
 	// Sub maps the first positional argument to a subcommand's Program
 	// (git push, docker run, kubectl delete). A subcommand not listed is
-	// judged by SubDefault when set, else by this Program.
+	// judged by SubDefault when set, else by this Program; either way its
+	// RoleNone operands become RoleOperand (the table does not describe
+	// them), at every depth below it.
 	Sub        map[string]*Program
 	SubDefault *Program
 	// Tags are produced every time the program runs (mkfs → TagFilesystemFormat).

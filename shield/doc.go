@@ -8,8 +8,11 @@
 //     a reason. There is no code path that allows on error.
 //   - The fast path is an optimisation, never a bypass: it only allows
 //     single, metacharacter-free commands of known programs whose arguments
-//     name no paths, and the policy's deny rules still apply to it. A test
-//     checks it against the full analysis on the real corpus.
+//     name no paths, and the policy's deny rules still apply to it. Every
+//     word that may still name a file (git blame id_rsa, the PATH of git
+//     show HEAD:.env) goes to the guard first: any finding sends the
+//     command to the full analysis. Tests check it against the full
+//     analysis on the real corpus and against a hand-written table.
 //   - Shell commands are judged by their analysed effects (shell package):
 //     every path the command touches goes through the guard, the policy and
 //     the heuristics, however it is spelled.

@@ -7,7 +7,8 @@ import "strings"
 // pwd, whoami. It is an optimisation, not a bypass: TestFastPathAgrees
 // checks on the real corpus that the full analysis allows every command
 // the fast path allows. Never cat, ls, grep, find, rm, cp or mv: their
-// arguments are paths.
+// arguments are paths. Words that may name a file (fastPathNames) go to
+// the guard first: the fast path is refused when it has any finding.
 
 // fastSpec is what one program may take on the fast path.
 type fastSpec struct {
@@ -121,6 +122,37 @@ func fastPathAllowed(cmd string) bool {
 		}
 	}
 	return true
+}
+
+// fastPathNames returns the words of a fast-path command that may name a
+// file, for the guard: every operand that is not an option (git blame
+// id_rsa, make .env), and the PATH of a "REV:PATH" or ":N:PATH" object
+// name (git show HEAD:.env). Go package patterns ("./...") are the
+// directories they start from. The gate refuses the fast path when the
+// guard has anything to say about one of them, so a routine spelling
+// never admits what the guard would refuse.
+func fastPathNames(cmd string) []string {
+	fields := strings.Fields(cmd)
+	var out []string
+	for _, a := range fields[min(1, len(fields)):] {
+		if a == "" || a[0] == '-' {
+			continue
+		}
+		a = strings.TrimSuffix(strings.TrimSuffix(a, "..."), "/")
+		if a != "" && a != "." {
+			out = append(out, a)
+		}
+		if i := strings.IndexByte(a, ':'); i >= 0 {
+			rest := a[i+1:]
+			if j := strings.IndexByte(rest, ':'); i == 0 && j >= 0 {
+				rest = rest[j+1:] // ":N:PATH"
+			}
+			if rest != "" {
+				out = append(out, rest)
+			}
+		}
+	}
+	return out
 }
 
 // fastByte admits letters, digits, space and -_.,:@=+%/ ; everything a

@@ -1,6 +1,7 @@
 package shield
 
 import (
+	"path"
 	"strings"
 
 	"github.com/parallax/parallax/action"
@@ -136,7 +137,8 @@ func (g *Gate) guardPaths(st *state, refs []policy.PathRef) (verdict.Verdict, bo
 // policy denies them or asks for more than tier 1.
 func (g *Gate) fastPath(st *state) (verdict.Verdict, bool) {
 	p, ok := st.act.Payload.(*action.ExecuteCommandPayload)
-	if !ok || !fastPathAllowed(p.Command) || st.minTier > 1 || g.tainted(st.ctx, st.req.Session) {
+	if !ok || !fastPathAllowed(p.Command) || st.minTier > 1 || g.tainted(st.ctx, st.req.Session) ||
+		g.fastPathGuarded(st, p.Command) {
 		return verdict.Verdict{}, false
 	}
 	res := g.policy.Evaluate(&policy.Input{Action: st.act})
@@ -151,6 +153,25 @@ func (g *Gate) fastPath(st *state) (verdict.Verdict, bool) {
 	}
 	return verdict.Verdict{Decision: verdict.Allow, Stage: verdict.StageFastPath, Rule: RuleFastPath,
 		Reason: "routine command on the compiled-in safe list"}, true
+}
+
+// fastPathGuarded reports whether the guard has a finding (of any
+// decision) on a word of a fast-path command that may name a file, read
+// at the workspace: such a command goes to the full analysis.
+func (g *Gate) fastPathGuarded(st *state, cmd string) bool {
+	if st.guard == nil {
+		st.guard = g.guard.Memo()
+	}
+	for _, name := range fastPathNames(cmd) {
+		p := name
+		if !path.IsAbs(p) {
+			p = path.Join(g.ws, p)
+		}
+		if _, hit := st.guard.Check(p, action.AccessRead); hit {
+			return true
+		}
+	}
+	return false
 }
 
 // guardEffects analyses shell code and checks every path it touches.
