@@ -1,0 +1,133 @@
+package action
+
+import (
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// nested returns a JSON value of n nested arrays.
+func nested(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+
+func TestCheckBounds(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		want     error
+	}{
+		{"flat", `{"command":"ls -la","n":[1,2,{"a":"b"}]}`, nil},
+		{"at the limit", nested(MaxJSONDepth), nil},
+		{"one past the limit", nested(MaxJSONDepth + 1), ErrTooDeep},
+		{"brackets in strings do not count", `{"a":"` + strings.Repeat("[{", 500) + `"}`, nil},
+		{"escaped quote keeps the string open", `{"a":"\"` + strings.Repeat("[", 500) + `"}`, nil},
+		{"deep objects", strings.Repeat(`{"a":`, 100) + "1" + strings.Repeat("}", 100), ErrTooDeep},
+		{"utf-8", `{"path":"/tmp/caf\u00e9/é/日本"}`, nil},
+		{"surrogate pair", `{"s":"\ud83d\ude00"}`, nil},
+		{"escaped backslash then u", `{"s":"\\ud800"}`, nil},
+		{"invalid utf-8 in a value", "{\"command\":\"rm -rf /\xff\"}", ErrInvalidUTF8},
+		{"invalid utf-8 in a key", "{\"comm\xc3\":\"ls\"}", ErrInvalidUTF8},
+		{"lone high surrogate", `{"command":"ls \ud800"}`, ErrInvalidUTF8},
+		{"lone low surrogate", `{"command":"ls \udc00"}`, ErrInvalidUTF8},
+		{"high then non-low", `{"command":"ls \ud800\u0041"}`, ErrInvalidUTF8},
+		{"non-ascii outside strings", "{\"a\":1\xa0}", ErrInvalidUTF8},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckBounds([]byte(c.in))
+			if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+				t.Fatalf("got %v, want %v", err, c.want)
+			}
+		})
+	}
+}
+
+// TestCheckBoundsNamesTheFieldNotTheInput: the error says where, with
+// plain key names only, and carries no string content.
+func TestCheckBoundsNamesTheFieldNotTheInput(t *testing.T) {
+	err := CheckBounds([]byte("{\"payload\":{\"command\":\"secret-token-\xff\"}}"))
+	if err == nil || !strings.Contains(err.Error(), "payload.command") || strings.Contains(err.Error(), "secret") {
+		t.Fatalf("got %v, want an error naming payload.command without the value", err)
+	}
+	err = CheckBounds([]byte(`{"sk-secret key!":` + nested(100) + `}`))
+	if !errors.Is(err, ErrTooDeep) || strings.Contains(err.Error(), "secret") {
+		t.Fatalf("got %v, want ErrTooDeep without the key", err)
+	}
+}
+
+// TestDecodeBoundedOnDeepNesting reproduces issue 13: a 100k-level
+// payload took 14-35 s and 10 GB in CheckDuplicateKeys (invalid for
+// encoding/json past 10k levels, so the slow walker built a path string
+// per level). Every depth must be refused by the pre-scan.
+func TestDecodeBoundedOnDeepNesting(t *testing.T) {
+	for _, n := range []int{10_000, 100_000, 500_000} {
+		payload := `{"server":"s","tool":"t","arguments":{"a":` + nested(n) + `}}`
+		if len(payload) > MaxPayloadBytes {
+			payload = `{"server":"s","tool":"t","arguments":{"a":` + nested(MaxPayloadBytes/2-100) + `}}`
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		_, err := Decode(string(MCPCall), []byte(payload))
+		took := time.Since(start)
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, ErrTooDeep) {
+			t.Fatalf("%d levels: got %v, want ErrTooDeep", n, err)
+		}
+		t.Logf("%d levels (%d bytes): refused in %v, %d KB allocated", n, len(payload), took,
+			(after.TotalAlloc-before.TotalAlloc)>>10)
+	}
+}
+
+// TestDupWalkSlowIsLinear: invalid JSON goes to the tokenizing walker,
+// which used to copy its path string for every key (quadratic on a long
+// key over many members).
+func TestDupWalkSlowIsLinear(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"` + strings.Repeat("k", 200_000) + `":{`)
+	for i := 0; i < 20_000; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"` + strings.Repeat("x", 4) + string(rune('a'+i%26)) + itoa(i) + `":1`)
+	}
+	b.WriteString(`,x}}`)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := CheckDuplicateKeys([]byte(b.String()))
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("%d bytes: %v, %d KB allocated", b.Len(), err, alloc>>10)
+	if err == nil {
+		t.Fatal("got no error for invalid JSON, want one")
+	}
+	// A path copy per key would allocate 20k x 200 KB = 4 GB.
+	if alloc > 256<<20 {
+		t.Fatalf("allocated %d MB, want under 256 MB: the walker copies its path per key", alloc>>20)
+	}
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var d []byte
+	for ; i > 0; i /= 10 {
+		d = append([]byte{byte('0' + i%10)}, d...)
+	}
+	return string(d)
+}
+
+func BenchmarkCheckBounds(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 500_000} {
+		in := []byte(`{"type":"mcp_call","payload":{"arguments":` + nested(n) + `}}`)
+		b.Run(itoa(n), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				if CheckDuplicateKeys(in) == nil {
+					b.Fatal("accepted")
+				}
+			}
+		})
+	}
+}
