@@ -80,25 +80,21 @@ type boundFrame struct {
 // naming only keys that are plain short identifiers: an error must not
 // carry arbitrary input.
 func boundPath(st []boundFrame) string {
-	if len(st) == 0 {
-		return "the top level"
-	}
+	const shown = 8 // levels named; the rest are counted
 	var sb strings.Builder
 	for i, f := range st {
+		if i == shown {
+			fmt.Fprintf(&sb, " and %d more levels", len(st)-shown)
+			break
+		}
 		switch {
 		case !f.obj:
 			sb.WriteString("[]")
-		case f.key == nil:
-			// an object whose key is not read yet
-		default:
-			if i > 0 || sb.Len() > 0 {
+		case f.key != nil:
+			if sb.Len() > 0 {
 				sb.WriteByte('.')
 			}
 			sb.WriteString(plainKey(f.key))
-		}
-		if sb.Len() > 256 {
-			sb.WriteString("…")
-			break
 		}
 	}
 	if sb.Len() == 0 {

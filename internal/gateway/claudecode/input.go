@@ -55,6 +55,9 @@ const maxIDBytes = 256
 // ErrInput is wrapped by every error about the hook input itself.
 var ErrInput = errors.New("bad hook input")
 
+// errInputTooLarge is an input over MaxInputBytes.
+var errInputTooLarge = fmt.Errorf("over %d bytes", MaxInputBytes)
+
 // ErrUnknownEvent is wrapped (with ErrInput) when the input is for a hook
 // event this hook does not answer.
 var ErrUnknownEvent = errors.New("hook event not answered by Parallax")
@@ -103,7 +106,7 @@ func ReadInput(r io.Reader) (*Input, error) {
 		return nil, fmt.Errorf("%w: read stdin: %v", ErrInput, err)
 	}
 	if len(b) > MaxInputBytes {
-		return nil, fmt.Errorf("%w: over %d bytes", ErrInput, MaxInputBytes)
+		return nil, fmt.Errorf("%w: %w", ErrInput, errInputTooLarge)
 	}
 	return ParseInput(b)
 }
@@ -119,7 +122,7 @@ func ParseInput(b []byte) (*Input, error) {
 		return nil, fmt.Errorf("%w: want a JSON object on stdin", ErrInput)
 	}
 	if err := action.CheckDuplicateKeys(body); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInput, err)
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	var in Input
 	dec := json.NewDecoder(bytes.NewReader(body))
