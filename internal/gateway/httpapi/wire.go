@@ -150,7 +150,8 @@ func decodeObserve(body []byte) (ObserveRequest, error) {
 		var loose struct {
 			Session string `json:"session"`
 		}
-		if json.Unmarshal(body, &loose) == nil {
+		// Too deep is refused unread: no second decode of it.
+		if !errors.Is(err, action.ErrTooDeep) && json.Unmarshal(body, &loose) == nil {
 			q = ObserveRequest{Session: loose.Session}
 		} else {
 			q = ObserveRequest{}
