@@ -149,6 +149,9 @@ type mapper struct {
 // Map turns a tool call into the actions the gate judges. The arguments
 // must be a JSON object without duplicate keys (or empty).
 func Map(tool string, args json.RawMessage, env MapEnv) (Mapped, error) {
+	if err := action.CheckBounds(args); err != nil {
+		return Mapped{}, fmt.Errorf("arguments of tool %q: %w", tool, err)
+	}
 	fields, err := objectFields(args)
 	if err != nil {
 		return Mapped{}, fmt.Errorf("arguments of tool %q: %w", tool, err)
@@ -636,7 +639,7 @@ func (m *mapper) pathWrites(args json.RawMessage) ([]shield.Request, error) {
 	}
 	var paths []string
 	var werr error
-	eachString(v, func(key, s string) bool {
+	done := eachString(v, func(key, s string) bool {
 		if !pathLike(key, s) {
 			return true
 		}
@@ -652,6 +655,11 @@ func (m *mapper) pathWrites(args json.RawMessage) ([]shield.Request, error) {
 	})
 	if werr != nil {
 		return nil, werr
+	}
+	if !done {
+		// Only the depth bound stops the walk without an error: the paths
+		// below it were not seen, so nothing is judged.
+		return nil, fmt.Errorf("decode arguments: %w: more than %d levels", action.ErrTooDeep, maxWalkDepth)
 	}
 	out := make([]shield.Request, 0, len(paths))
 	for _, p := range paths {
