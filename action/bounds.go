@@ -23,13 +23,25 @@ var (
 
 // CheckBounds is the cheap pre-scan every boundary runs on raw JSON before
 // any decoder: one pass, no allocation unless it fails. It refuses
-// nesting past MaxJSONDepth, bytes that are not UTF-8 in a string (a
+// nesting past MaxJSONDepth and bytes that are not UTF-8 in a string (a
 // decoder would replace them with U+FFFD, so two different inputs would be
-// judged and hashed alike), and \u escapes that are lone surrogates (the
-// same replacement). It does not check the rest of the JSON syntax: the
-// strict decoder that follows does. Errors name where (a path of plain
-// key names) and never echo the input.
-func CheckBounds(b []byte) error {
+// judged and hashed alike; no conforming JSON producer writes them). It
+// does not check the rest of the JSON syntax: the strict decoder that
+// follows does. Errors name where (a path of plain key names) and never
+// echo the input.
+//
+// Lone-surrogate escapes ("\ud800"), which decode to U+FFFD too, are
+// refused in action payloads only (CheckPayloadBounds): JavaScript hosts
+// write them when they cut a string mid-pair, and refusing a whole hook
+// input or tool result for it would leave that result unread.
+func CheckBounds(b []byte) error { return checkBounds(b, false) }
+
+// CheckPayloadBounds is CheckBounds that also refuses lone-surrogate
+// escapes: what an action carries is judged and hashed, so it must decode
+// to exactly one string. action.Decode runs it on every payload.
+func CheckPayloadBounds(b []byte) error { return checkBounds(b, true) }
+
+func checkBounds(b []byte, surrogates bool) error {
 	var st [MaxJSONDepth]boundFrame
 	depth := 0
 	for i := 0; i < len(b); i++ {
@@ -53,7 +65,7 @@ func CheckBounds(b []byte) error {
 			j := stringEnd(b, i)
 			isKey := depth > 0 && st[depth-1].obj && st[depth-1].wantKey
 			s := b[i+1 : max(j, i+1)]
-			if !validJSONString(s) {
+			if !validJSONString(s, surrogates) {
 				if isKey {
 					return fmt.Errorf("%w in a key under %s", ErrInvalidUTF8, boundPath(st[:depth]))
 				}
@@ -117,10 +129,14 @@ func plainKey(k []byte) string {
 }
 
 // validJSONString reports whether the body of a JSON string (between its
-// quotes) is UTF-8 and its \u escapes pair their surrogates.
-func validJSONString(s []byte) bool {
+// quotes) is UTF-8 and, with surrogates, whether its \u escapes pair
+// their surrogates.
+func validJSONString(s []byte, surrogates bool) bool {
 	if !utf8.Valid(s) {
 		return false
+	}
+	if !surrogates {
+		return true
 	}
 	for k := 0; k < len(s); k++ {
 		if s[k] != '\\' {

@@ -27,15 +27,43 @@ func TestCheckBounds(t *testing.T) {
 		{"escaped backslash then u", `{"s":"\\ud800"}`, nil},
 		{"invalid utf-8 in a value", "{\"command\":\"rm -rf /\xff\"}", ErrInvalidUTF8},
 		{"invalid utf-8 in a key", "{\"comm\xc3\":\"ls\"}", ErrInvalidUTF8},
-		{"lone high surrogate", `{"command":"ls \ud800"}`, ErrInvalidUTF8},
-		{"lone low surrogate", `{"command":"ls \udc00"}`, ErrInvalidUTF8},
-		{"high then non-low", `{"command":"ls \ud800\u0041"}`, ErrInvalidUTF8},
 		{"non-ascii outside strings", "{\"a\":1\xa0}", ErrInvalidUTF8},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := CheckBounds([]byte(c.in))
 			if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
 				t.Fatalf("got %v, want %v", err, c.want)
+			}
+		})
+	}
+}
+
+// TestPayloadSurrogates: a lone surrogate is refused in an action
+// payload (it decodes to U+FFFD, as another one would), and let through
+// in the rest of a document (a host cutting a string mid-pair).
+func TestPayloadSurrogates(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		bad      bool
+	}{
+		{"pair", `{"s":"\ud83d\ude00"}`, false},
+		{"escaped backslash then u", `{"s":"\\ud800"}`, false},
+		{"lone high", `{"command":"ls \ud800"}`, true},
+		{"lone low", `{"command":"ls \udc00"}`, true},
+		{"high then non-low", `{"command":"ls \ud800\u0041"}`, true},
+		{"high at the end", `{"command":"ls \ud83d"}`, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckPayloadBounds([]byte(c.in))
+			if c.bad != errors.Is(err, ErrInvalidUTF8) {
+				t.Errorf("CheckPayloadBounds: got %v, want refused=%v", err, c.bad)
+			}
+			if err := CheckBounds([]byte(c.in)); err != nil {
+				t.Errorf("CheckBounds: got %v, want nil", err)
+			}
+			_, derr := Decode("execute_command", []byte(c.in))
+			if c.bad && !errors.Is(derr, ErrInvalidUTF8) {
+				t.Errorf("Decode: got %v, want ErrInvalidUTF8", derr)
 			}
 		})
 	}

@@ -66,6 +66,9 @@ func Decode(t string, payload json.RawMessage) (*Action, error) {
 // decodeInto is the general strict decoder: no duplicated key, no
 // unknown field, no trailing data, every required field present.
 func decodeInto(p Payload, body []byte) error {
+	if err := CheckPayloadBounds(body); err != nil {
+		return err
+	}
 	if err := CheckDuplicateKeys(body); err != nil {
 		return err
 	}
