@@ -6,12 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
-	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/chronicle"
 	"github.com/parallax/parallax/internal/workspace"
@@ -85,13 +82,16 @@ func (o Outcome) JSON() []byte {
 // such an error, whatever the event, and so is an event this hook does not
 // answer (it names the event).
 func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) error {
-	in, err := ReadInput(stdin)
+	raw, err := readInput(stdin)
+	var in *Input
+	if err == nil {
+		in, err = ParseInput(raw)
+	}
 	if errors.Is(err, ErrUnknownEvent) {
 		return fmt.Errorf("%w; nothing was judged or recorded", err)
 	}
 	if err != nil {
-		auditBadInput(ctx, opts, err)
-		return fmt.Errorf("%w; the tool call is refused to fail closed", err)
+		return badInput(ctx, opts, raw, err)
 	}
 	switch in.HookEventName {
 	case EventPreToolUse:
@@ -112,45 +112,6 @@ func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) e
 	// ParseInput lets through only the events above.
 	return fmt.Errorf("%w: hook event %s is not handled; nothing was judged", ErrUnknownEvent,
 		quoteName(in.HookEventName))
-}
-
-// auditBadInput records the refusal of input that could not be read in
-// the audit chain of the workspace CLAUDE_PROJECT_DIR or the working
-// directory is in (the input's own cwd cannot be trusted, it was not
-// read). The reason never carries the input: the bounds check's own words
-// (a depth, a field name) or a fixed one. Best effort: the call is
-// refused whether or not the entry lands.
-func auditBadInput(ctx context.Context, opts Options, err error) {
-	if !errors.Is(err, ErrInput) {
-		return
-	}
-	starts := []string{opts.ProjectDir}
-	if wd, werr := os.Getwd(); werr == nil {
-		starts = append(starts, wd)
-	}
-	if opts.ProjectDir != "" && !filepath.IsAbs(opts.ProjectDir) {
-		starts = starts[1:]
-	}
-	root, ferr := FindWorkspace(starts...)
-	if ferr != nil {
-		return
-	}
-	ws, oerr := workspace.Open(ctx, root)
-	if oerr != nil {
-		return
-	}
-	defer func() { _ = ws.Close() }()
-	reason := "hook input refused: not one strict JSON object with the fields of a hook call"
-	for _, e := range []error{action.ErrTooDeep, action.ErrInvalidUTF8} {
-		if errors.Is(err, e) {
-			reason = "hook input refused: " + strings.TrimPrefix(err.Error(), ErrInput.Error()+": ")
-		}
-	}
-	if errors.Is(err, errInputTooLarge) {
-		reason = "hook input refused: over " + strconv.Itoa(MaxInputBytes) + " bytes"
-	}
-	_, _ = ws.Audit.Append(ctx, audit.Event{Type: audit.ActionBlocked, Decision: verdict.Block.String(),
-		Stage: stageHook, Rule: RuleBadInput, Reason: clip(reason)})
 }
 
 // preSkillShellCommand judges a shell line a skill runs itself as the

@@ -101,14 +101,24 @@ func (in *Input) ResultText() string {
 
 // ReadInput reads and parses the hook input from r, at most MaxInputBytes.
 func ReadInput(r io.Reader) (*Input, error) {
+	b, err := readInput(r)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInput(b)
+}
+
+// readInput reads at most MaxInputBytes of r; past that it returns the
+// first MaxInputBytes+1 bytes and errInputTooLarge.
+func readInput(r io.Reader) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: read stdin: %v", ErrInput, err)
 	}
 	if len(b) > MaxInputBytes {
-		return nil, fmt.Errorf("%w: %w", ErrInput, errInputTooLarge)
+		return b, fmt.Errorf("%w: %w", ErrInput, errInputTooLarge)
 	}
-	return ParseInput(b)
+	return b, nil
 }
 
 // ParseInput parses one hook input. It refuses invalid JSON, trailing
