@@ -1,6 +1,7 @@
 package action
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -187,4 +188,44 @@ func hex4(s []byte, i int) (rune, bool) {
 		}
 	}
 	return r, true
+}
+
+// TopLevelString returns the string value of a top-level key of a JSON
+// object that did not pass a strict parse (too deep, say), in one pass
+// over the bytes whatever its nesting: "" when absent, not a string, or
+// given twice. It is for naming what to fail closed on (the session to
+// taint), never for judging.
+func TopLevelString(b []byte, key string) string {
+	depth, val, found := 0, "", 0
+	wantKey, isKey := false, false
+	var cur string
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '{', '[':
+			depth++
+			wantKey = b[i] == '{' && depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			wantKey = depth == 1
+		case '"':
+			j := stringEnd(b, i)
+			isKey, wantKey = wantKey, false
+			var s string
+			if depth == 1 && json.Unmarshal(b[i:j+1], &s) != nil {
+				s = ""
+			}
+			switch {
+			case depth == 1 && isKey:
+				cur = s
+			case depth == 1 && cur == key:
+				val, found = s, found+1
+			}
+			i = j
+		}
+	}
+	if found != 1 {
+		return ""
+	}
+	return val
 }

@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -39,7 +38,7 @@ func badInput(ctx context.Context, opts Options, raw []byte, err error) error {
 	defer func() { _ = ws.Close() }()
 	_, _ = ws.Audit.Append(ctx, audit.Event{Type: audit.ActionBlocked, Decision: verdict.Block.String(),
 		Stage: stageHook, Rule: RuleBadInput, Reason: clip(badInputReason(err))})
-	event, session := looseField(raw, "hook_event_name"), looseField(raw, "session_id")
+	event, session := action.TopLevelString(raw, "hook_event_name"), action.TopLevelString(raw, "session_id")
 	switch event {
 	case EventPostToolUse, EventPostToolUseFailure, EventPostToolBatch:
 	default:
@@ -82,56 +81,4 @@ func badInputReason(err error) string {
 		return "hook input refused: " + strings.TrimPrefix(err.Error(), ErrInput.Error()+": ")
 	}
 	return "hook input refused: not one strict JSON object with the fields of a hook call"
-}
-
-// looseField returns the string value of a top-level key of a JSON
-// object that did not pass the strict parse, in one pass over the bytes
-// whatever its nesting ("" when absent, not a string, or given twice).
-func looseField(b []byte, key string) string {
-	depth, val, found := 0, "", 0
-	wantKey, isKey := false, false
-	var cur string
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '{', '[':
-			depth++
-			wantKey = b[i] == '{' && depth == 1
-		case '}', ']':
-			depth--
-		case ',':
-			wantKey = depth == 1
-		case '"':
-			j := stringEnd(b, i)
-			isKey, wantKey = wantKey, false
-			var s string
-			if depth == 1 && json.Unmarshal(b[i:j+1], &s) != nil {
-				s = ""
-			}
-			switch {
-			case depth == 1 && isKey:
-				cur = s
-			case depth == 1 && cur == key:
-				val, found = s, found+1
-			}
-			i = j
-		}
-	}
-	if found != 1 {
-		return ""
-	}
-	return val
-}
-
-// stringEnd returns the index of the quote closing the string at b[i],
-// or the last index when it is not closed.
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j
-		}
-	}
-	return len(b) - 1
 }

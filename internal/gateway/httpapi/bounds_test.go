@@ -35,8 +35,9 @@ func TestEvaluateBoundedOnDeepNesting(t *testing.T) {
 	}
 	code, b, _ := ts.do(t, http.MethodPost, "/v1/observe", `{"session":"s2","type":"read_file","payload":{"path":"/a"},"result":`+
 		strings.Repeat("[", 100_000)+`}`, true)
-	if code != http.StatusBadRequest || !strings.Contains(string(b), "nested too deeply") {
-		t.Errorf("observe: status %d, body %.300s; want 400 saying it nests too deeply", code, b)
+	if code != http.StatusBadRequest || !strings.Contains(string(b), "nested too deeply") ||
+		!strings.Contains(string(b), "session s2 is now tainted critical") {
+		t.Errorf("observe: status %d, body %.300s; want 400 saying it nests too deeply and s2 is now critical", code, b)
 	}
 	if v := ts.evaluate(t, `{"session":"s1","type":"read_file","payload":{"path":"/tmp/x"}}`); v.Reason == "" && v.Rule == "" {
 		t.Errorf("the server did not judge the next request: %+v", v)
