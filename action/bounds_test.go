@@ -145,15 +145,33 @@ func itoa(i int) string {
 	return string(d)
 }
 
+// BenchmarkCheckBounds: a refused deep input costs the same at any depth
+// (the scan stops at level 65); an accepted one is scanned whole, so the
+// worst case is a payload at the size limit that nests to the bound.
 func BenchmarkCheckBounds(b *testing.B) {
-	for _, n := range []int{10_000, 100_000, 500_000} {
-		in := []byte(`{"type":"mcp_call","payload":{"arguments":` + nested(n) + `}}`)
-		b.Run(itoa(n), func(b *testing.B) {
+	var wide strings.Builder
+	wide.WriteString(`{"type":"mcp_call","payload":{"arguments":` + strings.Repeat(`{"a":`, MaxJSONDepth-4) + `[`)
+	for wide.Len() < MaxPayloadBytes-4096 {
+		wide.WriteString(`"some text \"quoted\" and caf\u00e9 é",`)
+	}
+	wide.WriteString(`1]` + strings.Repeat("}", MaxJSONDepth-4) + `}}`)
+	cases := []struct {
+		name string
+		in   []byte
+		ok   bool
+	}{
+		{"refused/10k", []byte(`{"type":"mcp_call","payload":{"arguments":` + nested(10_000) + `}}`), false},
+		{"refused/100k", []byte(`{"type":"mcp_call","payload":{"arguments":` + nested(100_000) + `}}`), false},
+		{"refused/500k", []byte(`{"type":"mcp_call","payload":{"arguments":` + nested(500_000) + `}}`), false},
+		{"accepted/1MB-at-depth-62", []byte(wide.String()), true},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			b.SetBytes(int64(len(in)))
+			b.SetBytes(int64(len(c.in)))
 			for b.Loop() {
-				if CheckDuplicateKeys(in) == nil {
-					b.Fatal("accepted")
+				if err := CheckDuplicateKeys(c.in); (err == nil) != c.ok {
+					b.Fatalf("got %v, want ok=%v", err, c.ok)
 				}
 			}
 		})
