@@ -1,11 +1,13 @@
 package action
 
 import (
+	"encoding/json"
 	"errors"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // nested returns a JSON value of n nested arrays.
@@ -193,4 +195,48 @@ func TestTopLevelString(t *testing.T) {
 			t.Errorf("%.60q: got %q, want %q", c.in, got, c.want)
 		}
 	}
+}
+
+// FuzzCheckBounds: no panic; what it accepts and encoding/json decodes
+// nests at most MaxJSONDepth and holds only UTF-8 strings, and valid
+// JSON within both bounds is accepted.
+func FuzzCheckBounds(f *testing.F) {
+	for _, s := range []string{`{"a":[1,{"b":"c"}]}`, nested(MaxJSONDepth), nested(MaxJSONDepth + 1),
+		`{"a":"\"[[["}`, "{\"a\":\"\xff\"}", `{"s":"\ud800"}`, `"\\"`, `{"a":"x`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		err := CheckBounds(b)
+		_ = CheckPayloadBounds(b)
+		var v any
+		if json.Unmarshal(b, &v) != nil {
+			return
+		}
+		d, okUTF8 := valueDepth(v), utf8.Valid(b)
+		if err == nil && (d > MaxJSONDepth || !okUTF8) {
+			t.Fatalf("accepted depth %d, utf-8 %v", d, okUTF8)
+		}
+		if err != nil && d <= MaxJSONDepth && okUTF8 {
+			t.Fatalf("refused valid JSON of depth %d: %v", d, err)
+		}
+	})
+}
+
+// valueDepth is the nesting of a decoded value (an empty array or object
+// counts as a level).
+func valueDepth(v any) int {
+	m := 0
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			m = max(m, valueDepth(e))
+		}
+		return m + 1
+	case map[string]any:
+		for _, e := range x {
+			m = max(m, valueDepth(e))
+		}
+		return m + 1
+	}
+	return 0
 }
