@@ -240,3 +240,36 @@ func valueDepth(v any) int {
 	}
 	return 0
 }
+
+// TestTextsLinear: one long key over many strings built the long path
+// once per string (a 720 KB stream line took 24 GB and was killed).
+func TestTextsLinear(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"server":"s","tool":"t","arguments":{"` + strings.Repeat("k", 400_000) + `":[`)
+	for i := range 80_000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"a"`)
+	}
+	b.WriteString(`]}}`)
+	a, err := Decode(string(MCPCall), []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	texts := a.Payload.Texts()
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("%d bytes, %d texts: %d KB allocated", b.Len(), len(texts), alloc>>10)
+	if len(texts) != 80_000 {
+		t.Fatalf("got %d texts, want 80000", len(texts))
+	}
+	if alloc > 64<<20 {
+		t.Fatalf("allocated %d MB, want under 64 MB: a path per string", alloc>>20)
+	}
+	if p := texts[0].Name; len(p) > maxTextPath+8 || !strings.HasPrefix(p, "arguments.kkk") {
+		t.Errorf("path %.40q… (%d bytes), want the clipped path", p, len(p))
+	}
+}
