@@ -152,7 +152,8 @@ func hasURL(args json.RawMessage) bool {
 	if err := dec.Decode(&v); err != nil {
 		return true
 	}
+	var memo keyMemo
 	return !eachString(v, func(key, s string) bool {
-		return !strings.Contains(s, "://") && !pathLike(key, s)
+		return !strings.Contains(s, "://") && !memo.pathLike(key, s)
 	})
 }
