@@ -174,6 +174,9 @@ func FuzzDecode(f *testing.F) {
 	f.Add("mcp_call", `{"server":"s","tool":"t","arguments":{"a":[1,{"b":2}]}}`)
 	f.Add("send_email", `{"to":"a@b","subject":"s","body":"b","attachments":["/x"]}`)
 	f.Add("clipboard_write", `{"text":"x"}`)
+	f.Add("mcp_call", `{"server":"s","tool":"t","arguments":{"a":`+nested(80)+`}}`)
+	f.Add("read_file", "{\"path\":\"/tmp/\xff\"}")
+	f.Add("execute_command", `{"command":"ls \ud800"}`)
 	f.Fuzz(func(t *testing.T, typ, payload string) {
 		a, err := Decode(typ, json.RawMessage(payload))
 		if err != nil {
@@ -265,8 +268,8 @@ func FuzzDuplicateKeys(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if !json.Valid([]byte(s)) {
-			return
+		if !json.Valid([]byte(s)) || CheckBounds([]byte(s)) != nil {
+			return // the bounds pre-scan refuses before either walk
 		}
 		fast, slow := CheckDuplicateKeys([]byte(s)), dupWalkSlow([]byte(s))
 		if (fast == nil) != (slow == nil) {

@@ -66,6 +66,9 @@ func Decode(t string, payload json.RawMessage) (*Action, error) {
 // decodeInto is the general strict decoder: no duplicated key, no
 // unknown field, no trailing data, every required field present.
 func decodeInto(p Payload, body []byte) error {
+	if err := CheckPayloadBounds(body); err != nil {
+		return err
+	}
 	if err := CheckDuplicateKeys(body); err != nil {
 		return err
 	}
@@ -95,8 +98,12 @@ func cleanJSONError(err error) error {
 
 // CheckDuplicateKeys refuses an object with the same key twice at any
 // depth: parsers disagree on which copy wins, and a gate must not judge
-// one value while an executor runs the other.
+// one value while an executor runs the other. It runs CheckBounds first,
+// so every caller refuses deep nesting and invalid UTF-8 before decoding.
 func CheckDuplicateKeys(b []byte) error {
+	if err := CheckBounds(b); err != nil {
+		return err
+	}
 	if !json.Valid(b) {
 		return dupWalkSlow(b) // names what is wrong
 	}
@@ -210,10 +217,11 @@ func jsonKey(q []byte) (string, error) {
 func dupWalkSlow(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	return dupWalk(dec, "")
+	var path []string // rendered only on error: no copy per key
+	return dupWalk(dec, &path)
 }
 
-func dupWalk(dec *json.Decoder, path string) error {
+func dupWalk(dec *json.Decoder, path *[]string) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return fmt.Errorf("invalid JSON: %w", err)
@@ -232,19 +240,24 @@ func dupWalk(dec *json.Decoder, path string) error {
 			}
 			k, _ := kt.(string)
 			if _, dup := seen[k]; dup {
-				return fmt.Errorf("duplicate key %q in payload%s", k, path)
+				return fmt.Errorf("duplicate key %q in payload%s", k, strings.Join(*path, ""))
 			}
 			seen[k] = struct{}{}
-			if err := dupWalk(dec, path+"."+k); err != nil {
+			*path = append(*path, "."+k)
+			err = dupWalk(dec, path)
+			*path = (*path)[:len(*path)-1]
+			if err != nil {
 				return err
 			}
 		}
 	case '[':
+		*path = append(*path, "[]")
 		for dec.More() {
-			if err := dupWalk(dec, path+"[]"); err != nil {
+			if err := dupWalk(dec, path); err != nil {
 				return err
 			}
 		}
+		*path = (*path)[:len(*path)-1]
 	}
 	_, err = dec.Token() // closing delimiter
 	if err != nil {

@@ -5,6 +5,14 @@
 //   - Strict decode: an unknown action type, an unknown payload field, a
 //     duplicated key, a wrong JSON type, trailing data or a missing required
 //     field is an error (the gate turns it into BLOCK).
+//   - Bounded work on any input: CheckBounds, one pass over the raw bytes
+//     that every boundary (shield evaluate, the hook, the HTTP API, the
+//     MCP proxy, approval webhooks, through CheckDuplicateKeys) runs before
+//     a decoder, refuses JSON nested past MaxJSONDepth (64) levels and
+//     strings that are not UTF-8, in microseconds whatever the depth.
+//     Payloads also refuse lone-surrogate escapes (CheckPayloadBounds): a
+//     decoder would turn those bytes into U+FFFD, so two inputs would be
+//     judged and hashed alike.
 //   - Normalisation: "~" expands from the caller's HOME, every path must be
 //     absolute, and paths carrying NUL or control characters are refused.
 //   - Canonical hash: SHA-256 over {type, payload} re-encoded canonically,

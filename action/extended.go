@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // MCPCallPayload is mcp_call: a tool on an MCP server with free-form
@@ -41,13 +43,38 @@ func (p *MCPCallPayload) Texts() []TextField {
 	return out
 }
 
+// maxTextPath bounds the path of a TextField. Paths are built per
+// string: unbounded, one long key over many strings cost its length once
+// per string (a 720 KB line took 24 GB).
+const maxTextPath = 256
+
+// subPath returns prefix+part clipped to maxTextPath; a clipped prefix is
+// returned as it is, without a copy.
+func subPath(prefix, part string) string {
+	if len(prefix) >= maxTextPath {
+		return prefix
+	}
+	p := prefix + part
+	if len(p) >= maxTextPath {
+		p = strings.ToValidUTF8(p[:maxTextPath-len("…")], "") + "…"
+		for len(p) < maxTextPath {
+			p += "…" // pad, so that it counts as clipped
+		}
+	}
+	return p
+}
+
 func collectStrings(prefix string, v any, out *[]TextField) {
 	switch t := v.(type) {
 	case string:
 		*out = append(*out, TextField{prefix, t})
 	case []any:
 		for i, e := range t {
-			collectStrings(fmt.Sprintf("%s[%d]", prefix, i), e, out)
+			part := ""
+			if len(prefix) < maxTextPath {
+				part = "[" + strconv.Itoa(i) + "]"
+			}
+			collectStrings(subPath(prefix, part), e, out)
 		}
 	case map[string]any:
 		keys := make([]string, 0, len(t))
@@ -56,7 +83,7 @@ func collectStrings(prefix string, v any, out *[]TextField) {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			collectStrings(prefix+"."+k, t[k], out)
+			collectStrings(subPath(prefix, "."+k), t[k], out)
 		}
 	}
 }

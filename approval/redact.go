@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/dlp"
 )
 
@@ -34,6 +35,11 @@ func redactText(d *dlp.Detector, s string) string {
 func redactPayload(d *dlp.Detector, raw json.RawMessage) json.RawMessage {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return json.RawMessage(`{}`)
+	}
+	if action.CheckBounds(raw) != nil {
+		// The gate refuses such payloads before any approval; should one
+		// get here, nothing of it is walked or shown.
+		return json.RawMessage(redactedAll)
 	}
 	v, err := decodeJSON(raw)
 	var text string

@@ -163,3 +163,13 @@ func TestSecretsNeverShown(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactPayloadDeep: a payload nested past the bound is shown as
+// nothing, without being decoded or walked.
+func TestRedactPayloadDeep(t *testing.T) {
+	d := detector(t)
+	raw := json.RawMessage(`{"a":` + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + `}`)
+	if got := redactPayload(d, raw); string(got) != redactedAll {
+		t.Errorf("got %.80s, want %s", got, redactedAll)
+	}
+}

@@ -126,6 +126,10 @@ func (a *analyzer) shellCode(code string, in *stream, why string) stream {
 		a.tagf(nil, TagLimitExceeded, "bytes")
 		return stream{}
 	}
+	if syntaxNesting(code, MaxSyntaxNesting) > MaxSyntaxNesting {
+		a.tagf(nil, TagLimitExceeded, "nesting")
+		return stream{}
+	}
 	if f, ok := fastParse(code, &a.fast); ok {
 		return a.stmts(f.Stmts, in)
 	}

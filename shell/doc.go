@@ -57,7 +57,9 @@
 //     path ending in cmd/parallax, a file of it, a "..." pattern).
 //
 // Bounds: input size (Options.MaxBytes), nesting depth (MaxDepth), work
-// (MaxNodes), brace expansion and decoded sizes.
+// (MaxNodes), syntactic nesting before parsing (MaxSyntaxNesting: 128
+// levels of subshells, substitutions, groups), brace expansion and
+// decoded sizes.
 //
 // # Known limits
 //

@@ -71,3 +71,28 @@ func orBackground(ctx context.Context) context.Context {
 	}
 	return ctx
 }
+
+// Refuse records v, a BLOCK made before any request could be decoded,
+// in the audit chain; it returns v, or the audit_error BLOCK when the
+// entry could not be written.
+func (g *Gate) Refuse(ctx context.Context, v verdict.Verdict) (out verdict.Verdict) {
+	defer func() {
+		if p := recover(); p != nil {
+			out = verdict.Verdict{Decision: verdict.Block, Stage: v.Stage, Rule: RuleAuditError,
+				Reason: "internal error in the audit writer; blocked to fail closed"}
+		}
+	}()
+	v.Decision = verdict.Block
+	v.Reason = clip(v.Reason)
+	if g.audit == nil {
+		return v
+	}
+	if ctx == nil || ctx.Err() != nil {
+		ctx = context.WithoutCancel(orBackground(ctx))
+	}
+	if _, err := g.audit.Append(ctx, audit.FromVerdict(audit.ActionBlocked, "", "", v)); err != nil {
+		return verdict.Verdict{Decision: verdict.Block, Stage: v.Stage, Rule: RuleAuditError,
+			Reason: "the refusal could not be written to the audit chain (" + err.Error() + ")"}
+	}
+	return v
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/verdict"
@@ -56,6 +57,15 @@ type Evaluator interface {
 	Evaluate(ctx context.Context, r Request) verdict.Verdict
 }
 
+// Refuser is an Evaluator that also records a refusal made before any
+// request could be decoded (a malformed or oversized line), so that the
+// audit chain holds every verdict Stream writes. *Gate is one.
+type Refuser interface {
+	Refuse(ctx context.Context, v verdict.Verdict) verdict.Verdict
+}
+
+var _ Refuser = (*Gate)(nil)
+
 // Stream reads JSONL requests from in and writes one verdict line per
 // input line to out, in order, flushing each. A malformed line yields a
 // BLOCK verdict and the stream goes on. It returns on EOF, on a read or
@@ -91,15 +101,48 @@ func Stream(ctx context.Context, ev Evaluator, in io.Reader, out io.Writer) erro
 
 func evaluateLine(ctx context.Context, ev Evaluator, line []byte, tooLong bool) verdict.Verdict {
 	if tooLong {
-		return verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageDecode, Rule: RuleTooLarge,
-			Reason: fmt.Sprintf("request line is over the %d-byte limit; refused unread", MaxLineBytes)}
+		return refuse(ctx, ev, verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageDecode, Rule: RuleTooLarge,
+			Reason: fmt.Sprintf("request line is over the %d-byte limit; refused unread", MaxLineBytes)})
 	}
 	r, err := ParseRequest(line)
 	if err != nil {
-		return verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageDecode, Rule: RuleBadRequest,
-			Reason: clip(err.Error())}
+		return refuse(ctx, ev, verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageDecode, Rule: RuleBadRequest,
+			Reason: clip(err.Error())})
 	}
 	return ev.Evaluate(ctx, r)
+}
+
+// refuse records a refusal with ev when it can. The chain gets a reason
+// that never carries the line: the refusal's own words when they come
+// from the bounds check (which names no input), a fixed one otherwise.
+func refuse(ctx context.Context, ev Evaluator, v verdict.Verdict) verdict.Verdict {
+	rf, ok := ev.(Refuser)
+	if !ok {
+		return v
+	}
+	logged := v
+	if v.Rule == RuleBadRequest {
+		logged.Reason = "malformed request line (not one strict JSON request object); refused"
+		if safe := boundsReason(v.Reason); safe != "" {
+			logged.Reason = safe
+		}
+	}
+	out := rf.Refuse(ctx, logged)
+	if out.Rule != logged.Rule {
+		return out // the refusal could not be recorded: say so
+	}
+	return v
+}
+
+// boundsReason returns reason when it is CheckBounds' own (input-free)
+// wording, else "".
+func boundsReason(reason string) string {
+	for _, e := range []error{action.ErrTooDeep, action.ErrInvalidUTF8} {
+		if strings.HasPrefix(reason, e.Error()) {
+			return reason
+		}
+	}
+	return ""
 }
 
 // readLine returns the next line without its newline. A line longer than

@@ -117,6 +117,7 @@ func TestStreamRefusesHugeLine(t *testing.T) {
 func FuzzStream(f *testing.F) {
 	f.Add(`{"type":"read_file","payload":{"path":"/a"}}` + "\n" + `{"type":`)
 	f.Add(`{"type":"execute_command","payload":{"command":"ls"},"session":"x"}`)
+	f.Add(deepLine(100) + "\n" + "{\"type\":\"read_file\",\"payload\":{\"path\":\"/\xff\"}}")
 	f.Fuzz(func(t *testing.T, in string) {
 		n := strings.Count(in, "\n")
 		if !strings.HasSuffix(in, "\n") && in != "" {

@@ -35,8 +35,10 @@ Output line:
 ESCALATE means the deterministic tiers could not decide and a judge or a
 human must. When the workspace's config.yaml names a shield model (llm:),
 that model judges escalations as tier 2; otherwise no LLM is used and they
-come back ESCALATE. A malformed line gets a BLOCK verdict and
-the stream goes on. HOME decides what ~ means; shell commands are analysed
+come back ESCALATE. A malformed line (over 1 MiB and 64 KiB, not one strict
+JSON object, nested past 64 levels, a string that is not UTF-8) gets a
+BLOCK verdict, recorded in the audit chain when there is one, and the
+stream goes on. HOME decides what ~ means; shell commands are analysed
 as if run in the workspace.
 
 "result" (optional) is what the tool returned when the action ran: it is

@@ -101,12 +101,16 @@ func (o Outcome) JSON() []byte {
 // such an error, whatever the event, and so is an event this hook does not
 // answer (it names the event).
 func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) error {
-	in, err := ReadInput(stdin)
+	raw, err := readInput(stdin)
+	var in *Input
+	if err == nil {
+		in, err = ParseInput(raw)
+	}
 	if errors.Is(err, ErrUnknownEvent) {
 		return fmt.Errorf("%w; nothing was judged or recorded", err)
 	}
 	if err != nil {
-		return fmt.Errorf("%w; the tool call is refused to fail closed", err)
+		return badInput(ctx, opts, raw, err)
 	}
 	switch in.HookEventName {
 	case EventPreToolUse:

@@ -55,6 +55,9 @@ const maxIDBytes = 256
 // ErrInput is wrapped by every error about the hook input itself.
 var ErrInput = errors.New("bad hook input")
 
+// errInputTooLarge is an input over MaxInputBytes.
+var errInputTooLarge = fmt.Errorf("over %d bytes", MaxInputBytes)
+
 // ErrUnknownEvent is wrapped (with ErrInput) when the input is for a hook
 // event this hook does not answer.
 var ErrUnknownEvent = errors.New("hook event not answered by Parallax")
@@ -98,14 +101,24 @@ func (in *Input) ResultText() string {
 
 // ReadInput reads and parses the hook input from r, at most MaxInputBytes.
 func ReadInput(r io.Reader) (*Input, error) {
+	b, err := readInput(r)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInput(b)
+}
+
+// readInput reads at most MaxInputBytes of r; past that it returns the
+// first MaxInputBytes+1 bytes and errInputTooLarge.
+func readInput(r io.Reader) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: read stdin: %v", ErrInput, err)
 	}
 	if len(b) > MaxInputBytes {
-		return nil, fmt.Errorf("%w: over %d bytes", ErrInput, MaxInputBytes)
+		return b, fmt.Errorf("%w: %w", ErrInput, errInputTooLarge)
 	}
-	return ParseInput(b)
+	return b, nil
 }
 
 // ParseInput parses one hook input. It refuses invalid JSON, trailing
@@ -119,7 +132,7 @@ func ParseInput(b []byte) (*Input, error) {
 		return nil, fmt.Errorf("%w: want a JSON object on stdin", ErrInput)
 	}
 	if err := action.CheckDuplicateKeys(body); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInput, err)
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
 	var in Input
 	dec := json.NewDecoder(bytes.NewReader(body))

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/internal/gateway/claudecode"
 )
 
@@ -105,6 +106,9 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 func route(opts Options, buf []byte) (root, sock string, err error) {
 	var in struct {
 		Cwd string `json:"cwd"`
+	}
+	if err := action.CheckBounds(buf); err != nil {
+		return "", "", err // refused in process, cheaply, without a decode
 	}
 	if err := json.Unmarshal(buf, &in); err != nil {
 		return "", "", fmt.Errorf("read cwd: %w", err)

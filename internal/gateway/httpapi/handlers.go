@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/ifc"
 	"github.com/parallax/parallax/internal/store"
+	"github.com/parallax/parallax/verdict"
 )
 
 // SourceObserveFailed is the taint source of a session whose tool result
@@ -23,17 +25,20 @@ const SourceObserveFailed = "observe_failed"
 const maxLogField = 128
 
 func (s *Server) evaluate(w http.ResponseWriter, r *http.Request) {
-	body, ok := s.readBody(w, r)
-	if !ok {
+	body, refused := s.readBody(w, r)
+	if refused != "" {
+		s.auditRefused(r.Context(), refused, "evaluate request refused unread ("+refused+")")
 		return
 	}
 	reqs, batch, err := decodeEvaluate(body, s.cfg.MaxBatch)
 	if err != nil {
 		var big *batchTooLarge
 		if errors.As(err, &big) {
+			s.auditRefused(r.Context(), ErrCodeTooLarge, "evaluate request refused: "+err.Error())
 			writeError(w, http.StatusRequestEntityTooLarge, ErrCodeTooLarge, err.Error())
 			return
 		}
+		s.auditRefused(r.Context(), ErrCodeBadRequest, refusedReason(err))
 		writeError(w, http.StatusBadRequest, ErrCodeBadRequest, "bad evaluate request: "+err.Error())
 		return
 	}
@@ -61,8 +66,8 @@ func (s *Server) evaluate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
-	body, ok := s.readBody(w, r)
-	if !ok {
+	body, refused := s.readBody(w, r)
+	if refused != "" {
 		return
 	}
 	q, err := decodeObserve(body)
@@ -206,15 +211,15 @@ func (s *Server) serveMetrics(w http.ResponseWriter, _ *http.Request) {
 
 // readBody reads a JSON body within the size limit, answering the
 // request itself when it cannot.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (body []byte, refused string) {
 	if !jsonBody(r) {
 		writeError(w, http.StatusUnsupportedMediaType, ErrCodeMediaType, "the body must be application/json")
-		return nil, false
+		return nil, ErrCodeMediaType
 	}
 	if r.ContentLength > s.cfg.MaxBodyBytes {
 		writeError(w, http.StatusRequestEntityTooLarge, ErrCodeTooLarge,
 			fmt.Sprintf("the body is %d bytes, over the limit of %d; refused unread", r.ContentLength, s.cfg.MaxBodyBytes))
-		return nil, false
+		return nil, ErrCodeTooLarge
 	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
@@ -222,12 +227,12 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 		if errors.As(err, &big) {
 			writeError(w, http.StatusRequestEntityTooLarge, ErrCodeTooLarge,
 				fmt.Sprintf("the body is over the limit of %d bytes", s.cfg.MaxBodyBytes))
-			return nil, false
+			return nil, ErrCodeTooLarge
 		}
 		writeError(w, http.StatusBadRequest, ErrCodeBadRequest, "read body: "+err.Error())
-		return nil, false
+		return nil, ErrCodeBadRequest
 	}
-	return b, true
+	return b, ""
 }
 
 func clipLog(s string) string {
@@ -235,4 +240,29 @@ func clipLog(s string) string {
 		return s[:maxLogField] + "…"
 	}
 	return s
+}
+
+// auditRefused records an evaluate request refused before any action
+// could be judged (too large, malformed, nested too deeply, not UTF-8) as
+// a BLOCK, so that the chain holds every refusal the API answers. The
+// reason must not carry the body.
+func (s *Server) auditRefused(ctx context.Context, rule, reason string) {
+	if s.cfg.Audit == nil {
+		return
+	}
+	e := audit.Event{Type: audit.ActionBlocked, Decision: verdict.Block.String(), Stage: string(verdict.StageDecode),
+		Rule: rule, Reason: reason}
+	if _, err := s.cfg.Audit.Append(context.WithoutCancel(ctx), e); err != nil {
+		s.log.Error("audit append failed", "code", rule, "error", err.Error())
+	}
+}
+
+// refusedReason is what the chain says of a body that did not decode:
+// the bounds check's own words (a depth, a field name: never the input),
+// or a fixed sentence.
+func refusedReason(err error) string {
+	if errors.Is(err, action.ErrTooDeep) || errors.Is(err, action.ErrInvalidUTF8) {
+		return "evaluate request refused: " + err.Error()
+	}
+	return "evaluate request refused: not one strict JSON request (or batch) object"
 }

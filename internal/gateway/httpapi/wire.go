@@ -150,9 +150,13 @@ func decodeObserve(body []byte) (ObserveRequest, error) {
 		var loose struct {
 			Session string `json:"session"`
 		}
-		if json.Unmarshal(body, &loose) == nil {
+		switch {
+		case errors.Is(err, action.ErrTooDeep):
+			// No second decode of it: one pass over its top level.
+			q = ObserveRequest{Session: action.TopLevelString(body, "session")}
+		case json.Unmarshal(body, &loose) == nil:
 			q = ObserveRequest{Session: loose.Session}
-		} else {
+		default:
 			q = ObserveRequest{}
 		}
 		return q, err

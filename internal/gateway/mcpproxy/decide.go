@@ -101,10 +101,16 @@ func toolInjection(t *mcp.Tool) []string {
 	b.WriteString(t.Title)
 	b.WriteString("\n")
 	b.WriteString(t.Description)
-	eachString(t.InputSchema, func(_, s string) bool {
+	whole := eachString(t.InputSchema, func(_, s string) bool {
 		b.WriteString("\n")
 		b.WriteString(s)
 		return true
 	})
-	return ScanInjection(b.String(), ScopeDescription)
+	found := ScanInjection(b.String(), ScopeDescription)
+	if !whole {
+		// Nested past the walk's bound: what is below was not read, so it
+		// is held as if it said something.
+		found = append(found, "schema_nested_too_deeply")
+	}
+	return found
 }

@@ -106,12 +106,15 @@ func schemaTakesPaths(schema any) bool {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return true
 	}
-	var walk func(v any) bool
-	walk = func(v any) bool {
+	var walk func(v any, depth int) bool
+	walk = func(v any, depth int) bool {
+		if depth > maxWalkDepth {
+			return true // not seen through: counts as taking paths
+		}
 		switch x := v.(type) {
 		case []any:
 			for _, e := range x {
-				if walk(e) {
+				if walk(e, depth+1) {
 					return true
 				}
 			}
@@ -130,14 +133,14 @@ func schemaTakesPaths(schema any) bool {
 				}
 			}
 			for _, e := range x {
-				if walk(e) {
+				if walk(e, depth+1) {
 					return true
 				}
 			}
 		}
 		return false
 	}
-	return walk(v)
+	return walk(v, 0)
 }
 
 // hasURL reports whether any string in the arguments looks like a URL
@@ -149,7 +152,8 @@ func hasURL(args json.RawMessage) bool {
 	if err := dec.Decode(&v); err != nil {
 		return true
 	}
+	var memo keyMemo
 	return !eachString(v, func(key, s string) bool {
-		return !strings.Contains(s, "://") && !pathLike(key, s)
+		return !strings.Contains(s, "://") && !memo.pathLike(key, s)
 	})
 }

@@ -1,15 +1,34 @@
 package mcpproxy
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/parallax/parallax/action"
+)
+
+// maxWalkDepth bounds the walks over decoded JSON values. Arguments are
+// refused past action.MaxJSONDepth before they are decoded; this is
+// defence in depth for a value that did not pass there.
+const maxWalkDepth = action.MaxJSONDepth
 
 // eachString calls fn with every string in a decoded JSON value and the
 // object key it stands under (the nearest one; "" at the top, and array
 // elements keep their array's key). Object keys are visited in sorted
 // order, so what is found first does not depend on map order. It stops
-// as soon as fn returns false and reports whether it went through.
+// as soon as fn returns false and reports whether it went through. A
+// value nested deeper than maxWalkDepth stops it too: it did not go
+// through.
 func eachString(v any, fn func(key, s string) bool) bool {
+	depth := 0
 	var walk func(key string, v any) bool
 	walk = func(key string, v any) bool {
+		switch v.(type) {
+		case []any, map[string]any:
+			if depth++; depth > maxWalkDepth {
+				return false
+			}
+			defer func() { depth-- }()
+		}
 		switch x := v.(type) {
 		case string:
 			return fn(key, x)
