@@ -17,8 +17,10 @@ type hit struct {
 
 // scan is the state of one pass.
 type scan struct {
-	s    string
-	hits []hit
+	s      string
+	hits   []hit
+	nested bool      // a rescan of decoded text: no further decoding
+	disp   *dispatch // the table the pass runs, for rescans
 }
 
 func (sc *scan) add(id scannerID, start, end int) {
@@ -73,6 +75,7 @@ var triggers = [...]trigger{
 	{lit: "basic ", fold: true, word: true, fn: matchBasicAuth},
 	{lit: "bearer ", fold: true, word: true, fn: matchBearer},
 	{lit: "://", fn: matchURLCredentials},
+	{lit: "://", fn: matchEncodedURL},
 	{lit: "=", fn: matchAssignment},
 	{lit: ":", fn: matchAssignment},
 	{lit: "@", fn: matchEmail},
@@ -132,6 +135,13 @@ func buildDispatch(ts []trigger) *dispatch {
 // run makes the pass and returns the raw hits.
 func (d *dispatch) run(s string) []hit {
 	sc := scan{s: s}
+	return d.runScan(&sc)
+}
+
+// runScan makes the pass over sc.s and returns the raw hits.
+func (d *dispatch) runScan(sc *scan) []hit {
+	s := sc.s
+	sc.disp = d
 	for i := 0; i < len(s); i++ {
 		h := d.hot[s[i]]
 		if h == 0 {
@@ -139,10 +149,10 @@ func (d *dispatch) run(s string) []hit {
 		}
 		next := 0
 		if h&1 != 0 {
-			next = fire(&sc, d.any[s[i]], i)
+			next = fire(sc, d.any[s[i]], i)
 		}
 		if h&2 != 0 && (i == 0 || !isWord(s[i-1])) {
-			next = max(next, fire(&sc, d.word[s[i]], i))
+			next = max(next, fire(sc, d.word[s[i]], i))
 		}
 		if next > i+1 {
 			i = next - 1

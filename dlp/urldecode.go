@@ -1,0 +1,196 @@
+package dlp
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"strings"
+)
+
+// Secrets leaving inside URLs are often encoded so that no scanner sees
+// them in the clear: base64 (std or URL-safe, padded or not), hex, %XX
+// (once or twice), split by zero-width characters or by '+' and '.'
+// (MITRE ATT&CK T1132, T1027, T1048). matchEncodedURL reads the URL
+// around a "://", derives decoded variants of it and of its segments,
+// and rescans them with the same trigger table. Decoding is bounded:
+// at most urlLayers rounds, urlMaxBytes of URL, urlMaxVariants variants,
+// and a rescan never decodes again.
+
+const (
+	urlLayers      = 3
+	urlMaxBytes    = 4096
+	urlMaxVariants = 24
+	urlMinSegment  = 16 // shorter segments cannot hold a key in any encoding
+)
+
+// matchEncodedURL runs at "://". It reports one encoded_url_secret over
+// the URL when a decoded variant holds a credential or payment data the
+// plain text does not show.
+func matchEncodedURL(sc *scan, i int) int {
+	if sc.nested {
+		return 0
+	}
+	s := sc.s
+	start := i
+	for start > 0 && i-start < 32 && isSchemeByte(s[start-1]) {
+		start--
+	}
+	end := i + 3
+	for end < len(s) && end-i < urlMaxBytes && !urlStop(s[end]) {
+		end++
+	}
+	u := s[i+3 : end]
+	if len(u) < urlMinSegment {
+		return 0
+	}
+	for _, v := range urlVariants(u) {
+		sub := scan{s: v, nested: true}
+		for _, h := range sc.disp.runScan(&sub) {
+			if c := scanners[h.id].Category; c == Credential || c == PCI {
+				sc.add(idEncodedURLSecret, start, end)
+				return 0
+			}
+		}
+	}
+	return 0
+}
+
+// urlStop ends a URL: whitespace, quotes and angle brackets.
+func urlStop(c byte) bool {
+	return c <= ' ' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`' || c == '\\'
+}
+
+// urlVariants returns the decoded forms of u that differ from it, in at
+// most urlLayers rounds.
+func urlVariants(u string) []string {
+	seen := map[string]bool{u: true}
+	var out []string
+	layer := []string{u}
+	for round := 0; round < urlLayers && len(layer) > 0; round++ {
+		var next []string
+		for _, s := range layer {
+			for _, v := range decodeOnce(s) {
+				if seen[v] || len(out) >= urlMaxVariants {
+					continue
+				}
+				seen[v] = true
+				out = append(out, v)
+				next = append(next, v)
+			}
+		}
+		layer = next
+	}
+	return out
+}
+
+// decodeOnce applies each decoding to s once: %XX, zero-width removal,
+// separator removal, and base64/hex of each long segment.
+func decodeOnce(s string) []string {
+	var out []string
+	if strings.IndexByte(s, '%') >= 0 {
+		out = append(out, percentDecode(s))
+	}
+	if z := stripZeroWidth(s); len(z) != len(s) {
+		out = append(out, z)
+	}
+	if strings.ContainsAny(s, "+.") {
+		out = append(out, strings.NewReplacer("+", "", ".", "").Replace(s))
+	}
+	for _, seg := range segments(s) {
+		if d, ok := decodeSegment(seg); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// percentDecode decodes every valid %XX and leaves the rest as it is.
+func percentDecode(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for k := 0; k < len(s); k++ {
+		if s[k] == '%' && k+2 < len(s) && isHex(s[k+1]) && isHex(s[k+2]) {
+			b.WriteByte(unhex(s[k+1])<<4 | unhex(s[k+2]))
+			k += 2
+			continue
+		}
+		b.WriteByte(s[k])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case isDigit(c):
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// zeroWidth are the invisible characters used to split a token: U+200B,
+// U+200C, U+200D and U+FEFF.
+var zeroWidth = strings.NewReplacer("\u200b", "", "\u200c", "", "\u200d", "", "\ufeff", "")
+
+func stripZeroWidth(s string) string {
+	if strings.IndexByte(s, 0xe2) < 0 && strings.IndexByte(s, 0xef) < 0 {
+		return s
+	}
+	return zeroWidth.Replace(s)
+}
+
+// segments splits s at URL delimiters and keeps the runs long enough to
+// hold an encoded key.
+func segments(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
+		return strings.ContainsRune("/?&=#.:;,@", r)
+	}) {
+		if len(f) >= urlMinSegment {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// decodeSegment decodes seg as hex, then as base64 in its four forms; a
+// result counts only when it is mostly printable text.
+func decodeSegment(seg string) (string, bool) {
+	if len(seg)%2 == 0 && allBytes(seg, isHex) {
+		if b, err := hex.DecodeString(seg); err == nil && decodedText(b) {
+			return string(b), true
+		}
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(seg); err == nil && decodedText(b) {
+			return string(b), true
+		}
+	}
+	return "", false
+}
+
+func allBytes(s string, ok func(byte) bool) bool {
+	for k := 0; k < len(s); k++ {
+		if !ok(s[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// decodedText reports whether b is at least 90% printable ASCII or
+// whitespace: decoded data, not noise.
+func decodedText(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	n := 0
+	for _, c := range b {
+		if c >= ' ' && c < 0x7f || c == '\n' || c == '\r' || c == '\t' {
+			n++
+		}
+	}
+	return n*10 >= len(b)*9
+}
