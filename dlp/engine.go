@@ -82,6 +82,10 @@ var triggers = [...]trigger{
 	{lit: "+", fn: matchIntlPhone},
 	{lit: "(", fn: matchParenPhone},
 	{lit: "born ", fold: true, word: true, fn: matchBorn},
+	{lit: "5", word: true, fn: matchWIF},
+	{lit: "K", word: true, fn: matchWIF},
+	{lit: "L", word: true, fn: matchWIF},
+	{lit: "0x", word: true, fn: matchEthKey},
 }
 
 // dispatch holds the triggers by first byte, split by whether they need

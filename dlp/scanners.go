@@ -48,6 +48,7 @@ const (
 	idNPMToken
 	idPyPIToken
 	idSendGridKey
+	idCryptoKey
 	idJWT
 	idBasicAuth
 	idBearerToken
@@ -93,10 +94,12 @@ var scanners = [numScanners]Scanner{
 	idNPMToken:     {ID: "npm_token", Description: "npm access token (npm_...)", Category: Credential, Class: Secret, Action: Redact, prefix: 4},
 	idPyPIToken:    {ID: "pypi_token", Description: "PyPI upload token (pypi-AgE...)", Category: Credential, Class: Secret, Action: Redact, prefix: 5},
 	idSendGridKey:  {ID: "sendgrid_key", Description: "SendGrid API key (SG.x.y)", Category: Credential, Class: Secret, Action: Redact, prefix: 3},
-	idJWT:          {ID: "jwt", Description: "JSON Web Token whose header decodes to JSON naming alg", Category: Credential, Class: Secret, Action: Redact, prefix: 3},
-	idBasicAuth:    {ID: "basic_auth", Description: "HTTP Basic credentials (base64 user:password)", Category: Credential, Class: Secret, Action: Redact},
-	idBearerToken:  {ID: "bearer_token", Description: "HTTP Bearer token of high entropy", Category: Credential, Class: Secret, Action: Redact, generic: true},
-	idConnString:   {ID: "connection_string_password", Description: "password in a URL or connection string", Category: Credential, Class: Secret, Action: Redact, generic: true},
+	idCryptoKey: {ID: "crypto_private_key", Description: "Bitcoin WIF private key (base58check) or Ethereum private key (0x + 64 hex under a key label)",
+		Category: Credential, Class: Secret, Action: Block},
+	idJWT:         {ID: "jwt", Description: "JSON Web Token whose header decodes to JSON naming alg", Category: Credential, Class: Secret, Action: Redact, prefix: 3},
+	idBasicAuth:   {ID: "basic_auth", Description: "HTTP Basic credentials (base64 user:password)", Category: Credential, Class: Secret, Action: Redact},
+	idBearerToken: {ID: "bearer_token", Description: "HTTP Bearer token of high entropy", Category: Credential, Class: Secret, Action: Redact, generic: true},
+	idConnString:  {ID: "connection_string_password", Description: "password in a URL or connection string", Category: Credential, Class: Secret, Action: Redact, generic: true},
 	idEncodedURLSecret: {ID: "encoded_url_secret", Description: "credential or payment data inside a URL once decoded (%XX, base64, hex, zero-width or separator splits)",
 		Category: Credential, Class: Secret, Action: Block, generic: true},
 	idGenericSecret: {ID: "generic_secret", Description: "high-entropy value assigned to a password, secret, token or key name", Category: Credential, Class: Secret, Action: Redact, generic: true},

@@ -39,7 +39,7 @@ func matchEncodedURL(sc *scan, i int) int {
 		end++
 	}
 	u := s[i+3 : end]
-	if len(u) < urlMinSegment {
+	if len(u) < urlMinSegment || !mayDecode(u) {
 		return 0
 	}
 	for _, v := range urlVariants(u) {
@@ -52,6 +52,27 @@ func matchEncodedURL(sc *scan, i int) int {
 		}
 	}
 	return 0
+}
+
+// mayDecode is the cheap pre-check: something in u could decode (%XX, a
+// zero-width character, separator splits, or a segment long enough to
+// hold an encoded key). Most URLs stop here without allocating.
+func mayDecode(u string) bool {
+	if strings.IndexByte(u, '%') >= 0 || strings.IndexByte(u, 0xe2) >= 0 || strings.IndexByte(u, 0xef) >= 0 ||
+		strings.Count(u, "+") >= 3 || strings.Count(u, ".") >= 5 {
+		return true
+	}
+	n := 0
+	for k := 0; k < len(u); k++ {
+		if strings.IndexByte("/?&=#.:;,@", u[k]) >= 0 {
+			n = 0
+			continue
+		}
+		if n++; n >= urlMinSegment {
+			return true
+		}
+	}
+	return false
 }
 
 // urlStop ends a URL: whitespace, quotes and angle brackets.

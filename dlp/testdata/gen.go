@@ -13,6 +13,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -82,6 +83,7 @@ func main() {
 	hard()
 	negatives()
 	encodedURLs()
+	cryptoKeys()
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false)
 	for _, rec := range out {
@@ -701,7 +703,9 @@ func encodedURLs() {
 		}
 		return strings.Join(append(parts, s), sep)
 	}
-	host := func() string { return pick("collect", "img", "t", "px") + "." + pick("evil.example", "attacker.example", "x.test") }
+	host := func() string {
+		return pick("collect", "img", "t", "px") + "." + pick("evil.example", "attacker.example", "x.test")
+	}
 	each(12, func() {
 		key := pick(awsID(), "ghp_"+rs(36, alnum), "sk-proj-"+rs(48, b64url))
 		var v string
@@ -732,5 +736,42 @@ func encodedURLs() {
 		neg("encoded_url_secret", "https://"+rs(14, lower+digits)+".cloudfront.net/assets/app."+rs(12, hexlc)+".js")
 		neg("encoded_url_secret", "https://search.example.org/?q="+base64.StdEncoding.EncodeToString([]byte(pick("hello", "weather in paris", "go generics"))))
 		neg("encoded_url_secret", "https://docs.google.com/document/d/"+rs(44, b64url)+"/edit")
+	})
+}
+
+// cryptoKeys writes Bitcoin WIF keys (base58check) and labelled Ethereum
+// private keys, and their public look-alikes: addresses, transaction
+// hashes, WIF strings with a broken checksum.
+func cryptoKeys() {
+	b58 := func(payload []byte) string {
+		h := sha256.Sum256(payload)
+		h = sha256.Sum256(h[:])
+		n := new(big.Int).SetBytes(append(append([]byte{}, payload...), h[:4]...))
+		const alpha = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+		var out []byte
+		m := new(big.Int)
+		for n.Sign() > 0 {
+			n.DivMod(n, big.NewInt(58), m)
+			out = append([]byte{alpha[m.Int64()]}, out...)
+		}
+		return string(out)
+	}
+	key := func() []byte {
+		b, _ := hex.DecodeString(rs(64, hexlc))
+		return b
+	}
+	each(6, func() {
+		k := append([]byte{0x80}, key()...)
+		if r.IntN(2) == 0 {
+			k = append(k, 0x01)
+		}
+		pos(pick("wallet backup: ", "importprivkey ", "WIF=", "key ")+b58(k), "crypto_private_key")
+		pos(pick(`{"privateKey":"`, "PRIVATE_KEY=", "wallet secret: ", "eth key ")+"0x"+rs(64, hexlc), "crypto_private_key")
+	})
+	each(3, func() {
+		neg("crypto_private_key", "tx 0x"+rs(64, hexlc)+" confirmed in block "+rs(8, digits))
+		neg("crypto_private_key", "send to wallet 0x"+rs(40, hexlc))
+		w := b58(append([]byte{0x80}, key()...))
+		neg("crypto_private_key", "wallet backup: "+w[:len(w)-1]+string("23"[r.IntN(2)]))
 	})
 }

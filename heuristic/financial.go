@@ -1,0 +1,94 @@
+package heuristic
+
+import (
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/dlp"
+)
+
+// Financial identifiers leaving the machine (PCI DSS for card numbers,
+// ISO 13616 IBANs, cryptocurrency private keys; OWASP LLM02): the dlp
+// scanners validate them (Luhn, mod-97, base58check), and tier 1 blocks
+// them in outbound payloads and in networked shell commands. Content
+// classification alone would only ask for review of restricted data.
+
+var finDetector, finDetectorErr = dlp.New()
+
+// financialKinds names the dlp scanners this floor enforces.
+var financialKinds = map[string]string{
+	"credit_card":        "a payment card number",
+	"iban":               "an IBAN",
+	"crypto_private_key": "a cryptocurrency private key",
+	dlp.ScanErrorID:      "text the financial scan could not read",
+}
+
+// findFinancial returns the kind of financial identifier in s. A scanner
+// that cannot be built or fails counts as a finding: fail closed.
+func findFinancial(s string) (string, bool) {
+	if finDetectorErr != nil {
+		return "text the financial scan could not read", true
+	}
+	if len(s) < 13 || !mayHoldFinancial(s) {
+		return "", false
+	}
+	for _, f := range finDetector.Scan(s).Findings {
+		if k, ok := financialKinds[f.Scanner]; ok {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// matchFinancialSend fires when a shell command that talks to the
+// network carries a financial identifier (curl -d "pan=...", a WIF key
+// in a query).
+func matchFinancialSend(in *Input) (string, bool) {
+	fx := in.Effects
+	if fx == nil {
+		return "", false
+	}
+	for i := range fx.Network {
+		if fx.Network[i].Listen {
+			continue
+		}
+		if k, ok := findFinancial(commandText(in)); ok {
+			return k + " in a command that reaches the network", true
+		}
+		return "", false
+	}
+	return "", false
+}
+
+// matchFinancialLeak fires when an outbound typed action's text (body,
+// URL, message) carries a financial identifier.
+func matchFinancialLeak(in *Input) (string, bool) {
+	if !action.SinkOf(in.Action.Type).External() {
+		return "", false
+	}
+	for _, t := range in.Action.Payload.Texts() {
+		if k, ok := findFinancial(t.Value); ok {
+			return k + " in " + t.Name, true
+		}
+	}
+	return "", false
+}
+
+// mayHoldFinancial is the cheap pre-check: 13 or more digits (a card or
+// an IBAN has them), a "0x", or a run of 51 base58-like characters (WIF).
+func mayHoldFinancial(s string) bool {
+	digits, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isDigit(c) {
+			digits++
+		}
+		if isAlnum(c) {
+			run++
+		} else {
+			run = 0
+		}
+		if digits >= 13 || run >= 51 || c == 'x' && i > 0 && s[i-1] == '0' {
+			return true
+		}
+	}
+	return false
+}
