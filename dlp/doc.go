@@ -34,6 +34,17 @@
 //     decode to "user:password"; PEM bodies of at least 64 base64 bytes;
 //     Shannon entropy, character mix and placeholder checks for values
 //     assigned to password/secret/token/key names.
+//   - Encoded URLs are decoded, within bounds: around each "://" the URL
+//     (at most 4 KiB) is decoded by %XX, zero-width removal, '+' and '.'
+//     separator removal, and hex or base64 (std, URL-safe, padded or not)
+//     of each segment of 16 or more bytes, for at most 3 layers and 24
+//     variants; the variants are rescanned without further decoding, and
+//     a credential or payment finding there is encoded_url_secret over the
+//     URL (ATT&CK T1132, T1048). A cheap pre-check skips URLs with
+//     nothing decodable.
+//   - Crypto keys carry checks too: a Bitcoin WIF key must pass
+//     base58check with version 0x80; an Ethereum key (0x + 64 hex, the
+//     shape of a transaction hash) counts only under a key label.
 //   - Generic yields to specific: a bearer token, URL password or
 //     assigned secret whose span a specific credential scanner also
 //     matched is reported once, by the specific scanner; anything inside a
@@ -68,6 +79,7 @@
 // addresses the commands spell out.
 //
 // Scope: the text is scanned as bytes (any encoding; matches are ASCII).
-// Encoded payloads (base64 of a file, URL-encoded bodies) are not decoded
-// here; the shell analyser and the gate decode what they execute.
+// Apart from URLs, encoded payloads (base64 of a file, URL-encoded bodies)
+// are not decoded here; the shell analyser and the gate decode what they
+// execute. BIP39 seed phrases are not detected.
 package dlp
