@@ -208,3 +208,25 @@ func unhex(b byte) byte {
 	}
 	return b | 0x20 - 'a' + 10
 }
+
+// PercentDecoded decodes every "%HH" of p once; ok is false when p has
+// none. The guard judges this spelling too, worst wins: the escapes
+// CheckPathEncoding tolerates (a space, punctuation) may still spell a
+// restricted path with a space in it (~/Library/Application Support).
+func PercentDecoded(p string) (string, bool) {
+	if strings.IndexByte(p, '%') < 0 {
+		return p, false
+	}
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(p); i++ {
+		if p[i] == '%' && i+2 < len(p) && isHex(p[i+1]) && isHex(p[i+2]) {
+			b.WriteByte(unhex(p[i+1])<<4 | unhex(p[i+2]))
+			i += 2
+			changed = true
+			continue
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String(), changed
+}
