@@ -14,7 +14,10 @@
 //     decoder would turn those bytes into U+FFFD, so two inputs would be
 //     judged and hashed alike.
 //   - Normalisation: "~" expands from the caller's HOME, every path must be
-//     absolute, and paths carrying NUL or control characters are refused.
+//     absolute, and paths carrying NUL or control characters are refused,
+//     as are paths spelled with escapes or look-alikes (CheckPathEncoding:
+//     %68, &#126;, \x2e, fullwidth and Cyrillic/Greek homoglyphs), which
+//     the tool that runs the action might decode to a restricted path.
 //   - Canonical hash: SHA-256 over {type, payload} re-encoded canonically,
 //     so key order, white space and number spelling (1, 1.0, 1e0) do not
 //     change it. The Verifier refuses execution when the hash at execution

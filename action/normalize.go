@@ -16,7 +16,7 @@ type Env struct {
 var ErrRelativePath = errors.New("path must be absolute")
 
 // Normalize expands "~", requires absolute paths, refuses control
-// characters, and cleans "." and ".." in every path field, in place.
+// characters and escaped or look-alike spellings (CheckPathEncoding), and cleans "." and ".." in every path field, in place.
 func Normalize(a *Action, env Env) error {
 	for _, pf := range a.Payload.PathFields() {
 		p, err := NormalizePath(*pf.Path, env)
@@ -31,6 +31,9 @@ func Normalize(a *Action, env Env) error {
 // NormalizePath applies the rules of Normalize to one path.
 func NormalizePath(p string, env Env) (string, error) {
 	if err := CheckPathChars(p); err != nil {
+		return "", err
+	}
+	if err := CheckPathEncoding(p); err != nil {
 		return "", err
 	}
 	if p == "~" || strings.HasPrefix(p, "~/") {

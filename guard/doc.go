@@ -108,7 +108,11 @@
 //   - The guard does not look inside directories: a recursive read of a
 //     directory holding a .env is judged as a read of the directory.
 //     Contents are for DLP and IFC.
-//   - Unicode normalisation (macOS NFD) is not modelled.
+//   - A path with percent escapes is judged as written and as decoded
+//     once (action.PercentDecoded), worst wins.
+//   - Unicode normalisation (macOS NFD) is not modelled; payload path
+//     fields with look-alike characters are refused before the guard
+//     (action.CheckPathEncoding), shell words are not.
 //
 // The tables are compiled in (lists.go for every OS, lists_<os>.go for
 // system paths) and are not user-extensible. The package imports only

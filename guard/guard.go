@@ -233,7 +233,27 @@ func (g *Guard) checkAs(p string, acc action.Access, mkdir bool) (Finding, bool)
 		g.classifyResolved(&w, clean, strings.TrimRight(raw, "/"), acc, whole)
 	}
 	g.classify(&w, clean, clean, acc, whole)
+	g.classifyDecoded(&w, clean, acc, whole)
 	return w.f, w.ok
+}
+
+// classifyDecoded judges the percent-decoded spelling of clean as well:
+// a tool that decodes it reaches that path (action.PercentDecoded). A
+// NUL ends the path there, as C strings do (file.txt%00.png); a decoded
+// spelling with another control character names no file the tables
+// know, and payload fields refuse it before the guard.
+func (g *Guard) classifyDecoded(w *worst, clean string, acc action.Access, whole bool) {
+	d, ok := action.PercentDecoded(clean)
+	if !ok {
+		return
+	}
+	if i := strings.IndexByte(d, 0); i >= 0 {
+		d = d[:i]
+	}
+	if action.CheckPathChars(d) != nil || !isAbs(d) {
+		return
+	}
+	g.classify(w, clean, path.Clean(d), acc, whole)
 }
 
 // emptyDirFree reports whether mkdir of clean (as written: raw) creates

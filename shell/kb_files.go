@@ -93,7 +93,7 @@ func kbFilesTable() map[string]*Program {
 			"-i --input", fRead,
 			"-o --output -r --reject-file", fWrite,
 			"-d --directory", fDir,
-		), Args: []Role{RoleReadWrite, RoleRead}},
+		), Args: []Role{RoleReadWrite, RoleRead}, Check: checkPatchFetched},
 		"sync":   plain(flags(shorts("df")+" --data --file-system", fBool)),
 		"mmv":    {Rest: RoleNone},
 		"chattr": {Flags: flags(shorts("RVf"), fBool, "-v -p", fVal), Args: []Role{RoleNone}, Rest: RoleWrite},

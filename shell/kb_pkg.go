@@ -20,7 +20,7 @@ func kbPkgTable() map[string]*Program {
 			"-t --target --prefix --root --src", fWrite,
 			"-i --index-url --extra-index-url -f --find-links --trusted-host --index --default-index", fVal,
 			"--platform --python-version --only-binary --no-binary --progress-bar --proxy --timeout --retries --cert --client-cert", fVal,
-		), Rest: RoleOperand, Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkPipInstall}
+		), Rest: RoleOperand, Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkPipInstallRun}
 		kPip = &Program{Flags: flags("-q -v --quiet --verbose --isolated --no-cache-dir --disable-pip-version-check", fBool,
 			"--proxy --timeout --cache-dir", fVal), SubDefault: &Program{}, Sub: map[string]*Program{
 			"install":   kPipInstall,
@@ -34,9 +34,9 @@ func kbPkgTable() map[string]*Program {
 				" --ignore-scripts --production --no-audit --no-fund --dry-run --prefer-offline --yes", fBool,
 			"--registry", fVal,
 			"--prefix -C --cache --tag --omit --include --workspace -w", fVal,
-		), Rest: RoleOperand, Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkNpmInstall}
+		), Rest: RoleOperand, Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkNpmInstallRun}
 		kNpmX = &Program{Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall},
-			Flags: flags("-y --yes --no", fBool, "-p --package -c --call --registry", fVal), Check: checkNpx}
+			Flags: flags("-y --yes --no", fBool, "-p --package -c --call --registry", fVal), Check: checkNpxRun}
 		kNpmConfig = &Program{Check: checkNpmConfig}
 		kNpm       = &Program{Flags: flags("-g --global -s --silent -q --quiet -d -dd --verbose -y --yes", fBool,
 			"--prefix -C --userconfig --workspace -w", fVal, "--registry", fVal),
@@ -91,8 +91,8 @@ func kbPkgTable() map[string]*Program {
 	var kbPkg = map[string]*Program{
 		"pip": kPip, "pip3": kPip, "pip2": kPip,
 		"pipx": withSub(map[string]*Program{
-			"install": {Flags: with(kPipInstall.Flags, "--pip-args --python", fVal), Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkPipInstall},
-			"run":     {Flags: flags("--spec --index-url", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}},
+			"install": {Flags: with(kPipInstall.Flags, "--pip-args --python", fVal), Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkPipInstallRun},
+			"run":     {Flags: flags("--spec --index-url", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkRunnerFetch},
 			"inject":  kPipInstall,
 		}),
 		"poetry": {Flags: flags("-C --directory", fDir), SubDefault: &Program{}, Sub: map[string]*Program{
@@ -112,15 +112,15 @@ func kbPkgTable() map[string]*Program {
 				"sync": {Flags: kPipInstall.Flags, Network: true, Tags: []TagKind{TagPackageInstall}},
 				"lock": {Network: true},
 				"run": {Flags: flags("--with --python --package --extra --group", fVal, "--index-url --extra-index-url", tagged(fVal, TagPackageSource)),
-					Args: []Role{RoleCommand}},
+					Args: []Role{RoleCommand}, Check: checkRunnerWith},
 				"tool": withSub(map[string]*Program{
 					"install": kPipInstall,
-					"run":     {Flags: flags("--from --with", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}},
+					"run":     {Flags: flags("--from --with", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkRunnerFetch},
 				}),
 				"venv": {Args: []Role{RoleWrite}}, "init": {Args: []Role{RoleWrite}},
 				"publish": {Network: true, Upload: true, Rest: RoleOperand},
 			}},
-		"uvx":          {Flags: flags("--from --with --python", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}},
+		"uvx":          {Flags: flags("--from --with --python", fVal), Args: []Role{RoleCommand}, Network: true, Tags: []TagKind{TagPackageInstall}, Check: checkRunnerFetch},
 		"conda":        withSub(map[string]*Program{"install": kCondaInstall, "create": kCondaInstall, "update": kCondaInstall, "config": {Check: checkCondaConfig}, "run": {Flags: flags("-n --name -p --prefix", fVal), Args: []Role{RoleCommand}}}),
 		"mamba":        withSub(map[string]*Program{"install": kCondaInstall, "create": kCondaInstall, "update": kCondaInstall}),
 		"easy_install": kInstallOnly,
