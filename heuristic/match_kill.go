@@ -19,7 +19,10 @@ func matchKillDaemon(in *Input) (string, bool) {
 			return t.Program + " signals init (PID 1)", true
 		}
 		if d, ok := shell.SystemDaemon(t.Name, t.Unit); ok {
-			return t.Program + " stops " + d, true
+			if oneOf(t.Program, "kill", "pkill", "killall", "skill", "systemctl", "service") {
+				return t.Program + " stops " + d, true
+			}
+			return "kill of " + d + " found by " + t.Program, true
 		}
 	}
 	return "", false

@@ -52,6 +52,12 @@ func (fx *Effects) KillTargets() []KillTarget {
 	if !kills {
 		return out
 	}
+	for _, u := range fx.Paths {
+		// "xargs kill < /run/crond.pid": a pid file read by the command.
+		if strings.HasSuffix(u.Path, ".pid") {
+			out = append(out, KillTarget{Program: "pid file", Name: u.Path})
+		}
+	}
 	for _, e := range fx.Execs {
 		if !lookups[e.Name] {
 			continue
