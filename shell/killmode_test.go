@@ -36,6 +36,7 @@ func TestKillTargets(t *testing.T) {
 		{cmd: `systemctl restart postgresql`},
 		{cmd: `service ssh status`},
 		{cmd: `kill %1`},
+		{cmd: `cat notes/redis.txt; kill %1`},
 	}
 	for _, c := range cases {
 		t.Run(c.cmd, func(t *testing.T) {

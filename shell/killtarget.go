@@ -66,6 +66,9 @@ func (fx *Effects) KillTargets() []KillTarget {
 			if len(a) > 1 && a[0] == '-' {
 				continue
 			}
+			if (e.Name == "cat" || e.Name == "head" || e.Name == "tail") && !strings.HasSuffix(a, ".pid") {
+				continue // a file read next to a kill names a process only as a pid file
+			}
 			for _, w := range patternWords(a) {
 				out = append(out, KillTarget{Program: e.Name, Name: w})
 			}
