@@ -1,0 +1,113 @@
+package shell
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestKillTargets(t *testing.T) {
+	opt := Options{Cwd: "/home/dev/project", Home: "/home/dev"}
+	cases := []struct {
+		cmd     string
+		daemons []string // daemons among the targets, in order
+		pid1    bool
+	}{
+		{cmd: `kill -9 1`, pid1: true},
+		{cmd: `kill -s KILL 1`, pid1: true},
+		{cmd: `kill $(pidof sshd)`, daemons: []string{"sshd"}},
+		{cmd: `pgrep -f cron | xargs kill -9`, daemons: []string{"cron"}},
+		{cmd: `for p in $(ps aux | grep [s]shd | awk '{print $2}'); do kill $p; done`, daemons: []string{"sshd"}},
+		{cmd: `kill -9 $(cat /var/run/sshd.pid)`, daemons: []string{"sshd", "sshd"}},
+		{cmd: `xargs kill < /run/crond.pid`, daemons: []string{"crond"}},
+		{cmd: `killall -KILL Xorg`, daemons: []string{"xorg"}},
+		{cmd: `pkill -f "postgres: checkpointer"`, daemons: []string{"postgres"}},
+		{cmd: `systemctl stop sshd.service`, daemons: []string{"sshd"}},
+		{cmd: `systemctl disable --now cron`, daemons: []string{"cron"}},
+		{cmd: `service ssh stop`, daemons: []string{"ssh"}},
+		// not kills of daemons
+		{cmd: `kill -0 $(pidof sshd)`},
+		{cmd: `kill -s 0 1`},
+		{cmd: `pgrep sshd`},
+		{cmd: `ps aux | grep [s]shd`},
+		{cmd: `pkill ssh`},
+		{cmd: `pkill -f "node server.js"`},
+		{cmd: `kill $(cat server.pid)`},
+		{cmd: `systemctl status sshd`},
+		{cmd: `systemctl restart postgresql`},
+		{cmd: `service ssh status`},
+		{cmd: `kill %1`},
+		{cmd: `cat notes/redis.txt; kill %1`},
+	}
+	for _, c := range cases {
+		t.Run(c.cmd, func(t *testing.T) {
+			var daemons []string
+			pid1 := false
+			for _, k := range Analyze(c.cmd, opt).KillTargets() {
+				pid1 = pid1 || k.PID == "1"
+				if d, ok := SystemDaemon(k.Name, k.Unit); ok {
+					daemons = append(daemons, d)
+				}
+			}
+			if !slices.Equal(daemons, c.daemons) || pid1 != c.pid1 {
+				t.Errorf("daemons %q pid1 %v, want %q %v", daemons, pid1, c.daemons, c.pid1)
+			}
+		})
+	}
+}
+
+func TestOthersWrite(t *testing.T) {
+	cases := []struct {
+		mode string
+		want bool
+	}{
+		{"777", true}, {"0777", true}, {"1777", true}, {"666", true}, {"772", true}, {"o+w", true},
+		{"a+w", true}, {"a+rwx", true}, {"ugo+rwx", true}, {"u+x,o+w", true}, {"a=rwx,o+t", true},
+		{"o=rw", true},
+		{"755", false}, {"775", false}, {"644", false}, {"4755", false}, {"+x", false}, {"+w", false},
+		{"=rw", false}, {"g+w", false}, {"u+rw", false}, {"go-w", false}, {"o-w", false},
+		{"u=rwx,g=rx,o=", false}, {"o+r", false}, {"", false},
+	}
+	for _, c := range cases {
+		if got := OthersWrite(c.mode); got != c.want {
+			t.Errorf("OthersWrite(%q) = %v, want %v", c.mode, got, c.want)
+		}
+	}
+}
+
+func TestModeChanges(t *testing.T) {
+	opt := Options{Cwd: "/home/dev/project", Home: "/home/dev"}
+	cases := []struct {
+		cmd  string
+		want []string // "prog mode" of the world-writable changes
+	}{
+		{cmd: `chmod -R 777 .`, want: []string{"chmod 777"}},
+		{cmd: `chmod o+w ~/bin`, want: []string{"chmod o+w"}},
+		{cmd: `find . -type d -exec chmod 777 {} \;`, want: []string{"chmod 777"}},
+		{cmd: `mkdir -p -m 777 d`, want: []string{"mkdir 777"}},
+		{cmd: `install -d --mode=0777 d`, want: []string{"install 0777"}},
+		{cmd: `setfacl -m o::rwx ~/bin`, want: []string{"setfacl o::rwx"}},
+		{cmd: `umask 000`, want: []string{"umask 000"}},
+		{cmd: `umask 0`, want: []string{"umask 0"}},
+		{cmd: `umask 0002`},
+		{cmd: `chmod +x script.sh`},
+		{cmd: `chmod -R go-w .`},
+		{cmd: `mkdir -m 755 out`},
+		{cmd: `mkdir -p out`},
+		{cmd: `umask 022`},
+		{cmd: `umask`},
+		{cmd: `setfacl -m u:alice:rwx shared`},
+	}
+	for _, c := range cases {
+		t.Run(c.cmd, func(t *testing.T) {
+			var got []string
+			for _, m := range Analyze(c.cmd, opt).ModeChanges() {
+				if m.WorldWritable {
+					got = append(got, m.Program+" "+m.Mode)
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
