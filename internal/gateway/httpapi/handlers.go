@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/parallax/parallax/action"
-	"github.com/parallax/parallax/shield"
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/ifc"
 	"github.com/parallax/parallax/internal/store"
+	"github.com/parallax/parallax/shield"
 	"github.com/parallax/parallax/verdict"
 )
 
