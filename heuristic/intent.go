@@ -161,22 +161,39 @@ func matchIntent(low string) (in *intent, ok bool) {
 	return nil, false
 }
 
+// token is a word and the clause it is in: the words of a realisation
+// must share a clause ("ignore vendor/; previous instructions still
+// apply" asks two separate things).
+type token struct {
+	w      string
+	clause int
+}
+
+// clauseEnd splits text into clauses: sentence punctuation followed by a
+// space or the end (not the dot of ".env" or of a host name), new lines.
+var clauseEnd = regexp.MustCompile(`[.;:!?]+(?:\s|$)|\n`)
+
 // intentTokens splits normalised text into words: letters, digits and
 // "-"; apostrophes are dropped ("don't" reads "dont").
-func intentTokens(low string) []string {
+func intentTokens(low string) []token {
 	low = strings.NewReplacer("'", "", "\u2019", "").Replace(low)
-	toks := strings.FieldsFunc(low, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r > 0x7f)
-	})
-	if len(toks) > maxIntentTokens {
-		toks = toks[:maxIntentTokens]
+	var toks []token
+	for c, clause := range clauseEnd.Split(low, -1) {
+		for _, w := range strings.FieldsFunc(clause, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r > 0x7f)
+		}) {
+			if len(toks) == maxIntentTokens {
+				return toks
+			}
+			toks = append(toks, token{w, c})
+		}
 	}
 	return toks
 }
 
-// realised reports whether every class occurs within intentWindow tokens
-// of an occurrence of the first class.
-func realised(toks []string, classes []wordClass) bool {
+// realised reports whether every class occurs in the clause of, and
+// within intentWindow tokens of, an occurrence of the first class.
+func realised(toks []token, classes []wordClass) bool {
 	pos := make([][]int, len(classes))
 	for c, cl := range classes {
 		pos[c] = classPositions(toks, cl)
@@ -189,7 +206,7 @@ func realised(toks []string, classes []wordClass) bool {
 		for _, ps := range pos[1:] {
 			near := false
 			for _, p := range ps {
-				if p-p0 < intentWindow && p0-p < intentWindow {
+				if p-p0 < intentWindow && p0-p < intentWindow && toks[p].clause == toks[p0].clause {
 					near = true
 					break
 				}
@@ -208,7 +225,7 @@ func realised(toks []string, classes []wordClass) bool {
 
 // classPositions returns the token indexes where a word or phrase of the
 // class starts.
-func classPositions(toks []string, cl wordClass) []int {
+func classPositions(toks []token, cl wordClass) []int {
 	var out []int
 	for i := range toks {
 		for _, w := range cl {
@@ -223,13 +240,14 @@ func classPositions(toks []string, cl wordClass) []int {
 
 // phraseAt reports whether phrase starts at token i. A one-word phrase
 // of five letters or more also matches at one edit.
-func phraseAt(toks []string, i int, phrase string) bool {
+func phraseAt(toks []token, i int, phrase string) bool {
 	if !strings.Contains(phrase, " ") {
-		t := toks[i]
+		t := toks[i].w
 		return t == phrase || len(phrase) >= 5 && len(t) >= 5 && oneEdit(t, phrase)
 	}
+	clause := toks[i].clause
 	for _, w := range strings.Fields(phrase) {
-		if i >= len(toks) || toks[i] != w {
+		if i >= len(toks) || toks[i].w != w || toks[i].clause != clause {
 			return false
 		}
 		i++
