@@ -10,13 +10,16 @@ import (
 
 // Injection in what the agent was shown (OWASP LLM01 indirect prompt
 // injection, MITRE ATLAS AML.T0051.001): a tool result or fetched page
-// that reads as orders to the agent taints the session, so that what the
-// agent does next under those orders (sending data out) is judged as if
-// it carried confidential data, and the finding is audited.
+// that reads as orders to the agent taints the session, and the finding
+// is audited. The taint is restricted: the IFC lattice has no integrity
+// axis, and restricted is the lowest level at which the presets review
+// what the agent does next under those orders (default: sends and
+// schedules ESCALATE, memory writes BLOCK, so an injected order is not
+// persisted for later sessions; strict is stricter).
 
 // InjectionLevel is the taint a session takes when a result it was shown
 // reads as instructions to the agent.
-const InjectionLevel = ifc.Confidential
+const InjectionLevel = ifc.Restricted
 
 // CodeResultInjection is the audit code of a result that reads as
 // instructions to the agent (instead of "result_<level>").

@@ -40,13 +40,13 @@ func TestObserveReportsInjection(t *testing.T) {
 			if code != http.StatusOK || json.Unmarshal(b, &got) != nil {
 				t.Fatalf("status %d, body %s; want 200 with a finding", code, b)
 			}
-			if !slices.Contains(got.Injection, tt.wantRule) || got.Taint != "confidential" {
-				t.Errorf("got %+v, want rule %s and taint confidential", got, tt.wantRule)
+			if !slices.Contains(got.Injection, tt.wantRule) || got.Taint != "restricted" {
+				t.Errorf("got %+v, want rule %s and taint restricted", got, tt.wantRule)
 			}
 			code, b, _ = ts.do(t, http.MethodGet, "/v1/sessions/"+tt.session, "", true)
-			if code != http.StatusOK || !strings.Contains(string(b), `"taint":"confidential"`) ||
+			if code != http.StatusOK || !strings.Contains(string(b), `"taint":"restricted"`) ||
 				!strings.Contains(string(b), "injection in result of http_request") {
-				t.Errorf("session: status %d, body %s; want it tainted confidential by the injection", code, b)
+				t.Errorf("session: status %d, body %s; want it tainted restricted by the injection", code, b)
 			}
 		})
 	}
