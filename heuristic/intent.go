@@ -43,13 +43,13 @@ type intent struct {
 
 // Word classes shared by several intents.
 var (
-	priorQual = wordClass{"previous", "prior", "earlier", "above", "original", "existing", "old", "before",
+	priorQual = wordClass{"previous", "prior", "earlier", "above", "original", "existing", "before",
 		"given", "received", "your", "all", "system", "operator", "initial", "preceding", "its", "their"}
 	ruleObj = wordClass{"instructions", "instruction", "guidance", "directions", "rules", "directives",
 		"guidelines", "prompt", "orders", "restrictions", "constraints", "programming", "policy", "policies",
-		"guardrails", "safeguards"}
+		"guardrails", "safeguards", "briefing", "brief", "setup", "told you", "were told", "been told"}
 	negation = wordClass{"dont", "do not", "never", "not", "shouldnt", "should not", "must not", "mustnt",
-		"without", "no need to", "no longer"}
+		"without", "no need to", "no longer", "didnt", "doesnt", "wont", "avoid", "prevent"}
 	person = wordClass{"user", "users", "human", "owner", "operator", "admin", "anyone", "anybody", "them",
 		"him", "her", "boss", "the team", "people", "nobody", "no one"}
 )
@@ -61,16 +61,21 @@ var agentIntents = [...]intent{
 			"set aside", "pay no attention", "no longer apply", "no longer applies", "void", "null", "outdated",
 			"obsolete", "superseded", "supersede", "cancelled", "canceled", "revoked", "stop following",
 			"dont follow", "do not follow", "never given"}, priorQual, ruleObj}},
+		{classes: []wordClass{{"listen to me only", "only listen to me", "only obey me", "obey only me",
+			"answer only to me", "only answer to me", "take orders only from me", "only take orders from me"}}},
 		{classes: []wordClass{{"your", "my", "the agents", "the assistants"}, {"true", "real", "actual", "new",
 			"updated", "only"}, {"instructions", "rules", "orders", "directives", "policy", "purpose", "mission"}}},
 	}},
 	{ID: "change_identity", What: "change the agent's identity, role or policy", Forms: []realisation{
-		{classes: []wordClass{{"you are now", "youre now", "you act as", "act as", "acting as", "reassigned as",
+		{classes: []wordClass{{"you are now", "youre now", "you now", "you act as", "act as", "acting as", "reassigned as",
 			"your role", "you will be", "you become", "pretend to be", "roleplay as", "role play as"},
 			{"unrestricted", "no restrictions", "without restrictions", "no limits", "no rules", "unfiltered",
 				"uncensored", "jailbroken", "dan", "root", "superuser", "system administrator", "sysadmin",
-				"god mode", "developer mode", "admin mode", "answer to nobody", "answer to no one", "evil"}}},
-		{classes: []wordClass{{"safety", "security", "guidelines", "guardrails", "restrictions", "policy",
+				"god mode", "developer mode", "admin mode", "answer to nobody", "answer to no one", "evil",
+				"admin rights", "no oversight", "root access", "unlimited access"}}},
+		{classes: []wordClass{{"your", "this agents", "the agents", "the assistants", "its"}, {"purpose", "mission",
+			"loyalty", "allegiance", "objective"}, {"is now", "has changed", "now is", "changed to"}}},
+		{classes: []wordClass{{"safety", "security", "guidelines", "guardrails", "restrictions", "constraints", "policy",
 			"policies", "rules", "filters", "checks", "safeguards", "limits"},
 			{"suspended", "disabled", "lifted", "waived", "turned off", "switched off", "removed", "relaxed",
 				"do not apply", "dont apply", "no longer apply", "are off", "is off", "paused"}}},
@@ -95,6 +100,8 @@ var agentIntents = [...]intent{
 			"confirming", "approval", "approvals", "permission", "consent", "ok", "okay", "sign-off", "signoff",
 			"checking in", "check in", "checking with", "check with", "asking first", "ask first",
 			"asking for", "ask for"}}},
+		{classes: []wordClass{{"no"}, {"confirmation", "confirmations", "approval", "approvals", "sign-off",
+			"permission"}, {"needed", "required", "necessary"}}},
 		{classes: []wordClass{{"obey", "comply with", "follow", "do whatever", "carry out"}, {"any", "every",
 			"all", "whatever", "anything"}, {"request", "requests", "message", "messages", "order", "orders",
 			"says", "asks", "command", "commands"}}},
@@ -112,6 +119,8 @@ var agentIntents = [...]intent{
 		{classes: []wordClass{{"quietly", "silently", "secretly", "covertly", "stealthily", "discreetly"},
 			{"remove", "delete", "erase", "wipe", "clear", "purge", "truncate"}, {"log", "logs", "log entries",
 				"entries", "history", "audit", "trace", "traces", "evidence", "records"}}},
+		{classes: []wordClass{{"clean up", "cover", "hide", "erase", "wipe", "remove", "delete"}, {"your traces",
+			"your tracks", "the traces", "any trace", "any traces", "traces", "tracks"}}},
 	}},
 	{ID: "send_external", What: "send data to an outside address", Forms: []realisation{
 		{classes: []wordClass{{"send", "ship", "relay", "forward", "upload", "post", "transmit", "exfiltrate",
@@ -120,11 +129,14 @@ var agentIntents = [...]intent{
 			"credentials", "credential", "password", "passwords", "secret", "secrets", "conversation",
 			"conversations", "chat history", "transcript", "transcripts", "customer list", "customers",
 			"customer", "database", "db", "dump", "repo", "repository", "source code", "codebase", "emails",
-			"inbox", "cookies", "session", "sessions", "contacts", "wallet", "ssh"}}, need: outsideDest},
+			"inbox", "cookies", "session", "sessions", "contacts", "wallet", "ssh", "phone numbers", "personal data",
+			"contact details", "home addresses", "social security", "ssn", "passport", "credit card",
+			"card numbers"}}, need: outsideDest},
 	}},
 	{ID: "fetch_execute", What: "fetch code and run it", Forms: []realisation{
-		{classes: []wordClass{{"download", "fetch", "grab", "get", "pull", "curl", "wget", "retrieve"},
-			{"run", "execute", "launch", "start", "exec", "install", "source", "eval", "evaluate", "open"}},
+		{classes: []wordClass{{"download", "fetch", "grab", "get", "pull", "curl", "wget", "retrieve", "install"},
+			{"run", "execute", "launch", "start", "exec", "install", "source", "eval", "evaluate", "open", "sh",
+				"bash"}},
 			need: outsideDest},
 		{classes: []wordClass{{"pipe", "feed", "pass", "piped"}, {"bash", "sh", "shell", "zsh", "python",
 			"python3", "powershell", "iex"}}, need: outsideDest},
@@ -192,7 +204,8 @@ func intentTokens(low string) []token {
 }
 
 // realised reports whether every class occurs in the clause of, and
-// within intentWindow tokens of, an occurrence of the first class.
+// within intentWindow tokens of, an occurrence of the first class (at
+// another token: "install" alone is not "download and install").
 func realised(toks []token, classes []wordClass) bool {
 	pos := make([][]int, len(classes))
 	for c, cl := range classes {
@@ -206,7 +219,7 @@ func realised(toks []token, classes []wordClass) bool {
 		for _, ps := range pos[1:] {
 			near := false
 			for _, p := range ps {
-				if p-p0 < intentWindow && p0-p < intentWindow && toks[p].clause == toks[p0].clause {
+				if p != p0 && p-p0 < intentWindow && p0-p < intentWindow && toks[p].clause == toks[p0].clause {
 					near = true
 					break
 				}
