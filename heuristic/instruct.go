@@ -132,6 +132,9 @@ func matchInstructionBlock(in *Input) (string, bool) {
 			return "prompt-injection marker \"" + m + "\" in " + field, true
 		}
 	}
+	if it, ok := matchIntent(low); ok {
+		return field + " asks the agent to " + it.What + " (" + it.ID + ")", true
+	}
 	if strings.Contains(low, ".parallax") {
 		return field + " names the gate's .parallax directory", true
 	}

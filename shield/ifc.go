@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/parallax/parallax/action"
@@ -78,7 +79,11 @@ func (g *Gate) observe(st *state, v verdict.Verdict) verdict.Verdict {
 		ctx = context.Background()
 	}
 	in := ifc.Input{Session: st.req.Session, Action: st.act, Effects: st.effects, Memo: &st.ifcMemo}
-	if err := g.ifc.Observe(ctx, in, ifc.Output{Text: st.req.Result}); err != nil {
+	err := g.ifc.Observe(ctx, in, ifc.Output{Text: st.req.Result})
+	if err == nil {
+		err = g.raiseInjection(ctx, st.req.Session, string(st.act.Type), scanResult(st.req.Result))
+	}
+	if err != nil {
 		// What the agent saw is unknown: the session is judged as critical.
 		if terr := g.raiseFirst(ctx, st.req.Session, ifc.Critical, SourceUnrecorded); terr != nil {
 			err = errors.Join(err, terr)
@@ -109,7 +114,15 @@ func observeFailed(v verdict.Verdict, err error) verdict.Verdict {
 // cannot even write that, the taint is kept in the process-wide
 // unrecorded set and every later Evaluate in the workspace is refused
 // until a retry lands (see unrecorded).
-func (g *Gate) Observe(ctx context.Context, r Request) (err error) {
+func (g *Gate) Observe(ctx context.Context, r Request) error {
+	_, err := g.ObserveReport(ctx, r)
+	return err
+}
+
+// ObserveReport is Observe, and says what it learned: the result's level
+// and labels, the injection rules it matches (an injection raises the
+// session to InjectionLevel and is audited as CodeResultInjection).
+func (g *Gate) ObserveReport(ctx context.Context, r Request) (obs Observation, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("observe %s: internal error", r.Type)
@@ -128,13 +141,20 @@ func (g *Gate) Observe(ctx context.Context, r Request) (err error) {
 	}
 	a, err := action.Decode(r.Type, r.Payload)
 	if err != nil {
-		return fmt.Errorf("observe: %w", err)
+		return obs, fmt.Errorf("observe: %w", err)
 	}
 	if err := action.Normalize(a, action.Env{Home: g.home}); err != nil {
-		return fmt.Errorf("observe: %w", err)
+		return obs, fmt.Errorf("observe: %w", err)
 	}
 	if err := g.raiseFirst(ctx, r.Session, lvl, resultSource(string(a.Type), labels)); err != nil {
-		return fmt.Errorf("observe: raise taint: %w", err)
+		return obs, fmt.Errorf("observe: raise taint: %w", err)
+	}
+	obs = Observation{Level: lvl, Labels: labels, Injection: scanResult(r.Result), Taint: lvl}
+	if len(obs.Injection) > 0 {
+		obs.Taint = max(lvl, InjectionLevel)
+		if err := g.raiseInjection(ctx, r.Session, string(a.Type), obs.Injection); err != nil {
+			return obs, fmt.Errorf("observe: raise taint: %w", err)
+		}
 	}
 	var eff *shell.Effects
 	if code := action.ShellCode(a); code != "" {
@@ -142,23 +162,27 @@ func (g *Gate) Observe(ctx context.Context, r Request) (err error) {
 	}
 	if r.Parent != "" {
 		if err := g.ifc.Spawn(ctx, r.Parent, r.Session); err != nil {
-			return fmt.Errorf("observe: %w", err)
+			return obs, fmt.Errorf("observe: %w", err)
 		}
 	}
 	in := ifc.Input{Session: r.Session, Action: a, Effects: eff}
 	if err := g.ifc.Observe(ctx, in, ifc.Output{Level: lvl, Labels: labels}); err != nil {
-		return fmt.Errorf("observe: %w", err)
+		return obs, fmt.Errorf("observe: %w", err)
 	}
 	if g.audit == nil {
-		return nil
+		return obs, nil
 	}
 	hash, _ := action.Hash(a)
 	e := audit.Event{Type: audit.IFCClassified, Session: r.Session, ActionType: r.Type, ActionHash: hash,
 		Detail: audit.Detail{Code: "result_" + lvl.String(), Labels: labels}}
-	if _, err := g.audit.Append(context.WithoutCancel(orBackground(ctx)), e); err != nil {
-		return fmt.Errorf("observe: audit: %w", err)
+	if len(obs.Injection) > 0 {
+		e.Detail = audit.Detail{Code: CodeResultInjection, Labels: append(slices.Clone(labels), obs.Injection...),
+			Message: "the result reads as instructions to the agent; session raised to " + obs.Taint.String()}
 	}
-	return nil
+	if _, err := g.audit.Append(context.WithoutCancel(orBackground(ctx)), e); err != nil {
+		return obs, fmt.Errorf("observe: audit: %w", err)
+	}
+	return obs, nil
 }
 
 // resultSource names a classified result as the tracker does (labels are

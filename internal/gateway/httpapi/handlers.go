@@ -14,6 +14,7 @@ import (
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/ifc"
 	"github.com/parallax/parallax/internal/store"
+	"github.com/parallax/parallax/shield"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -82,12 +83,30 @@ func (s *Server) observe(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
-	if err := s.cfg.Gate.Observe(ctx, q.shield()); err != nil {
+	var obs shield.Observation
+	if rep, ok := s.cfg.Gate.(reporter); ok {
+		obs, err = rep.ObserveReport(ctx, q.shield())
+	} else {
+		err = s.cfg.Gate.Observe(ctx, q.shield())
+	}
+	if err != nil {
 		s.observeFailed(w, r, q, http.StatusInternalServerError, err.Error())
 		return
 	}
 	s.metrics.observation(true)
+	if len(obs.Injection) > 0 {
+		// The finding is the caller's to act on: warn the agent, stop the run.
+		note(w, slog.Any("injection", obs.Injection))
+		writeJSON(w, http.StatusOK, ObserveResponse{Level: obs.Level.String(), Taint: obs.Taint.String(),
+			Injection: obs.Injection})
+		return
+	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// reporter is a gate whose Observe says what it found (shield.Gate).
+type reporter interface {
+	ObserveReport(ctx context.Context, r shield.Request) (shield.Observation, error)
 }
 
 // observeFailed answers a result that was not recorded. The session it

@@ -61,6 +61,16 @@ func (q ObserveRequest) shield() shield.Request {
 	return shield.Request{Session: q.Session, Parent: q.Parent, Type: q.Type, Payload: q.Payload, Result: q.Result}
 }
 
+// ObserveResponse is the answer of /v1/observe when the result reads as
+// instructions to the agent (prompt injection); a result that does not is
+// answered 204 with no body. Injection names the rules it matches (ids of
+// package inject); Taint is the level the session was raised to.
+type ObserveResponse struct {
+	Level     string   `json:"level"`
+	Taint     string   `json:"taint"`
+	Injection []string `json:"injection"`
+}
+
 // SessionInfo is the answer of /v1/sessions/{id}. Known is false for a
 // session the store has no record of: nothing tainted it and it has no
 // parent, so the gate judges it as clean.

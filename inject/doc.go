@@ -1,0 +1,12 @@
+// Package inject recognises text aimed at an agent rather than at its
+// user: tool results, fetched pages and tool descriptions that try to give
+// the model orders (OWASP LLM01 prompt injection, MITRE ATLAS AML.T0051,
+// MCP tool poisoning).
+//
+// Defenses: one static, ordered rule table, each rule with positive and
+// negative examples the tests run; text is normalised (case, white space,
+// zero-width and bidi format characters) and invisible Unicode tag
+// characters are read as the ASCII they smuggle; bounded base64 runs are
+// decoded once and rescanned. Every scan is bounded (maxScan bytes, at
+// most maxDecoded base64 candidates of at most maxB64 bytes each).
+package inject
