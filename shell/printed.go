@@ -71,8 +71,7 @@ func oneOfStr(s string, list ...string) bool {
 // dump, unless the name is a secret word), cut -d= -f1 and awk -F= print
 // $1 keep only the names.
 func envDumpOut(c *Call, in *stream, out *stream) {
-	if (c.Name == "env" || c.Name == "printenv") && len(c.Positional) == 0 &&
-		!c.has("-i", "--ignore-environment", "-") {
+	if (c.Name == "env" || c.Name == "printenv") && envListing(c) {
 		out.envDump = true
 		return
 	}
@@ -87,6 +86,24 @@ func envDumpOut(c *Call, in *stream, out *stream) {
 	case literalGrep(c):
 		out.envDump = false
 	}
+}
+
+// envListing reports env or printenv printing the environment: printenv
+// with no operand, env with no command (env FOO=1 prints the environment
+// with FOO added; -i empties it first).
+func envListing(c *Call) bool {
+	if c.has("-i", "--ignore-environment", "-", "-S", "--split-string") {
+		return false
+	}
+	if c.Name == "printenv" {
+		return len(c.Positional) == 0
+	}
+	for _, w := range c.Positional {
+		if !w.Known || !strings.Contains(w.Value, "=") || strings.HasPrefix(w.Value, "=") {
+			return false
+		}
+	}
+	return true
 }
 
 // envNameFilter: cut -d= -f1, awk -F= '{print $1}'.
@@ -165,3 +182,13 @@ func (a *analyzer) printedDump(out stream) {
 // envListers print the environment themselves.
 var envListers = map[string]bool{"env": true, "printenv": true, "set": true, "export": true,
 	"declare": true, "typeset": true}
+
+// onlyDevNull reports output thrown away: no file but /dev/null.
+func onlyDevNull(outs []string) bool {
+	for _, o := range outs {
+		if o != "/dev/null" {
+			return false
+		}
+	}
+	return len(outs) > 0
+}
