@@ -194,7 +194,7 @@ func stagedExfil(in *Input, fx *shell.Effects) (string, bool) {
 
 // secretFlow reports whether an env or literal flow carries a secret.
 func secretFlow(f *shell.Flow) bool {
-	return f.Kind == shell.SourceSecret || isSecretVar(f.Source)
+	return f.Kind == shell.SourceSecret || isSecretVar(f.Source) || isConnSecret(f.Source)
 }
 
 func flowSource(f *shell.Flow) string {
@@ -299,7 +299,7 @@ func matchSecretSend(in *Input) (string, bool) {
 			continue
 		}
 		host := flowHost(fx, f)
-		if host != "" && f.Kind == shell.SourceEnv && issuedBy(f.Source, host) {
+		if host != "" && f.Kind == shell.SourceEnv && issuedBy(f.Source, host) || connStringArg(in, f, host) {
 			continue
 		}
 		if host == "" {

@@ -564,6 +564,57 @@ func rulesTable() []Rule {
 				sh(`curl "https://api.example.com/items?page=$PAGE"`),
 			},
 		},
+		// Environment secrets (issue 13 item 7; ATT&CK T1552.001/.007,
+		// OWASP LLM02): printed secret variables and environment dumps.
+		{
+			ID: "env_secret_print", Category: "credential_access", Severity: High, Decision: block,
+			Description: "prints the value of a secret-named environment variable to the agent",
+			Types:       shellTypes, Match: matchEnvSecretPrint,
+			Positive: []Example{
+				sh(`echo $OPENAI_API_KEY`),
+				sh(`printf '%s' "$GITHUB_TOKEN"`),
+				sh(`printenv AWS_SECRET_ACCESS_KEY`),
+				sh(`echo "$DATABASE_URL" | base64`),
+			},
+			Negative: []Example{
+				sh(`echo $HOME`),
+				sh(`printenv PATH`),
+				sh(`printf "%s" "$DB_PASSWORD" | wc -c`),
+				sh(`test -n "$OPENAI_API_KEY" && echo set`),
+			},
+		},
+		{
+			ID: "env_dump", Category: "credential_access", Severity: High, Decision: block,
+			Description: "prints the whole environment, which holds the agent's keys",
+			Types:       shellTypes, Match: matchEnvDump,
+			Positive: []Example{
+				sh(`env`),
+				sh(`printenv | grep -i key`),
+				sh(`export -p`),
+				sh(`python3 -c 'import os; print(os.environ)'`),
+				sh(`node -e 'console.log(process.env)'`),
+			},
+			Negative: []Example{
+				sh(`env FOO=bar make`),
+				sh(`env -i PATH=/usr/bin ls`),
+				sh(`set -euo pipefail`),
+				sh(`export FOO=1`),
+				sh(`python3 -c 'import os; print(os.environ.get("HOME"))'`),
+			},
+		},
+		{
+			ID: "env_names", Category: "credential_access", Severity: Medium, Decision: escalate,
+			Description: "lists the names of environment variables (which credentials exist)",
+			Types:       shellTypes, Match: matchEnvNames,
+			Positive: []Example{
+				sh(`echo ${!AWS*}`),
+				sh(`compgen -v`),
+			},
+			Negative: []Example{
+				sh(`echo ${!ref}`),
+				sh(`compgen -c git`),
+			},
+		},
 		{
 			ID: "upload", Category: "exfiltration", Severity: Medium, Decision: escalate,
 			Description: "uploads local files or command output to a remote host",

@@ -70,7 +70,8 @@ func Analyze(cmd string, opt Options) (eff *Effects) {
 		a.tagf(nil, TagLimitExceeded, "bytes")
 		return eff
 	}
-	a.shellCode(cmd, nil, "")
+	out := a.shellCode(cmd, nil, "")
+	a.printed(out)
 	if len(a.downloaded) > 0 {
 		eff.Downloads = append([]string(nil), a.downloaded...)
 	}

@@ -62,6 +62,9 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 		}
 	case "set", "unset", "history":
 		a.histBuiltin(c)
+		if name == "set" && len(c.Args) == 0 {
+			return stream{piped: true, from: name, envDump: true}, true
+		}
 	case "enable", "fc":
 		a.tagf(c, TagOpaque, name)
 	case "bind":
@@ -181,23 +184,37 @@ func (a *analyzer) declClause(d *syntax.DeclClause) stream {
 		name = d.Variant.Value
 	}
 	a.eff.Execs = append(a.eff.Execs, Exec{Name: name, Depth: a.depth})
+	ei := len(a.eff.Execs) - 1
 	named := false
 	for _, as := range d.Args {
 		if as.Naked {
 			if as.Name == nil && as.Value != nil {
-				a.word1(as.Value) // an option such as -x
+				w := a.word1(as.Value) // an option such as -x
+				a.eff.Execs[ei].Args = append(a.eff.Execs[ei].Args, w.Value)
 				continue
 			}
 			named = true
+			a.declName(ei, as)
 			continue // export NAME: no new value
 		}
 		named = true
+		a.declName(ei, as)
 		a.assign(as, true)
 	}
 	if named {
 		return stream{}
 	}
-	return stream{piped: true, from: name}
+	return stream{piped: true, from: name, envDump: declDump(a.eff.Execs[ei].Args)}
+}
+
+// declName records the name a declaration sets or exports as an
+// argument of its exec: "export FOO=1" is not the listing "export".
+func (a *analyzer) declName(ei int, as *syntax.Assign) {
+	if as.Name != nil {
+		a.eff.Execs[ei].Args = append(a.eff.Execs[ei].Args, as.Name.Value)
+	} else {
+		a.eff.Execs[ei].Args = append(a.eff.Execs[ei].Args, "")
+	}
 }
 
 // read assigns variables from standard input: unknown values that carry

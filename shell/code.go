@@ -135,7 +135,7 @@ func (a *analyzer) runCode(c *Call, lang string, code Word) {
 		return
 	}
 	defer func() { a.depth-- }()
-	if _, ok := codeCalls[lang]; !ok {
+	if _, ok := codeCalls[lang]; !ok && !(lang == "sql" && readOnlySQL(code.Value)) {
 		a.tagf(c, TagOpaque, lang+" code")
 	}
 	s := codeScan{a: a, c: c, lang: lang, toks: lexCode(code.Value, lang)}

@@ -135,6 +135,18 @@ type Effects struct {
 	// (curl -o, wget -O, a redirect of a download). A later action that
 	// runs one of them runs downloaded code.
 	Downloads []string
+	// Printed are the environment variables whose value reaches the
+	// command's standard output through programs that pass text on
+	// (echo, printf, printenv NAME, cat, grep, tr, ...): the agent, and
+	// the model behind it, read them. A value redirected to a file or
+	// piped into a program that consumes it (docker login
+	// --password-stdin) is not printed.
+	Printed []string
+	// EnvDump is set when the value of every environment variable
+	// reaches standard output (env, printenv, set, export -p, declare -x,
+	// whole or through a filter that can keep any of them); EnvNames when
+	// only their names do (env | cut -d= -f1).
+	EnvDump, EnvNames bool
 }
 
 // Has reports whether a tag of kind k was found.

@@ -206,6 +206,9 @@ func (a *analyzer) redirsOut(rd *redirs, out stream) stream {
 		a.downloaded = append(a.downloaded, rd.outs...)
 	}
 	if rd.stdout {
+		// The environment written to a file is the environment read:
+		// a later cat of the file prints it.
+		a.eff.EnvDump = a.eff.EnvDump || out.envDump && !onlyDevNull(rd.outs)
 		return stream{}
 	}
 	return out

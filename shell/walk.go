@@ -74,16 +74,18 @@ type lastCmd struct {
 // stream is what flows through a pipe: the standard output of a command
 // or the standard input of the next.
 type stream struct {
-	text    string   // content when known
-	known   bool     // text is the full content
-	piped   bool     // something feeds it (false: terminal, nothing)
-	net     bool     // carries data fetched from the network
-	decoded bool     // produced by decoding or deobfuscation
-	layer   string   // the last decoding layer ("base64", "rot13", ...)
-	srcs    []source // where the data comes from
-	from    string   // the program that produced it
-	shell   bool     // output of an interactive shell (reverse shell pipes)
-	netHost string   // the host the data came from or goes to
+	text     string   // content when known
+	known    bool     // text is the full content
+	piped    bool     // something feeds it (false: terminal, nothing)
+	net      bool     // carries data fetched from the network
+	decoded  bool     // produced by decoding or deobfuscation
+	layer    string   // the last decoding layer ("base64", "rot13", ...)
+	srcs     []source // where the data comes from
+	from     string   // the program that produced it
+	shell    bool     // output of an interactive shell (reverse shell pipes)
+	envDump  bool     // carries the value of every environment variable (env, set, export -p)
+	envNames bool     // carries the names of every environment variable (env | cut -d= -f1)
+	netHost  string   // the host the data came from or goes to
 
 	// Shape of unknown text (shape.go): a list of paths, one per line,
 	// each in one of the item sets (find, ls, grep -l); or a token.
@@ -137,14 +139,16 @@ func joinStreams(x, y stream) stream {
 		return x
 	}
 	out := stream{
-		piped:   true,
-		known:   x.known && y.known,
-		net:     x.net || y.net,
-		decoded: x.decoded || y.decoded,
-		layer:   x.layer + y.layer,
-		shell:   x.shell || y.shell,
-		from:    x.from,
-		netHost: x.netHost + y.netHost,
+		piped:    true,
+		known:    x.known && y.known,
+		net:      x.net || y.net,
+		decoded:  x.decoded || y.decoded,
+		layer:    x.layer + y.layer,
+		shell:    x.shell || y.shell,
+		envDump:  x.envDump || y.envDump,
+		envNames: x.envNames || y.envNames,
+		from:     x.from,
+		netHost:  x.netHost + y.netHost,
 	}
 	if out.known && len(x.text)+len(y.text) <= maxDecoded {
 		out.text = x.text + y.text

@@ -1,0 +1,90 @@
+package shell
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestPrinted checks which variables and environment dumps reach a
+// command's standard output.
+func TestPrinted(t *testing.T) {
+	cases := []struct {
+		name, cmd string
+		printed   []string
+		dump      bool
+		names     bool
+	}{
+		{"echo", `echo $OPENAI_API_KEY`, []string{"OPENAI_API_KEY"}, false, false},
+		{"printf quoted", `printf '%s' "$GITHUB_TOKEN"`, []string{"GITHUB_TOKEN"}, false, false},
+		{"printenv name", `printenv AWS_SECRET_ACCESS_KEY`, []string{"AWS_SECRET_ACCESS_KEY"}, false, false},
+		{"through base64", `echo "$TOKEN" | base64`, []string{"TOKEN"}, false, false},
+		{"after cd", `cd src && echo "$TOKEN"`, []string{"TOKEN"}, false, false},
+		{"redirected", `echo "$TOKEN" > t.txt`, nil, false, false},
+		{"consumed", `echo "$TOKEN" | docker login -u me --password-stdin`, nil, false, false},
+		{"counted", `printf '%s' "$TOKEN" | wc -c`, nil, false, false},
+		{"argument", `psql "$DATABASE_URL" -c 'select 1'`, nil, false, false},
+		{"env", `env`, nil, true, false},
+		{"env -i", `env -i`, nil, false, false},
+		{"env runs", `env FOO=bar make`, nil, false, false},
+		{"env assigns only", `env FOO=bar`, nil, true, false},
+		{"env to a file", `env > env.txt`, nil, true, false},
+		{"env -u", `env -u HOME`, nil, true, false},
+		{"env discarded", `env > /dev/null`, nil, false, false},
+		{"printenv", `printenv | grep -i key`, nil, true, false},
+		{"set", `set`, nil, true, false},
+		{"set options", `set -euo pipefail`, nil, false, false},
+		{"export -p", `export -p`, nil, true, false},
+		{"export name", `export FOO=1`, nil, false, false},
+		{"declare -x", `declare -x`, nil, true, false},
+		{"grep literal", `env | grep ^PATH`, nil, false, false},
+		{"grep alternation", `env | grep '^\(GOBIN\|PATH=\)'`, nil, false, false},
+		{"grep secret word", `env | grep AWS`, nil, true, false},
+		{"grep inverted", `env | grep -v PATH`, nil, true, false},
+		{"grep regex", `env | grep ".*X.*"`, nil, true, false},
+		{"names cut", `env | cut -d= -f1`, nil, false, true},
+		{"names awk", `set | awk -F= '{print $1}'`, nil, false, true},
+		{"substituted", `x=$(env | grep FOO)`, nil, false, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := Analyze(c.cmd, tOpt)
+			if !slices.Equal(e.Printed, c.printed) {
+				t.Errorf("Printed: got %v, want %v", e.Printed, c.printed)
+			}
+			if e.EnvDump != c.dump {
+				t.Errorf("EnvDump: got %v, want %v", e.EnvDump, c.dump)
+			}
+			if e.EnvNames != c.names {
+				t.Errorf("EnvNames: got %v, want %v", e.EnvNames, c.names)
+			}
+		})
+	}
+}
+
+// TestReadOnlySQL checks which SQL a client may run without the code
+// being opaque.
+func TestReadOnlySQL(t *testing.T) {
+	cases := []struct {
+		code string
+		want bool
+	}{
+		{"select 1", true},
+		{"SELECT count(*) FROM users;", true},
+		{"show tables", true},
+		{`\dt`, true},
+		{"explain select 1", true},
+		{"explain analyze delete from users", false},
+		{"select 1; drop table users", false},
+		{"COPY (select 1) TO PROGRAM 'sh -c id'", false},
+		{`\! id`, false},
+		{"select pg_read_file('/etc/passwd')", false},
+		{"select * into outfile '/tmp/x' from users", false},
+		{"delete from users", false},
+		{"", false},
+	}
+	for _, c := range cases {
+		if got := readOnlySQL(c.code); got != c.want {
+			t.Errorf("readOnlySQL(%q): got %v, want %v", c.code, got, c.want)
+		}
+	}
+}
