@@ -23,7 +23,7 @@ func kbContainerTable() map[string]*Program {
 		)
 		kDockerRun  = &Program{Flags: kDockerRunFlags, Network: true, Check: checkDockerRun}
 		kDockerExec = &Program{Flags: flags("-d -i -t --privileged --detach --interactive --tty", fBool, "-e --env -u --user -w --workdir --index", fVal, "--env-file", fRead),
-			Check: checkDockerExec}
+			OptionsFirst: true, Check: checkDockerExec} // the command after the container is the container's argv
 		kDockerCp    = &Program{Flags: flags("-a --archive -L --follow-link -q --quiet", fBool), Check: checkDockerCp}
 		kDockerBuild = &Program{Flags: flags("-q --no-cache --pull --rm --squash --load --push", fBool,
 			"-t --tag --build-arg --target --platform --network --ssh --label --cache-from --progress", fVal,

@@ -30,6 +30,11 @@ var undescribedCases = []kbCase{
 	// a described option taking a plain value is not an operand
 	{cmd: "git log --author ./x", noPaths: []string{"r:" + P + "/x"}},
 	{cmd: "docker run --name ./x alpine", noPaths: []string{"r:" + P + "/x"}},
+	// the argv after docker exec's container is the container's: its
+	// options and paths are not the host's (docker stops its own options
+	// at the container name)
+	{cmd: "docker exec -i web /bin/tar -C /tmp -x", noPaths: []string{"r:/tmp"}, tags: []TagKind{TagRemoteExec}},
+	{cmd: "docker exec --env-file ./e.env web true", paths: []string{"r:" + P + "/e.env"}},
 	// git: revisions and paths
 	{cmd: "git show HEAD:.env", paths: []string{"r:" + P + "/.env"}},
 	{cmd: "git show origin/main:config/.env", paths: []string{"r:" + P + "/config/.env"}},
