@@ -37,6 +37,10 @@ func TestKillTargets(t *testing.T) {
 		{cmd: `service ssh status`},
 		{cmd: `kill %1`},
 		{cmd: `cat notes/redis.txt; kill %1`},
+		// a lookup feeds only a kill whose operand is not spelled out
+		{cmd: `grep -rn redis src; kill %1`},
+		{cmd: `pgrep -f cron; kill 4242`},
+		{cmd: `ps aux | grep [s]shd; kill $!`, daemons: []string{"sshd"}},
 	}
 	for _, c := range cases {
 		t.Run(c.cmd, func(t *testing.T) {

@@ -22,25 +22,27 @@ var lookups = map[string]bool{"pgrep": true, "pidof": true, "grep": true, "egrep
 
 // KillTargets returns the processes and services the command kills or
 // stops. A signal 0 ("kill -0") only checks that a process exists and
-// targets nothing. Lookups count only when the command also kills.
+// targets nothing. Lookups and pid files count only when a kill takes
+// an operand the analyser could not resolve (a substitution, a variable,
+// xargs' stdin): that is where their PIDs may arrive.
 func (fx *Effects) KillTargets() []KillTarget {
 	if fx == nil {
 		return nil
 	}
 	var out []KillTarget
-	kills := false
+	fed := false // a kill takes an operand the analyser could not resolve
 	for _, e := range fx.Execs {
 		switch {
 		case e.Name == "kill" && !signalZero(e.Args):
-			kills = true
 			for _, a := range killOperands(e.Args) {
+				fed = fed || a == ""
 				if a != "" && strings.Trim(a, "0123456789") == "" {
 					out = append(out, KillTarget{Program: e.Name, PID: a})
 				}
 			}
 		case killers[e.Name] && !signalZero(e.Args):
-			kills = true
 			for _, a := range killOperands(e.Args) {
+				fed = fed || a == ""
 				for _, w := range patternWords(a) {
 					out = append(out, KillTarget{Program: e.Name, Name: w})
 				}
@@ -49,7 +51,10 @@ func (fx *Effects) KillTargets() []KillTarget {
 			out = append(out, unitStops(e)...)
 		}
 	}
-	if !kills {
+	if !fed {
+		// Every kill names its targets itself (a PID, a job "%1", a
+		// name): a lookup elsewhere in the command feeds none of them
+		// ("grep -rn redis src; kill %1").
 		return out
 	}
 	for _, u := range fx.Paths {
