@@ -2,70 +2,22 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/parallax/parallax/ifc"
+	"github.com/parallax/parallax/internal/testfs"
 	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/verdict"
 )
-
-// mountSmall mounts a 2 MiB tmpfs on a temporary directory, or skips the
-// test where mounting is not permitted (not root, no CAP_SYS_ADMIN). The
-// mount is removed at cleanup, after everything registered later.
-func mountSmall(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "size=2m,mode=0700"); err != nil {
-		t.Skipf("cannot mount a tmpfs here (%v); TestServeRecoversAfterDiskFull covers the same with injected faults", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
-// fill writes a file until the filesystem of dir is full.
-func fill(t *testing.T, dir string) string {
-	t.Helper()
-	p := filepath.Join(dir, "filler")
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	chunk := make([]byte, 64<<10)
-	for i := 0; i < 1<<10; i++ {
-		if _, err := f.Write(chunk); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatal(err)
-			}
-			// The last pages too: smaller writes until nothing fits.
-			for _, n := range []int{4096, 512, 1} {
-				for {
-					if _, err := f.Write(chunk[:n]); err != nil {
-						break
-					}
-				}
-			}
-			return p
-		}
-	}
-	t.Fatal("the tmpfs never filled up")
-	return ""
-}
 
 // The same story as TestServeRecoversAfterDiskFull on a real full
 // filesystem: the workspace (SQLite, audit chain, taint journal) sits on
 // a small tmpfs that a file fills up, then frees.
 func TestServeRecoversAfterRealDiskFull(t *testing.T) {
-	mnt := mountSmall(t)
+	mnt := testfs.MountSmall(t, "TestServeRecoversAfterDiskFull")
 	root := filepath.Join(mnt, "ws")
 	if err := os.MkdirAll(workspace.StateDir(root), 0o700); err != nil {
 		t.Fatal(err)
@@ -81,7 +33,7 @@ func TestServeRecoversAfterRealDiskFull(t *testing.T) {
 		t.Fatalf("before the fault, git status: got %v %s", v.Decision, v.Reason)
 	}
 
-	filler := fill(t, mnt)
+	filler := testfs.Fill(t, mnt)
 	obs := mustJSON(t, ObserveRequest{Session: "s1", Type: "execute_command", Payload: payload("command", "cat .env"),
 		Result: "GITHUB_TOKEN=ghp_MxEhh2FDEEtfjgVvVqE1SkHbn88HxjSI6bWH"})
 	code, b, _ := ts.do(t, http.MethodPost, "/v1/observe", obs, true)
