@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"log/slog"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -85,20 +84,7 @@ func startOnDisk(t *testing.T, d *disk) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ts := &testServer{root: root, url: "http://" + ln.Addr().String(), ws: ws, srv: srv, logs: logs,
-		cancel: cancel, done: make(chan error, 1)}
-	go func() { ts.done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		if err := ts.stop(); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	return ts
+	return serveLoopback(t, &testServer{root: root, ws: ws, srv: srv, logs: logs})
 }
 
 // A full disk during an observe: serve refuses while it lasts and says so

@@ -84,14 +84,20 @@ func startServerAt(t testing.TB, root string, cfg Config, wrap gateWrap) *testSe
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveLoopback(t, &testServer{root: root, ws: ws, srv: srv, logs: logs})
+}
+
+// serveLoopback serves ts.srv on 127.0.0.1:0 and stops it (and closes
+// the workspace) at cleanup.
+func serveLoopback(t testing.TB, ts *testServer) *testServer {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ts := &testServer{root: root, url: "http://" + ln.Addr().String(), ws: ws, srv: srv, logs: logs,
-		cancel: cancel, done: make(chan error, 1)}
-	go func() { ts.done <- srv.Serve(ctx, ln) }()
+	ts.url, ts.cancel, ts.done = "http://"+ln.Addr().String(), cancel, make(chan error, 1)
+	go func() { ts.done <- ts.srv.Serve(ctx, ln) }()
 	t.Cleanup(func() {
 		if err := ts.stop(); err != nil {
 			t.Errorf("stop: %v", err)
