@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -346,11 +347,7 @@ func runMCPApprove(cmd *cobra.Command, workspace, server string, tools []string,
 		return err
 	}
 	store := mcpproxy.FilePins{Path: mcpPinsPath(root)}
-	pf, err := store.Load(cmd.Context())
-	if err != nil {
-		return err
-	}
-	id, err := mcpResolveServer(pf, server)
+	pf, id, err := mcpLoadServer(cmd.Context(), store, server)
 	if err != nil {
 		return err
 	}
@@ -393,6 +390,16 @@ func mcpWorkspaceRoot(stderr io.Writer, dir string) (string, error) {
 		return "", fmt.Errorf("workspace %s: %w", root, pxworkspace.ErrNotInitialised)
 	}
 	return root, nil
+}
+
+// mcpLoadServer loads the pins and finds server in them (mcpResolveServer).
+func mcpLoadServer(ctx context.Context, store mcpproxy.FilePins, server string) (*mcpproxy.PinFile, string, error) {
+	pf, err := store.Load(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := mcpResolveServer(pf, server)
+	return pf, id, err
 }
 
 // mcpResolveServer finds a server by id, or by its name when unique.
@@ -516,11 +523,7 @@ no arguments the trusted tools are listed. Each change is audited
 }
 
 func runMCPTrust(cmd *cobra.Command, root string, store mcpproxy.FilePins, server, tool string, remove bool) (err error) {
-	pf, err := store.Load(cmd.Context())
-	if err != nil {
-		return err
-	}
-	id, err := mcpResolveServer(pf, server)
+	_, id, err := mcpLoadServer(cmd.Context(), store, server)
 	if err != nil {
 		return err
 	}
