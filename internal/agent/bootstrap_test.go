@@ -95,7 +95,10 @@ func TestLoadBootstrapBounds(t *testing.T) {
 }
 
 func TestFrontMatter(t *testing.T) {
-	for _, tc := range []struct{ in, want string; ok bool }{
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
 		{"---\nname: a\n---\nbody", "name: a\n", true},
 		{"\ufeff---\r\nname: a\r\n---\r\n", "name: a\r\n", true},
 		{"---\nname: a\n", "", false},
