@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/internal/atomicfile"
 )
 
 // openChain opens the workspace's audit chain before a change to the gate:
@@ -75,5 +76,5 @@ func restoreFile(file string, old []byte) error {
 		}
 		return nil
 	}
-	return writeAtomic(file, old)
+	return atomicfile.Write(file, old, 0o600)
 }

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/internal/atomicfile"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/policy"
 	"github.com/parallax/parallax/shell"
@@ -531,38 +532,7 @@ func saveUserDoc(file string, doc *yaml.Node, v policy.Vars) error {
 	if _, err := policy.Parse(file, buf.Bytes(), v); err != nil {
 		return fmt.Errorf("refusing to save %s, it would not load:\n%w", file, err)
 	}
-	return writeAtomic(file, buf.Bytes())
-}
-
-func writeAtomic(file string, data []byte) (err error) {
-	dir := filepath.Dir(file)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, ".policy-*.yaml")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", file, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(0o600); err == nil {
-		if _, err = tmp.Write(data); err == nil {
-			err = tmp.Sync()
-		}
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", file, err)
-	}
-	if err = os.Rename(tmp.Name(), file); err != nil {
-		return fmt.Errorf("write %s: %w", file, err)
-	}
-	return nil
+	return atomicfile.Write(file, buf.Bytes(), 0o600)
 }
 
 func newPolicyListCmd() *cobra.Command {

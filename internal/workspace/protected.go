@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/parallax/parallax/internal/atomicfile"
 )
 
 // protectedFile lists, one absolute path a line, more files the gate
@@ -101,19 +103,5 @@ func writeProtected(root string, list []string) error {
 	for _, p := range list {
 		b.WriteString(p + "\n")
 	}
-	dst := ProtectedPath(root)
-	tmp, err := os.CreateTemp(StateDir(root), ".protected-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", dst, err)
-	}
-	_, err = tmp.Write(b.Bytes())
-	err = errors.Join(err, tmp.Chmod(0o600), tmp.Sync(), tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), dst)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", dst, err)
-	}
-	return nil
+	return atomicfile.Write(ProtectedPath(root), b.Bytes(), 0o600)
 }

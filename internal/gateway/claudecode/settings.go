@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/parallax/parallax/internal/atomicfile"
 )
 
 // matcherGroup and commandHook are the entry Install adds, with keys in
@@ -331,44 +333,15 @@ func mustArray(list []json.RawMessage) json.RawMessage {
 	return b
 }
 
-// writeAtomic replaces path with data through a temporary file in the
-// same directory, keeping the mode of the file it replaces (0600 for a
-// new one). A symlinked settings file is written through to its target.
-func writeAtomic(path string, data []byte) (err error) {
+// writeAtomic replaces path with data, keeping the mode of the file it
+// replaces (0600 for a new one). A symlinked settings file is written
+// through to its target.
+func writeAtomic(path string, data []byte) error {
 	target := path
-	if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
 		if target, err = filepath.EvalSymlinks(path); err != nil {
 			return fmt.Errorf("resolve %s: %w", path, err)
 		}
 	}
-	mode := fs.FileMode(0o600)
-	if st, serr := os.Stat(target); serr == nil {
-		mode = st.Mode().Perm()
-	}
-	dir := filepath.Dir(target)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, ".settings-parallax-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	_, err = tmp.Write(data)
-	err = errors.Join(err, tmp.Chmod(mode), tmp.Sync(), tmp.Close())
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), target); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
-	}
-	if d, derr := os.Open(dir); derr == nil { //nolint:gosec // the settings directory
-		_ = d.Sync() // best effort: the rename is done
-		_ = d.Close()
-	}
-	return nil
+	return atomicfile.Write(target, data, 0o600)
 }

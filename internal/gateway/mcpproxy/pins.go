@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/parallax/parallax/internal/atomicfile"
 	"github.com/parallax/parallax/internal/flock"
 )
 
@@ -264,7 +265,7 @@ func (f FilePins) Update(_ context.Context, server string, fn func(*ServerPins) 
 	if compact, _ := json.Marshal(pf); bytes.Equal(compact, before) {
 		return nil // nothing changed: no write
 	}
-	return writeAtomic(f.Path, append(after, '\n'))
+	return atomicfile.Write(f.Path, append(after, '\n'), 0o600)
 }
 
 // readPins reads and checks a pins file strictly.
@@ -310,39 +311,6 @@ func (pf *PinFile) server(id string) *ServerPins {
 		sp.Pending = map[string]PendingTool{}
 	}
 	return sp
-}
-
-// writeAtomic writes b to a temporary file in the same directory, syncs
-// it and renames it over path.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".pins-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write pins %s: %w", path, err)
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = os.Remove(name)
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil {
-		return errors.Join(fmt.Errorf("write pins %s: %w", path, err), tmp.Close())
-	}
-	if _, err := tmp.Write(b); err != nil {
-		return errors.Join(fmt.Errorf("write pins %s: %w", path, err), tmp.Close())
-	}
-	if err := tmp.Sync(); err != nil {
-		return errors.Join(fmt.Errorf("write pins %s: %w", path, err), tmp.Close())
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write pins %s: %w", path, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		return fmt.Errorf("write pins %s: %w", path, err)
-	}
-	ok = true
-	return nil
 }
 
 // MemoryPins keeps pins for the life of the process (--no-workspace).
