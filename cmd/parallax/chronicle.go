@@ -18,6 +18,7 @@ import (
 
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/chronicle"
+	pxworkspace "github.com/parallax/parallax/internal/workspace"
 )
 
 // exitChronicle is the exit status of a refused or failed chronicle
@@ -355,7 +356,7 @@ when the chain cannot be opened nothing is deleted.`,
 // chain is opened first, so a prune that could not be recorded does not
 // start. A failed prune is recorded too.
 func auditedPrune(cmd *cobra.Command, c *chronicle.Chronicle, keep int, maxAge string, age time.Duration) (err error) {
-	log, err := openChain(c.Root(), "prune")
+	log, err := pxworkspace.OpenChain(c.Root(), "prune")
 	if err != nil {
 		return &exitError{code: exitChronicle, err: err}
 	}

@@ -35,7 +35,7 @@ func TestDoctorCmd(t *testing.T) {
 	}
 	for _, want := range []string{"workspace " + root, "OK    workspace ", "OK    audit         1 entry verified",
 		"OK    policy ", "WARN  landlock      not available: test", "fix: use another kernel",
-		"9 ok, 2 warning(s), 0 failed, 0 skipped"} {
+		"10 ok, 2 warning(s), 0 failed, 0 skipped"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -53,7 +53,7 @@ func TestDoctorCmd(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("--json: %v\n%s", err, out)
 	}
-	if !rep.OK || rep.Workspace != root || len(rep.Checks) != 11 || rep.Checks[10].Name != "landlock" {
+	if !rep.OK || rep.Workspace != root || len(rep.Checks) != 12 || rep.Checks[11].Name != "landlock" {
 		t.Errorf("--json: got %+v", rep)
 	}
 }

@@ -371,7 +371,7 @@ after); when the chain cannot record it, nothing is changed.`,
 				return err
 			}
 			appendRule(doc, f.section, node)
-			if err := auditedFileEdit(cmd.Context(), v.Workspace, file, "policy_rule_added", f.name,
+			if err := pxworkspace.AuditedFileEdit(cmd.Context(), v.Workspace, file, "policy_rule_added", f.name,
 				func() error { return saveUserDoc(file, doc, v) }); err != nil {
 				return err
 			}
@@ -612,7 +612,7 @@ policy_rule_removed); when the chain cannot record it, nothing is changed.`,
 				}
 				return fmt.Errorf("policy remove: no rule named %q in %s", args[0], file)
 			}
-			if err := auditedFileEdit(cmd.Context(), v.Workspace, file, "policy_rule_removed", args[0],
+			if err := pxworkspace.AuditedFileEdit(cmd.Context(), v.Workspace, file, "policy_rule_removed", args[0],
 				func() error { return saveUserDoc(file, doc, v) }); err != nil {
 				return err
 			}

@@ -32,6 +32,8 @@ type Config struct {
 	LLM *llm.Config `yaml:"llm"`
 	// Judge tunes tier 2.
 	Judge *JudgeConfig `yaml:"judge"`
+	// Agent configures Parallax's own agent (parallax start).
+	Agent *AgentConfig `yaml:"agent"`
 }
 
 // JudgeConfig is the judge: block of config.yaml.
@@ -88,6 +90,12 @@ func LoadConfig(root string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("read %s: %w", path, err)
 	}
+	return ParseConfig(path, b)
+}
+
+// ParseConfig decodes and checks the bytes of a config.yaml; path names
+// the file in errors.
+func ParseConfig(path string, b []byte) (Config, error) {
 	cfg := DefaultConfig()
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
@@ -111,6 +119,14 @@ func LoadConfig(root string) (Config, error) {
 		if w := a.Webhook; w != nil && (w.URL == "" || w.SecretEnv == "") {
 			return Config{}, fmt.Errorf("%s: approval.webhook needs url and secret_env", path)
 		}
+	}
+	if cfg.LLM != nil {
+		if err := cfg.LLM.Validate(); err != nil {
+			return Config{}, fmt.Errorf("%s: llm: %w", path, err)
+		}
+	}
+	if err := cfg.Agent.check(); err != nil {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return cfg, nil
 }

@@ -120,6 +120,7 @@ var doctorChecks = []struct {
 	{"workspace", (*doctor).checkDir},
 	{"layout", (*doctor).checkLayout},
 	{"config", (*doctor).checkConfig},
+	{"agent", (*doctor).checkAgent},
 	{"policy", (*doctor).checkPolicy},
 	{"canary.token", func(d *doctor) Check { return checkToken(CanaryPath(d.root)) }},
 	{"api.token", func(d *doctor) Check { return checkToken(APITokenPath(d.root)) }},
@@ -207,6 +208,21 @@ func (d *doctor) checkConfig() Check {
 			"write "+path+" with version: 1 and policy: default (or parallax init --force)")
 	}
 	return ok(fmt.Sprintf("version %d, policy %s", cfg.Version, cfg.Policy))
+}
+
+// checkAgent reports the own agent's settings, loudly when its sandbox
+// is switched off.
+func (d *doctor) checkAgent() Check {
+	if d.cfg == nil {
+		return skip("config.yaml does not load")
+	}
+	s := d.cfg.AgentSettings()
+	if s.SandboxOff {
+		return warn("agent.sandbox is OFF: Parallax's own agent runs without its kernel sandbox (Landlock, seccomp); "+
+			"only the gate stands between it and the machine",
+			"parallax config set agent.sandbox on")
+	}
+	return ok(fmt.Sprintf("sandbox on; daily budget $%.2f; %d tool rounds per turn", s.DailyBudgetUSD, s.MaxToolRounds))
 }
 
 func (d *doctor) checkPolicy() Check {

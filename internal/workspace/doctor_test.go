@@ -60,7 +60,7 @@ func TestDoctorFresh(t *testing.T) {
 			t.Errorf("%s: got %s (%s; fix: %s), want OK", c.Name, c.Status, c.Detail, c.Fix)
 		}
 	}
-	want := "workspace layout config policy canary.token api.token database audit chronicle judge"
+	want := "workspace layout config agent policy canary.token api.token database audit chronicle judge"
 	if strings.Join(got, " ") != want {
 		t.Errorf("checks: got %s, want %s", strings.Join(got, " "), want)
 	}

@@ -1,4 +1,4 @@
-package main
+package workspace
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"github.com/parallax/parallax/internal/atomicfile"
 )
 
-// openChain opens the workspace's audit chain before a change to the gate:
+// OpenChain opens the workspace's audit chain before a change to the gate:
 // a change the chain could not record does not happen.
-func openChain(root, what string) (*audit.Log, error) {
+func OpenChain(root, what string) (*audit.Log, error) {
 	log, err := audit.Open(audit.DefaultPath(root), audit.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("nothing was changed: the audit chain of %s cannot record the %s (%w); "+
@@ -24,9 +24,9 @@ func openChain(root, what string) (*audit.Log, error) {
 	return log, nil
 }
 
-// fileDigest is "sha256:HEX" of a file's content, or "none" when it does
+// FileDigest is "sha256:HEX" of a file's content, or "none" when it does
 // not exist. Only the hash is recorded, never the content.
-func fileDigest(path string) (string, []byte, error) {
+func FileDigest(path string) (string, []byte, error) {
 	data, err := os.ReadFile(path) //nolint:gosec // the workspace's own configuration file
 	if errors.Is(err, fs.ErrNotExist) {
 		return "none", nil, nil
@@ -38,24 +38,24 @@ func fileDigest(path string) (string, []byte, error) {
 	return "sha256:" + hex.EncodeToString(sum[:]), data, nil
 }
 
-// auditedFileEdit applies edit to file and records it in the workspace's
+// AuditedFileEdit applies edit to file and records it in the workspace's
 // chain as a ConfigChanged entry: the code, the rule, the file, its hash
 // after (Ref) and before and after (Message). The chain is opened first; if the entry cannot be
 // appended, the file is put back as it was.
-func auditedFileEdit(ctx context.Context, root, file, code, rule string, edit func() error) (err error) {
-	log, err := openChain(root, code)
+func AuditedFileEdit(ctx context.Context, root, file, code, rule string, edit func() error) (err error) {
+	log, err := OpenChain(root, code)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, log.Close()) }()
-	before, old, err := fileDigest(file)
+	before, old, err := FileDigest(file)
 	if err != nil {
 		return err
 	}
 	if err := edit(); err != nil {
 		return err
 	}
-	after, _, err := fileDigest(file)
+	after, _, err := FileDigest(file)
 	if err == nil {
 		_, err = log.Append(context.WithoutCancel(ctx), audit.Event{Type: audit.ConfigChanged, Stage: "human", Rule: rule,
 			Detail: audit.Detail{Code: code, Path: file, Ref: after,

@@ -1,0 +1,158 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// AgentConfig is the agent: block of config.yaml: Parallax's own agent.
+// Every field has a safe default; a zero field means the default.
+type AgentConfig struct {
+	// Sandbox is "on" (the default) or "off". Off runs the agent without
+	// its kernel sandbox: doctor and status say so loudly and the audit
+	// records each start.
+	Sandbox string `yaml:"sandbox"`
+	// DailyBudgetUSD caps what the workspace's model calls cost per UTC
+	// day (default 5; the engine refuses calls past it).
+	DailyBudgetUSD float64 `yaml:"daily_budget_usd"`
+	// MaxToolRounds is how many tool rounds one turn may take (25).
+	MaxToolRounds int `yaml:"max_tool_rounds"`
+	// ContextTokens is the model's context window (128000).
+	ContextTokens int `yaml:"context_tokens"`
+	// CompactAt is the share of the window past which older turns are
+	// summarised (0.70).
+	CompactAt float64 `yaml:"compact_at"`
+	// MaxResponseTokens caps each model answer (4096).
+	MaxResponseTokens int `yaml:"max_response_tokens"`
+	// RestartBudget agent crashes within RestartWindow stop the engine
+	// (5 in 60s).
+	RestartBudget int      `yaml:"restart_budget"`
+	RestartWindow Duration `yaml:"restart_window"`
+	// Command tunes execute_command.
+	Command *CommandConfig `yaml:"command"`
+}
+
+// CommandConfig is the agent.command: block.
+type CommandConfig struct {
+	// Timeout is the default time a command may run (30s).
+	Timeout Duration `yaml:"timeout"`
+	// OutputCap is how many bytes of output the model sees (65536).
+	OutputCap int `yaml:"output_cap"`
+	// Caches are directories under $HOME a command may write besides
+	// the workspace (toolchain caches). Default: Go, npm, pip, cargo.
+	Caches []string `yaml:"caches"`
+}
+
+// Agent defaults.
+const (
+	DefaultDailyBudgetUSD    = 5.0
+	DefaultMaxToolRounds     = 25
+	DefaultContextTokens     = 128000
+	DefaultCompactAt         = 0.70
+	DefaultMaxResponseTokens = 4096
+	DefaultRestartBudget     = 5
+	DefaultRestartWindow     = time.Minute
+	DefaultCommandTimeout    = 30 * time.Second
+	DefaultOutputCap         = 64 << 10
+)
+
+// DefaultCaches are the toolchain caches under $HOME a command may
+// write: what `go test`, `npm ci`, `pip install --user` and `cargo
+// build` need.
+func DefaultCaches() []string {
+	return []string{".cache/go-build", "go/pkg/mod", ".npm", ".cache/pip", ".cargo/registry", ".cargo/git"}
+}
+
+// AgentSettings is the agent configuration with every default applied.
+type AgentSettings struct {
+	SandboxOff                   bool
+	DailyBudgetUSD               float64
+	MaxToolRounds, ContextTokens int
+	CompactAt                    float64
+	MaxResponseTokens            int
+	RestartBudget                int
+	RestartWindow                time.Duration
+	CommandTimeout               time.Duration
+	OutputCap                    int
+	Caches                       []string
+}
+
+// AgentSettings returns the agent settings of c, defaults applied.
+func (c Config) AgentSettings() AgentSettings {
+	s := AgentSettings{DailyBudgetUSD: DefaultDailyBudgetUSD, MaxToolRounds: DefaultMaxToolRounds,
+		ContextTokens: DefaultContextTokens, CompactAt: DefaultCompactAt, MaxResponseTokens: DefaultMaxResponseTokens,
+		RestartBudget: DefaultRestartBudget, RestartWindow: DefaultRestartWindow, CommandTimeout: DefaultCommandTimeout,
+		OutputCap: DefaultOutputCap, Caches: DefaultCaches()}
+	a := c.Agent
+	if a == nil {
+		return s
+	}
+	s.SandboxOff = a.Sandbox == "off"
+	setIf(&s.DailyBudgetUSD, a.DailyBudgetUSD)
+	setIf(&s.MaxToolRounds, a.MaxToolRounds)
+	setIf(&s.ContextTokens, a.ContextTokens)
+	setIf(&s.CompactAt, a.CompactAt)
+	setIf(&s.MaxResponseTokens, a.MaxResponseTokens)
+	setIf(&s.RestartBudget, a.RestartBudget)
+	setIf(&s.RestartWindow, a.RestartWindow.Duration)
+	if cc := a.Command; cc != nil {
+		setIf(&s.CommandTimeout, cc.Timeout.Duration)
+		setIf(&s.OutputCap, cc.OutputCap)
+		if cc.Caches != nil {
+			s.Caches = append([]string(nil), cc.Caches...)
+		}
+	}
+	return s
+}
+
+func setIf[T int | float64 | time.Duration](dst *T, v T) {
+	if v != 0 {
+		*dst = v
+	}
+}
+
+// check validates the agent block; nil is the defaults.
+func (a *AgentConfig) check() error {
+	if a == nil {
+		return nil
+	}
+	var errs []error
+	switch a.Sandbox {
+	case "", "on", "off":
+	default:
+		errs = append(errs, fmt.Errorf("agent.sandbox is %q (want on or off)", a.Sandbox))
+	}
+	if a.DailyBudgetUSD < 0 || a.DailyBudgetUSD > 10000 {
+		errs = append(errs, fmt.Errorf("agent.daily_budget_usd %v is out of range (0–10000)", a.DailyBudgetUSD))
+	}
+	errs = append(errs, intRange("agent.max_tool_rounds", a.MaxToolRounds, 1, 500),
+		intRange("agent.context_tokens", a.ContextTokens, 4000, 10_000_000),
+		intRange("agent.max_response_tokens", a.MaxResponseTokens, 64, 1_000_000),
+		intRange("agent.restart_budget", a.RestartBudget, 1, 100))
+	if a.CompactAt != 0 && (a.CompactAt < 0.1 || a.CompactAt > 0.95) {
+		errs = append(errs, fmt.Errorf("agent.compact_at %v is out of range (0.1–0.95)", a.CompactAt))
+	}
+	if cc := a.Command; cc != nil {
+		errs = append(errs, intRange("agent.command.output_cap", cc.OutputCap, 1024, 16<<20))
+		if cc.Timeout.Duration > time.Hour {
+			errs = append(errs, fmt.Errorf("agent.command.timeout %v is longer than 1h", cc.Timeout.Duration))
+		}
+		for i, c := range cc.Caches {
+			if c == "" || filepath.IsAbs(c) || strings.HasPrefix(filepath.Clean(c), "..") || filepath.Clean(c) == "." {
+				errs = append(errs, fmt.Errorf("agent.command.caches[%d] %q must be a directory under $HOME, written relative to it", i, c))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// intRange checks an optional int (0 = default).
+func intRange(key string, v, lo, hi int) error {
+	if v != 0 && (v < lo || v > hi) {
+		return fmt.Errorf("%s %d is out of range (%d–%d)", key, v, lo, hi)
+	}
+	return nil
+}
