@@ -173,7 +173,7 @@ func TestSetConfigKeepsHundredBackups(t *testing.T) {
 	root := initWS(t)
 	now := clock()
 	for i := range 103 {
-		if _, err := SetConfig(context.Background(), root, []Setting{{"agent.max_tool_rounds", string(rune('0'+i%9+1))}},
+		if _, err := SetConfig(context.Background(), root, []Setting{{"agent.max_tool_rounds", string(rune('0' + i%9 + 1))}},
 			SetOptions{Now: now}); err != nil {
 			t.Fatal(err)
 		}
