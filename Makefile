@@ -46,6 +46,7 @@ fuzz:
 	$(FUZZ) ./action/ -fuzz=FuzzDuplicateKeys
 	$(FUZZ) ./llm/ -fuzz='^FuzzSSEReader$$'
 	$(FUZZ) ./llm/ -fuzz='^FuzzParseConfig$$'
+	$(FUZZ) ./internal/chat/ -fuzz=FuzzClean
 
 corpus:
 	$(GO) run ./cmd/parallax eval testdata/corpus

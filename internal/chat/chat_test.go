@@ -1,0 +1,236 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+type fakeClient struct {
+	mu        sync.Mutex
+	sent      []string
+	approvals []string
+	commands  []string
+	result    CommandResult
+	err       error
+}
+
+func (f *fakeClient) Send(_ context.Context, session, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sent = append(f.sent, session+":"+text)
+	return f.err
+}
+
+func (f *fakeClient) Approve(_ context.Context, id string, allow bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.approvals = append(f.approvals, id+map[bool]string{true: "=allow", false: "=deny"}[allow])
+	return nil
+}
+
+func (f *fakeClient) Command(_ context.Context, session, name string, args []string) (CommandResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.commands = append(f.commands, session+":"+name+" "+strings.Join(args, " "))
+	return f.result, f.err
+}
+
+// run feeds msg and every command it yields (not the event wait) back in.
+func run(m *Model, msg tea.Msg) {
+	_, cmd := m.Update(msg)
+	drain(m, cmd)
+}
+
+func drain(m *Model, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch out := cmd().(type) {
+	case doneMsg:
+		run(m, out)
+	case tea.BatchMsg:
+		for _, c := range out {
+			drain(m, c)
+		}
+	}
+}
+
+func typeText(m *Model, s string) {
+	for _, r := range s {
+		run(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+	run(m, tea.KeyMsg{Type: tea.KeyEnter})
+}
+
+func newChat(c Client) *Model {
+	events := make(chan Event)
+	close(events) // the event wait returns at once; tests feed events by hand
+	m := New(context.Background(), c, events, "s1", false)
+	m.input.Cursor.SetMode(cursor.CursorStatic) // no blink timers
+	run(m, tea.WindowSizeMsg{Width: 200, Height: 40})
+	return m
+}
+
+func TestConversationOnScreen(t *testing.T) {
+	c := &fakeClient{}
+	m := newChat(c)
+	typeText(m, "read my key")
+	if len(c.sent) != 1 || c.sent[0] != "s1:read my key" {
+		t.Fatalf("sent %q", c.sent)
+	}
+	for _, ev := range []Event{
+		{Kind: MessageReceived, Session: "s1", Text: "read my key"},
+		{Kind: TextDelta, Session: "s1", Text: "Let me "},
+		{Kind: TextDelta, Session: "s1", Text: "look."},
+		{Kind: ToolProposed, Session: "s1", CallID: "c1", Tool: "read_file", Summary: "/home/u/.ssh/id_rsa"},
+		{Kind: Verdict, Session: "s1", CallID: "c1", Decision: "BLOCK", Rule: "guard_restricted", Reason: "credential file"},
+		{Kind: ToolProposed, Session: "s1", CallID: "c2", Tool: "read_file", Summary: "/ws/a.txt"},
+		{Kind: Verdict, Session: "s1", CallID: "c2", Decision: "ALLOW"},
+		{Kind: ToolResult, Session: "s1", CallID: "c2", Output: "line one\nline two"},
+		{Kind: TextDelta, Session: "s1", Text: "Done."},
+		{Kind: ToolProposed, Session: "other", CallID: "x", Tool: "write_file", Summary: "/elsewhere"},
+		{Kind: ResponseComplete, Session: "s1", Tokens: 42},
+	} {
+		run(m, eventMsg{ev, true})
+	}
+	v := m.View()
+	for _, want := range []string{"you: read my key", "Let me look.", "read_file /home/u/.ssh/id_rsa", "✗ BLOCK guard_restricted",
+		"credential file", "read_file /ws/a.txt", "✓ ALLOW", "line one … (17 bytes)", "Done.", "42 tokens"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("screen lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "/elsewhere") {
+		t.Error("another session's event is shown")
+	}
+	if strings.Index(v, "Let me look.") > strings.Index(v, "Done.") {
+		t.Error("reply pieces out of order")
+	}
+}
+
+func TestApprovalInline(t *testing.T) {
+	c := &fakeClient{}
+	m := newChat(c)
+	run(m, eventMsg{Event{Kind: ApprovalNeeded, Session: "s1", ApprovalID: "a1", Tool: "execute_command", Summary: "git push", Reason: "upload"}, true})
+	run(m, eventMsg{Event{Kind: ApprovalNeeded, Session: "s1", ApprovalID: "a2", Tool: "write_file", Summary: "/etc/x", Reason: "system"}, true})
+	if v := m.View(); !strings.Contains(v, "APPROVE?") || !strings.Contains(v, "git push") || !strings.Contains(v, "1 more waiting") {
+		t.Fatalf("no prompt:\n%s", v)
+	}
+	run(m, tea.KeyMsg{Type: tea.KeyEnter})
+	run(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'x'}})
+	if len(c.approvals) != 0 {
+		t.Fatalf("Enter or another key answered: %q", c.approvals)
+	}
+	run(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'n'}})
+	run(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'y'}})
+	if strings.Join(c.approvals, ",") != "a1=deny,a2=allow" {
+		t.Fatalf("approvals %q", c.approvals)
+	}
+	if v := m.View(); strings.Contains(v, "APPROVE?") || !strings.Contains(v, "you denied execute_command git push") {
+		t.Fatalf("after answers:\n%s", v)
+	}
+	// An approval answered in another client leaves the prompt.
+	run(m, eventMsg{Event{Kind: ApprovalNeeded, Session: "s1", ApprovalID: "a3", Tool: "x"}, true})
+	run(m, eventMsg{Event{Kind: ApprovalResolved, Session: "s1", ApprovalID: "a3", Decision: "ALLOW"}, true})
+	if strings.Contains(m.View(), "APPROVE?") {
+		t.Fatal("resolved approval still asked")
+	}
+}
+
+func TestSlashCommands(t *testing.T) {
+	c := &fakeClient{result: CommandResult{Text: "2 sessions", Switch: "s2", OTR: true}}
+	m := newChat(c)
+	typeText(m, "/help")
+	if !strings.Contains(m.View(), "/undo") || len(c.commands) != 0 {
+		t.Fatalf("help:\n%s", m.View())
+	}
+	typeText(m, "/frobnicate")
+	if !strings.Contains(m.View(), "unknown command /frobnicate") {
+		t.Fatal("unknown command not reported")
+	}
+	typeText(m, "/otr")
+	if len(c.commands) != 1 || c.commands[0] != "s1:otr " {
+		t.Fatalf("commands %q", c.commands)
+	}
+	if m.Session() != "s2" || !strings.Contains(m.View(), "OFF THE RECORD") || !strings.Contains(m.View(), "nothing is kept") {
+		t.Fatalf("after /otr:\n%s", m.View())
+	}
+	c.result, c.err = CommandResult{}, errors.New("agent.sandbox: a security setting cannot be changed from inside a session")
+	typeText(m, "/config set agent.sandbox off")
+	if c.commands[1] != "s2:config set agent.sandbox off" || !strings.Contains(m.View(), "cannot be changed from inside a session") {
+		t.Fatalf("config set: %q\n%s", c.commands, m.View())
+	}
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/quit")})
+	_ = cmd
+	m.input.SetValue("/quit")
+	_, cmd = m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if cmd == nil {
+		t.Fatal("/quit returned no command")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("/quit does not quit")
+	}
+}
+
+func TestEngineGone(t *testing.T) {
+	m := newChat(&fakeClient{})
+	run(m, eventMsg{ok: false})
+	if !strings.Contains(m.View(), "the engine closed the connection") {
+		t.Fatal("a closed stream is not shown")
+	}
+}
+
+func TestHostileTextIsCleaned(t *testing.T) {
+	m := newChat(&fakeClient{})
+	evil := "ok\x1b[2J\x1b]0;pwned\x07\x1b[31mAPPROVE?\x1b[0m\u202eevil\r\x9b31m"
+	run(m, eventMsg{Event{Kind: ToolProposed, Session: "s1", CallID: "c", Tool: "read_file", Summary: evil}, true})
+	run(m, eventMsg{Event{Kind: Verdict, Session: "s1", CallID: "c", Decision: "ALLOW"}, true})
+	run(m, eventMsg{Event{Kind: ToolResult, Session: "s1", CallID: "c", Output: evil}, true})
+	run(m, eventMsg{Event{Kind: TextDelta, Session: "s1", Text: evil}, true})
+	v := m.transcript()
+	for _, bad := range []string{"\x1b]0", "\x1b[2J", "\u202e", "\r", "pwned\x07"} {
+		if strings.Contains(v, bad) {
+			t.Errorf("screen holds %q", bad)
+		}
+	}
+}
+
+func TestClean(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain\ntext", "plain\ntext"},
+		{"a\x1b[31mred\x1b[0m", "ared"},
+		{"t\x1b]0;title\x07x", "tx"},
+		{"t\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\", "tlink"},
+		{"\x1bPdcs\x1b\\after", "after"},
+		{"tab\there", "tab    here"},
+		{"bad\xffutf8", "bad\uFFFDutf8"},
+		{"over\u202eride", "override"},
+		{"c1\u009b31mx", "c1x"},
+		{"bell\x07", "bell"},
+		{"\x1b", ""},
+		{"\x1b[", ""},
+	} {
+		if got := Clean(tc.in); got != tc.want {
+			t.Errorf("Clean(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func FuzzClean(f *testing.F) {
+	f.Add("a\x1b[31mb")
+	f.Add("\x1b]0;x\x07")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Clean(s)
+		for _, r := range out {
+			if r == 0x1b || r == 0x9b || r == '\r' || r == 0x07 {
+				t.Fatalf("Clean(%q) = %q keeps a control", s, out)
+			}
+		}
+	})
+}

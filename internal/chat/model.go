@@ -1,0 +1,407 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// Local slash commands; every other one goes to the engine.
+const helpText = `/help              this list
+/new               a new session          /otr      a new off-the-record session (read-only tools, nothing kept)
+/sessions          list sessions          /switch ID  show another session
+/history           this session's turns   /export   write this session to a file
+/title TEXT        name this session      /delete ID  delete a session
+/status /usage     engine state, tokens and cost today
+/doctor /audit     workspace checks, recent audit entries
+/config [set K V]  show or change settings (security settings only outside a session)
+/model NAME        the chat model         /undo     put the files back as before the last turn
+/restart /logs     restart the agent, recent engine log
+/clear             clear the screen       /quit     leave (the engine keeps running)`
+
+// Model is the chat's bubbletea model.
+type Model struct {
+	ctx     context.Context
+	client  Client
+	events  <-chan Event
+	session string
+	otr     bool
+
+	entries []*entry
+	reply   *entry            // the reply being streamed
+	calls   map[string]*entry // tool lines by call id
+	pending []Event           // approvals waiting for y/n, oldest first
+	busy    bool
+	status  string
+
+	input textinput.Model
+	vp    viewport.Model
+	ready bool
+	quit  bool
+}
+
+type entryKind uint8
+
+const (
+	entryUser entryKind = iota + 1
+	entryReply
+	entryTool
+	entryNote
+	entryError
+)
+
+type entry struct {
+	kind entryKind
+	text string
+	// tool line parts
+	tool, summary, decision, rule, reason, result string
+	isError                                       bool
+}
+
+// New returns a chat on session, reading the engine's events from
+// events (closed when the engine goes away).
+func New(ctx context.Context, c Client, events <-chan Event, session string, otr bool) *Model {
+	in := textinput.New()
+	in.Placeholder = "message, or /help"
+	in.Prompt = "› "
+	in.CharLimit = 64 << 10
+	in.Focus()
+	return &Model{ctx: ctx, client: c, events: events, session: session, otr: otr,
+		calls: map[string]*entry{}, input: in}
+}
+
+// Init starts listening to the engine.
+func (m *Model) Init() tea.Cmd { return tea.Batch(textinput.Blink, m.wait()) }
+
+type eventMsg struct {
+	ev Event
+	ok bool
+}
+
+type doneMsg struct {
+	note string
+	err  error
+	res  *CommandResult
+}
+
+func (m *Model) wait() tea.Cmd {
+	ch := m.events
+	return func() tea.Msg {
+		ev, ok := <-ch
+		return eventMsg{ev, ok}
+	}
+}
+
+// Update handles keys, engine events and finished requests.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+	case tea.KeyMsg:
+		return m, m.key(msg)
+	case eventMsg:
+		if !msg.ok {
+			m.add(entry{kind: entryError, text: "the engine closed the connection"})
+			m.busy = false
+			return m, nil
+		}
+		m.apply(msg.ev)
+		return m, m.wait()
+	case doneMsg:
+		m.finish(msg)
+		if m.quit {
+			return m, tea.Quit
+		}
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return m, cmd
+}
+
+func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+	if k.Type == tea.KeyCtrlC {
+		m.quit = true
+		return tea.Quit
+	}
+	if len(m.pending) > 0 {
+		switch k.String() {
+		case "y", "Y", "n", "N":
+			ap := m.pending[0]
+			m.pending = m.pending[1:]
+			allow := k.String() == "y" || k.String() == "Y"
+			word := map[bool]string{true: "allowed once", false: "denied"}[allow]
+			m.add(entry{kind: entryNote, text: fmt.Sprintf("you %s %s %s", word, ap.Tool, Clean(ap.Summary))})
+			return m.request(func(ctx context.Context) doneMsg {
+				return doneMsg{err: m.client.Approve(ctx, ap.ApprovalID, allow)}
+			})
+		}
+		return nil // the prompt waits for y or n; Enter never answers it
+	}
+	switch k.Type {
+	case tea.KeyEnter:
+		text := strings.TrimSpace(m.input.Value())
+		m.input.SetValue("")
+		if text == "" {
+			return nil
+		}
+		if strings.HasPrefix(text, "/") {
+			return m.slash(text)
+		}
+		m.busy = true
+		return m.request(func(ctx context.Context) doneMsg { return doneMsg{err: m.client.Send(ctx, m.session, text)} })
+	case tea.KeyPgUp, tea.KeyPgDown:
+		var cmd tea.Cmd
+		m.vp, cmd = m.vp.Update(k)
+		return cmd
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	return cmd
+}
+
+// slash runs a slash command: a few here, the rest in the engine.
+func (m *Model) slash(text string) tea.Cmd {
+	f := strings.Fields(text)
+	name, args := strings.TrimPrefix(f[0], "/"), f[1:]
+	switch name {
+	case "help":
+		m.add(entry{kind: entryNote, text: helpText})
+		return nil
+	case "quit", "exit":
+		m.quit = true
+		return tea.Quit
+	case "clear":
+		m.entries, m.reply, m.calls = nil, nil, map[string]*entry{}
+		m.refresh()
+		return nil
+	}
+	if !knownCommand(name) {
+		m.add(entry{kind: entryError, text: "unknown command /" + Clean(name) + "; /help lists them"})
+		return nil
+	}
+	session := m.session
+	return m.request(func(ctx context.Context) doneMsg {
+		res, err := m.client.Command(ctx, session, name, args)
+		return doneMsg{err: err, res: &res}
+	})
+}
+
+func knownCommand(name string) bool {
+	switch name {
+	case "new", "otr", "sessions", "switch", "history", "export", "title", "delete", "status", "usage",
+		"doctor", "audit", "config", "model", "undo", "restart", "logs":
+		return true
+	}
+	return false
+}
+
+func (m *Model) request(f func(context.Context) doneMsg) tea.Cmd {
+	ctx := m.ctx
+	return func() tea.Msg { return f(ctx) }
+}
+
+func (m *Model) finish(d doneMsg) {
+	if d.err != nil {
+		m.busy = false
+		m.add(entry{kind: entryError, text: Clean(d.err.Error())})
+		return
+	}
+	if d.res == nil {
+		return
+	}
+	if d.res.Text != "" {
+		m.add(entry{kind: entryNote, text: Clean(d.res.Text)})
+	}
+	if d.res.Switch != "" && d.res.Switch != m.session {
+		m.session, m.otr = d.res.Switch, d.res.OTR
+		m.entries, m.reply, m.calls, m.pending = nil, nil, map[string]*entry{}, nil
+		what := "session " + m.session
+		if m.otr {
+			what = "OFF-THE-RECORD session " + m.session + ": read-only tools, nothing is kept"
+		}
+		m.add(entry{kind: entryNote, text: "now in " + what})
+	}
+	if d.res.Quit {
+		m.quit = true
+	}
+}
+
+// apply puts an engine event on screen.
+func (m *Model) apply(ev Event) {
+	if ev.Session != "" && ev.Session != m.session {
+		return
+	}
+	switch ev.Kind {
+	case MessageReceived:
+		m.add(entry{kind: entryUser, text: Clean(ev.Text)})
+		m.busy = true
+	case TextDelta:
+		if m.reply == nil {
+			m.reply = m.add(entry{kind: entryReply})
+		}
+		m.reply.text += Clean(ev.Text)
+	case ToolProposed:
+		m.reply = nil
+		m.calls[ev.CallID] = m.add(entry{kind: entryTool, tool: Clean(ev.Tool), summary: Clean(ev.Summary)})
+	case Verdict:
+		if e := m.calls[ev.CallID]; e != nil {
+			e.decision, e.rule, e.reason = Clean(ev.Decision), Clean(ev.Rule), Clean(ev.Reason)
+		}
+	case ApprovalNeeded:
+		m.pending = append(m.pending, ev)
+	case ApprovalResolved:
+		for i, p := range m.pending {
+			if p.ApprovalID == ev.ApprovalID {
+				m.pending = append(m.pending[:i], m.pending[i+1:]...)
+				m.add(entry{kind: entryNote, text: "approval answered elsewhere: " + Clean(ev.Decision)})
+				break
+			}
+		}
+	case ToolResult:
+		if e := m.calls[ev.CallID]; e != nil {
+			e.result, e.isError = foldOutput(Clean(ev.Output)), ev.IsError
+		}
+	case ResponseComplete:
+		m.reply, m.busy = nil, false
+		if ev.Tokens > 0 {
+			m.status = fmt.Sprintf("%d tokens", ev.Tokens)
+		}
+	case Error:
+		m.busy = false
+		m.add(entry{kind: entryError, text: Clean(ev.Text)})
+	}
+	m.refresh()
+}
+
+// foldOutput is a tool result in one line: its first line and its size.
+func foldOutput(s string) string {
+	first, _, more := strings.Cut(strings.TrimSpace(s), "\n")
+	if len(first) > 80 {
+		first = first[:77] + "..."
+	}
+	if more {
+		return fmt.Sprintf("%s … (%d bytes)", first, len(s))
+	}
+	return first
+}
+
+func (m *Model) add(e entry) *entry {
+	m.entries = append(m.entries, &e)
+	m.refresh()
+	return &e
+}
+
+func (m *Model) resize(w, h int) {
+	m.input.Width = max(10, w-4)
+	vh := max(3, h-4)
+	if !m.ready {
+		m.vp = viewport.New(w, vh)
+		m.ready = true
+	} else {
+		m.vp.Width, m.vp.Height = w, vh
+	}
+	m.refresh()
+}
+
+func (m *Model) refresh() {
+	if m.ready {
+		m.vp.SetContent(m.transcript())
+		m.vp.GotoBottom()
+	}
+}
+
+var (
+	styleUser  = lipgloss.NewStyle().Bold(true)
+	styleTool  = lipgloss.NewStyle().Faint(true)
+	styleBlock = lipgloss.NewStyle().Foreground(lipgloss.Color("1")).Bold(true)
+	styleNote  = lipgloss.NewStyle().Foreground(lipgloss.Color("4"))
+	styleOTR   = lipgloss.NewStyle().Reverse(true).Bold(true)
+)
+
+// transcript is every entry, drawn.
+func (m *Model) transcript() string {
+	var b strings.Builder
+	for _, e := range m.entries {
+		b.WriteString(e.draw())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func (e *entry) draw() string {
+	switch e.kind {
+	case entryUser:
+		return styleUser.Render("you: ") + e.text
+	case entryReply:
+		return e.text
+	case entryTool:
+		line := "  ⚙ " + e.tool + " " + e.summary
+		switch e.decision {
+		case "":
+			return styleTool.Render(line + "  …")
+		case "ALLOW":
+			out := "  ✓ ALLOW"
+			if e.result != "" {
+				mark := "→"
+				if e.isError {
+					mark = "→ error:"
+				}
+				out += "  " + mark + " " + e.result
+			}
+			return styleTool.Render(line + out)
+		default:
+			return styleTool.Render(line) + styleBlock.Render("  ✗ "+e.decision+" "+e.rule) + ": " + e.reason
+		}
+	case entryNote:
+		return styleNote.Render(e.text)
+	case entryError:
+		return styleBlock.Render("error: ") + e.text
+	}
+	return ""
+}
+
+// View draws the screen.
+func (m *Model) View() string {
+	var b strings.Builder
+	if m.ready {
+		b.WriteString(m.vp.View())
+	} else {
+		b.WriteString(m.transcript())
+	}
+	b.WriteByte('\n')
+	b.WriteString(m.statusLine())
+	b.WriteByte('\n')
+	if len(m.pending) > 0 {
+		ap := m.pending[0]
+		b.WriteString(styleBlock.Render("APPROVE?") + fmt.Sprintf(" %s %s — %s  [y] allow once  [n] deny",
+			Clean(ap.Tool), Clean(ap.Summary), Clean(ap.Reason)))
+		if len(m.pending) > 1 {
+			fmt.Fprintf(&b, "  (%d more waiting)", len(m.pending)-1)
+		}
+		return b.String()
+	}
+	b.WriteString(m.input.View())
+	return b.String()
+}
+
+func (m *Model) statusLine() string {
+	s := "session " + m.session
+	if m.otr {
+		s = styleOTR.Render(" OFF THE RECORD ") + " " + s
+	}
+	if m.busy {
+		s += " · working"
+	}
+	if m.status != "" {
+		s += " · " + m.status
+	}
+	return s
+}
+
+// Session is the session the chat shows.
+func (m *Model) Session() string { return m.session }
