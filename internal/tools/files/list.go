@@ -113,10 +113,10 @@ func (e *Executor) list(ctx context.Context, pp *PathPlan, p *action.ListDirecto
 				out.truncated = true
 				return errStop
 			}
-			n++
 			if !out.line(entryLine(rel, st, dirfd, name)) {
 				return errStop
 			}
+			n++
 			return nil
 		})
 	if err != nil && !errors.Is(err, errStop) {

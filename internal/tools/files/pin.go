@@ -28,6 +28,10 @@ func (p *pinned) close() { _ = unix.Close(p.dir) }
 // path is the full path of the last component, for messages.
 func (p *pinned) path() string { return p.pp.Resolved }
 
+// hookAfterVerify lets tests change the file system between the
+// re-resolution and the descriptor walk. Nil outside tests.
+var hookAfterVerify func()
+
 const (
 	oPath = unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
 	oDir  = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
@@ -38,6 +42,9 @@ const (
 func pin(op string, pp *PathPlan, mkdirs bool, dirMode uint32) (*pinned, error) {
 	if err := verify(op, pp); err != nil {
 		return nil, err
+	}
+	if hookAfterVerify != nil {
+		hookAfterVerify()
 	}
 	comps := components(pp.Resolved)
 	if len(comps) == 0 {

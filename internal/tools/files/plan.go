@@ -149,7 +149,7 @@ func resolve(p string, followLast bool) (string, []Ident, error) {
 		}
 		if st.Mode&unix.S_IFMT == unix.S_IFLNK && (len(todo) > 0 || followLast) {
 			if hops++; hops > maxSymlinkHops {
-				return "", nil, &fs.PathError{Op: "resolve", Path: p, Err: unix.ELOOP}
+				return "", nil, errf(tools.CodeBadInput, "resolve", p, "more than %d symlinks (a loop?)", maxSymlinkHops)
 			}
 			target, err := readlink(cur)
 			if err != nil {
@@ -321,4 +321,3 @@ func planFor(call tools.Call) (*Plan, error) {
 func errf(code, op, part, format string, args ...any) error {
 	return tools.Errorf(code, op, part, format, args...)
 }
-
