@@ -69,22 +69,42 @@ var absentSwaps = []swap{
 type actionFor func(p, spare string) (string, map[string]any)
 
 var onExisting = map[string]actionFor{
-	"read":        func(p, _ string) (string, map[string]any) { return "read_file", map[string]any{"path": p} },
-	"write":       func(p, _ string) (string, map[string]any) { return "write_file", map[string]any{"path": p, "content": "pwned"} },
-	"append":      func(p, _ string) (string, map[string]any) { return "write_file", map[string]any{"path": p, "content": "pwned", "append": true} },
-	"edit":        func(p, _ string) (string, map[string]any) { return "edit_file", map[string]any{"path": p, "old": "s", "new": "pwned"} },
-	"delete":      func(p, _ string) (string, map[string]any) { return "delete_file", map[string]any{"path": p} },
-	"move source": func(p, s string) (string, map[string]any) { return "move_file", map[string]any{"source": p, "destination": s} },
-	"copy source": func(p, s string) (string, map[string]any) { return "copy_file", map[string]any{"source": p, "destination": s} },
-	"search":      func(p, _ string) (string, map[string]any) { return "search_files", map[string]any{"path": p, "pattern": "s"} },
+	"read": func(p, _ string) (string, map[string]any) { return "read_file", map[string]any{"path": p} },
+	"write": func(p, _ string) (string, map[string]any) {
+		return "write_file", map[string]any{"path": p, "content": "pwned"}
+	},
+	"append": func(p, _ string) (string, map[string]any) {
+		return "write_file", map[string]any{"path": p, "content": "pwned", "append": true}
+	},
+	"edit": func(p, _ string) (string, map[string]any) {
+		return "edit_file", map[string]any{"path": p, "old": "s", "new": "pwned"}
+	},
+	"delete": func(p, _ string) (string, map[string]any) { return "delete_file", map[string]any{"path": p} },
+	"move source": func(p, s string) (string, map[string]any) {
+		return "move_file", map[string]any{"source": p, "destination": s}
+	},
+	"copy source": func(p, s string) (string, map[string]any) {
+		return "copy_file", map[string]any{"source": p, "destination": s}
+	},
+	"search": func(p, _ string) (string, map[string]any) {
+		return "search_files", map[string]any{"path": p, "pattern": "s"}
+	},
 }
 
 var onAbsent = map[string]actionFor{
-	"write":     func(p, _ string) (string, map[string]any) { return "write_file", map[string]any{"path": p, "content": "pwned"} },
-	"append":    func(p, _ string) (string, map[string]any) { return "write_file", map[string]any{"path": p, "content": "pwned", "append": true} },
-	"mkdir":     func(p, _ string) (string, map[string]any) { return "create_directory", map[string]any{"path": p} },
-	"copy dest": func(p, s string) (string, map[string]any) { return "copy_file", map[string]any{"source": s, "destination": p} },
-	"move dest": func(p, s string) (string, map[string]any) { return "move_file", map[string]any{"source": s, "destination": p} },
+	"write": func(p, _ string) (string, map[string]any) {
+		return "write_file", map[string]any{"path": p, "content": "pwned"}
+	},
+	"append": func(p, _ string) (string, map[string]any) {
+		return "write_file", map[string]any{"path": p, "content": "pwned", "append": true}
+	},
+	"mkdir": func(p, _ string) (string, map[string]any) { return "create_directory", map[string]any{"path": p} },
+	"copy dest": func(p, s string) (string, map[string]any) {
+		return "copy_file", map[string]any{"source": s, "destination": p}
+	},
+	"move dest": func(p, s string) (string, map[string]any) {
+		return "move_file", map[string]any{"source": s, "destination": p}
+	},
 }
 
 // TestTOCTOU swaps paths after the decision, both before Execute
