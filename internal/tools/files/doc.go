@@ -46,7 +46,7 @@
 //   - Bounds: read_file returns at most Config.MaxReadBytes (1 MiB) and
 //     cuts long lines; offset and limit count lines. Binary files
 //     (a NUL in the first 8 KiB returned) are summarised, not shown.
-//     list_directory stops at MaxListEntries; search_files bounds files
+//     list_directory stops at MaxListEntries; search_files bounds entries
 //     visited, file size, matches, line length and output bytes.
 //   - A plan missing, or taken for another action, refuses (bad_plan).
 //   - Errors carry a stable code (tools.Code*), the action and the path
@@ -58,4 +58,8 @@
 // "/"). A pattern that is neither is refused.
 //
 // Linux only: the descriptor walk needs O_PATH and renameat2.
+//
+// Benchmarks (a small file, Prepare and Execute together):
+//
+//	go test -run='^$' -bench=. -count=5 ./internal/tools/files/
 package files

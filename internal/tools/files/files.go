@@ -1,3 +1,5 @@
+//go:build linux
+
 package files
 
 import (
@@ -14,7 +16,7 @@ type Config struct {
 	MaxReadBytes       int64       // read_file: bytes returned (1 MiB)
 	MaxEditBytes       int64       // edit_file, copy_file: file size (8 MiB)
 	MaxListEntries     int         // list_directory: entries (1000)
-	MaxSearchFiles     int         // search_files: files visited (5000)
+	MaxSearchFiles     int         // search_files: entries visited (5000)
 	MaxSearchFileBytes int64       // search_files: larger files are skipped (1 MiB)
 	MaxSearchMatches   int         // search_files: matches reported (200)
 	MaxOutputBytes     int         // list and search output (64 KiB)

@@ -1,3 +1,5 @@
+//go:build linux
+
 package files
 
 import (
@@ -89,7 +91,7 @@ func TestSearch(t *testing.T) {
 			`lines matching regex "^TODO$":`, "big.txt:1: TODO", "big.txt:2: TODO", "big.txt:3: TODO",
 			"[… search stopped at 3 matches]"}, truncated: true},
 		{name: "file cap", cfg: Config{MaxSearchFiles: 3}, path: ".", pattern: "^package", want: []string{
-			`lines matching regex "^package":`, "main.go:1: package main", "[… search stopped at 3 files searched]"}, truncated: true},
+			`lines matching regex "^package":`, "main.go:1: package main", "[… search stopped at 3 entries visited]"}, truncated: true},
 		{name: "no match", path: ".", pattern: "zzz", want: []string{"no matches"}},
 		{name: "bad pattern", path: ".", pattern: "[", code: tools.CodeBadInput},
 		{name: "missing", path: "nope", pattern: "x", code: tools.CodeNotFound},

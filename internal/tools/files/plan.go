@@ -1,3 +1,5 @@
+//go:build linux
+
 package files
 
 import (
@@ -108,7 +110,7 @@ func components(p string) []string {
 // identities of its existing components.
 func resolve(p string, followLast bool) (string, []Ident, error) {
 	if !filepath.IsAbs(p) || filepath.Clean(p) != p {
-		return "", nil, errors.New("path must be absolute and clean")
+		return "", nil, errf(tools.CodeBadInput, "resolve", p, "path must be absolute and clean")
 	}
 	root, err := lstatIdent("/")
 	if err != nil {

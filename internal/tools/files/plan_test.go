@@ -1,3 +1,5 @@
+//go:build linux
+
 package files
 
 import (
@@ -5,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/parallax/parallax/action"
 
 	"github.com/parallax/parallax/internal/tools"
 )
@@ -108,5 +112,26 @@ func BenchmarkWriteSmall(b *testing.B) {
 		if _, err := e.Execute(ctx, tools.Call{Action: a, Plan: plan}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestPrepareRefuses(t *testing.T) {
+	cases := []struct {
+		name string
+		act  *action.Action
+		code string
+	}{
+		{"nil action", nil, tools.CodeBadInput},
+		{"relative path", &action.Action{Type: action.ReadFile, Payload: &action.ReadFilePayload{Path: "rel/a"}}, tools.CodeBadInput},
+		{"unclean path", &action.Action{Type: action.ReadFile, Payload: &action.ReadFilePayload{Path: "/a/../b"}}, tools.CodeBadInput},
+		{"not a file action", &action.Action{Type: action.ExecuteCommand, Payload: &action.ExecuteCommandPayload{Command: "true"}}, tools.CodeUnsupported},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Prepare(c.act)
+			if got := tools.CodeOf(err); got != c.code || p != nil {
+				t.Fatalf("got %v, %q; want no plan and %q", p, got, c.code)
+			}
+		})
 	}
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 package files
 
 import (
@@ -30,7 +32,7 @@ type searcher struct {
 	glob    bool           // the pattern is a valid doublestar glob
 	names   *capped
 	lines   *capped
-	files   int
+	files   int // entries visited
 	matches int
 	stopped string // why the walk stopped early
 }
@@ -92,12 +94,12 @@ func (s *searcher) visit(rel string, st *unix.Stat_t, dirfd int, name string) er
 		s.stopped = "output limit"
 		return errStop
 	}
+	if s.files++; s.files > s.cfg.MaxSearchFiles {
+		s.stopped = fmt.Sprintf("%d entries visited", s.cfg.MaxSearchFiles)
+		return errStop
+	}
 	if modeType(st.Mode) != 0 {
 		return nil
-	}
-	if s.files++; s.files > s.cfg.MaxSearchFiles {
-		s.stopped = fmt.Sprintf("%d files searched", s.cfg.MaxSearchFiles)
-		return errStop
 	}
 	if s.re == nil || st.Size > s.cfg.MaxSearchFileBytes {
 		return nil

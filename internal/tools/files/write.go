@@ -1,3 +1,5 @@
+//go:build linux
+
 package files
 
 import (
@@ -87,7 +89,7 @@ func (e *Executor) appendTo(pn *pinned, exists bool, content string) error {
 	var fd int
 	var err error
 	if exists {
-		fd, _, err = pn.openFinal(unix.O_WRONLY | unix.O_APPEND)
+		fd, _, err = pn.openFinal(unix.O_WRONLY | unix.O_APPEND | unix.O_NONBLOCK)
 	} else {
 		perm, explicit := e.newPerm()
 		fd, err = unix.Openat(pn.dir, pn.name, unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)

@@ -38,4 +38,8 @@
 //   - Messages name the shell and the command's first word when it is a
 //     plain program name; never the rest of the command, which may carry
 //     secrets.
+//
+// Benchmark (spawning `true` through the runner):
+//
+//	go test -run='^$' -bench=SpawnTrue -count=5 ./internal/tools/shell/
 package shell
