@@ -26,17 +26,20 @@
 //     os.Root confines to a directory but follows symlinks inside it and
 //     cannot check identities along the way; the confinement here is
 //     stricter: exactly the objects the gate saw.
-//   - Recursive operations (delete, list, search) descend by descriptor
-//     with O_NOFOLLOW: symlinks are listed or unlinked, never followed;
-//     a recursive delete refuses to cross into another file system and
-//     list and search do not enter one.
+//   - Recursive operations (delete, list, search, copy of a directory)
+//     descend by descriptor with O_NOFOLLOW: symlinks are listed,
+//     unlinked or copied as links, never followed; a recursive delete
+//     refuses to cross into another file system, and list, search and
+//     copy do not enter one. A directory is never copied into itself.
 //   - Atomic writes: write_file, edit_file and copy_file write a
 //     temporary file in the same directory (O_EXCL, O_NOFOLLOW), fsync
 //     it, check the target is still the planned object, rename it into
 //     place and fsync the directory; on any error the temporary file is
 //     removed. An existing file keeps its permission bits (setuid, setgid
 //     and sticky are dropped); a new file gets 0644 less the umask, or
-//     Config.NewFileMode exactly. Append mode writes in place and syncs.
+//     Config.NewFileMode exactly. Append mode writes in place and syncs,
+//     and refuses a file with more than one hard link (an append would
+//     reach every name of it; a replacing write reaches only this one).
 //   - Only regular files are read, written or edited: directories,
 //     FIFOs (opened O_NONBLOCK, never waited on), sockets and devices are
 //     refused. A directory is never replaced by a file (write, move,

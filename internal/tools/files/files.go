@@ -20,6 +20,7 @@ type Config struct {
 	MaxSearchFileBytes int64       // search_files: larger files are skipped (1 MiB)
 	MaxSearchMatches   int         // search_files: matches reported (200)
 	MaxOutputBytes     int         // list and search output (64 KiB)
+	MaxCopyEntries     int         // copy_file of a directory: entries (10000)
 	NewFileMode        fs.FileMode // new files; 0 means 0644 less the umask
 }
 
@@ -32,6 +33,7 @@ const (
 	DefaultMaxSearchFileBytes = 1 << 20
 	DefaultMaxSearchMatches   = 200
 	DefaultMaxOutputBytes     = 64 << 10
+	DefaultMaxCopyEntries     = 10000
 	dirMode                   = 0o755
 )
 
@@ -62,6 +64,7 @@ func New(cfg Config) *Executor {
 	defInt(&cfg.MaxSearchFiles, DefaultMaxSearchFiles)
 	defInt(&cfg.MaxSearchMatches, DefaultMaxSearchMatches)
 	defInt(&cfg.MaxOutputBytes, DefaultMaxOutputBytes)
+	defInt(&cfg.MaxCopyEntries, DefaultMaxCopyEntries)
 	return &Executor{cfg: cfg}
 }
 
@@ -105,7 +108,7 @@ func (e *Executor) Execute(ctx context.Context, call tools.Call) (tools.Result, 
 		if call.Action.Type == action.MoveFile {
 			res, err = e.move(&plan.Paths[0], &plan.Paths[1])
 		} else {
-			res, err = e.copy(&plan.Paths[0], &plan.Paths[1])
+			res, err = e.copy(ctx, &plan.Paths[0], &plan.Paths[1])
 		}
 	case *action.CreateDirectoryPayload:
 		res, err = e.mkdir(&plan.Paths[0])

@@ -197,28 +197,6 @@ func (e *Executor) moveAcross(sp, dp *pinned, src, dst *PathPlan) (tools.Result,
 	return tools.Result{Output: "moved " + src.Path + " to " + dst.Path + " (copied across file systems)"}, nil
 }
 
-func (e *Executor) copy(src, dst *PathPlan) (tools.Result, error) {
-	const op = "copy_file"
-	sp, f, st, err := openRegularPinned(op, src)
-	if err != nil {
-		return tools.Result{}, err
-	}
-	defer sp.close()
-	defer f.Close()
-	dp, err := pin(op, dst, true, dirMode)
-	if err != nil {
-		return tools.Result{}, err
-	}
-	defer dp.close()
-	if _, err := replaceFlags(dp, false); err != nil {
-		return tools.Result{}, err
-	}
-	if err := atomicWrite(dp, f, st.Mode&0o777, true); err != nil {
-		return tools.Result{}, err
-	}
-	return tools.Result{Output: fmt.Sprintf("copied %s to %s (%d bytes)", src.Path, dst.Path, st.Size)}, nil
-}
-
 func (e *Executor) mkdir(pp *PathPlan) (tools.Result, error) {
 	const op = "create_directory"
 	pn, err := pin(op, pp, true, dirMode)

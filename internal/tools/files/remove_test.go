@@ -128,7 +128,6 @@ func TestCopy(t *testing.T) {
 		{"into new dirs", []string{"a"}, "a", "x/b", ""},
 		{"overwrite file", []string{"a", "b"}, "a", "b", ""},
 		{"onto directory refused", []string{"a", "d/"}, "a", "d", tools.CodeExists},
-		{"directory source refused", []string{"d/f"}, "d", "e", tools.CodeIsDir},
 		{"missing source", nil, "a", "b", tools.CodeNotFound},
 	}
 	for _, c := range cases {
@@ -178,6 +177,57 @@ func TestCreateDirectory(t *testing.T) {
 			wantCode(t, res, err, c.code)
 			if c.code == "" && !mode(t, p).IsDir() {
 				t.Fatalf("%s is not a directory", p)
+			}
+		})
+	}
+}
+
+func TestCopyDirectory(t *testing.T) {
+	cases := []struct {
+		name     string
+		cfg      Config
+		src, dst string
+		code     string
+	}{
+		{name: "tree", src: "d", dst: "e"},
+		{name: "into new parents", src: "d", dst: "x/y/e"},
+		{name: "onto an existing directory", src: "d", dst: "other", code: tools.CodeExists},
+		{name: "onto an existing file", src: "d", dst: "file", code: tools.CodeExists},
+		{name: "into itself", src: "d", dst: "d/sub/copy", code: tools.CodeBadInput},
+		{name: "entry cap", cfg: Config{MaxCopyEntries: 2}, src: "d", dst: "e", code: tools.CodeTooLarge},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir, out := t.TempDir(), t.TempDir()
+			tree(t, dir, "d/a.txt", "d/sub/b.txt", "d/sub/deeper/", "other/", "file")
+			must(t, os.Chmod(filepath.Join(dir, "d/a.txt"), 0o700))
+			must(t, os.Chmod(filepath.Join(dir, "d/sub"), 0o750))
+			must(t, os.Symlink(out, filepath.Join(dir, "d/outlink")))
+			res, err := do(t, New(c.cfg), "copy_file", map[string]any{"source": filepath.Join(dir, c.src), "destination": filepath.Join(dir, c.dst)})
+			wantCode(t, res, err, c.code)
+			if c.code != "" {
+				return
+			}
+			dst := filepath.Join(dir, c.dst)
+			for _, f := range []string{"a.txt", "sub/b.txt"} {
+				if got, want := readFile(t, filepath.Join(dst, f)), "content of d/"+f; got != want {
+					t.Fatalf("%s: got %q, want %q", f, got, want)
+				}
+			}
+			if got := mode(t, filepath.Join(dst, "a.txt")); got != 0o700 {
+				t.Fatalf("file mode: got %v, want 0700", got)
+			}
+			if got := mode(t, filepath.Join(dst, "sub")); got != os.ModeDir|0o750 {
+				t.Fatalf("dir mode: got %v, want drwxr-x---", got)
+			}
+			if !mode(t, filepath.Join(dst, "sub/deeper")).IsDir() {
+				t.Fatal("empty directory not copied")
+			}
+			if got, err := os.Readlink(filepath.Join(dst, "outlink")); err != nil || got != out {
+				t.Fatalf("symlink: got %q, %v; want a link to %s", got, err, out)
+			}
+			if res.Output != "copied "+filepath.Join(dir, c.src)+" to "+dst+" (5 entries)" {
+				t.Fatalf("output %q", res.Output)
 			}
 		})
 	}

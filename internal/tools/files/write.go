@@ -42,6 +42,12 @@ func (e *Executor) write(pp *PathPlan, p *action.WriteFilePayload) (tools.Result
 		if err := wantRegular(pn, st); err != nil {
 			return tools.Result{}, err
 		}
+		if p.Append && st.Nlink > 1 {
+			// In place, an append reaches every name of the inode, some
+			// perhaps outside what the gate saw; a plain write replaces
+			// only this name.
+			return tools.Result{}, errf(tools.CodeNotRegular, op, pp.Path, "has %d hard links; refusing to append in place", st.Nlink)
+		}
 	}
 	if p.Append {
 		err = e.appendTo(pn, exists, p.Content)

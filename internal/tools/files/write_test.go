@@ -87,6 +87,26 @@ func TestWriteReplacesSymlinkTargetNotLink(t *testing.T) {
 	}
 }
 
+func TestHardLinks(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	secret := filepath.Join(out, "secret")
+	writeFile(t, secret, "secret", 0o600)
+	link := filepath.Join(dir, "link")
+	if err := os.Link(secret, link); err != nil {
+		t.Fatal(err)
+	}
+	res, err := do(t, New(Config{}), "write_file", map[string]any{"path": link, "content": "x", "append": true})
+	wantCode(t, res, err, tools.CodeNotRegular)
+	res, err = do(t, New(Config{}), "write_file", map[string]any{"path": link, "content": "replaced"})
+	wantCode(t, res, err, "")
+	if got := readFile(t, secret); got != "secret" {
+		t.Fatalf("the other name changed: %q", got)
+	}
+	if got := readFile(t, link); got != "replaced" {
+		t.Fatalf("got %q, want %q", got, "replaced")
+	}
+}
+
 func TestAtomicWriteLeavesNoTempOnError(t *testing.T) {
 	for _, appendMode := range []bool{false} {
 		dir := t.TempDir()
