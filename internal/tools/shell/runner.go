@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/internal/tools"
 )
@@ -125,8 +127,6 @@ func (r *Runner) Run(ctx context.Context, command string, timeout time.Duration)
 		close(copied)
 	}()
 	state := r.wait(ctx, cmd, orDefault(timeout, orDefault(r.DefaultTimeout, DefaultTimeout)))
-	// Whatever the shell left behind in its group goes with it.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	select {
 	case <-copied:
 	case <-time.After(orDefault(r.KillGrace, DefaultKillGrace)):
@@ -166,31 +166,46 @@ type waitState struct {
 }
 
 // wait waits for the command, ending its whole process group on timeout
-// or cancel: SIGTERM, then SIGKILL after the grace period.
+// or cancel: SIGTERM, then SIGKILL after the grace period. Whatever the
+// shell leaves in its group when it exits is killed too. The shell is
+// reaped only after that: while it is a zombie its process group id
+// cannot be reused, so the kill cannot reach an unrelated group.
 func (r *Runner) wait(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) waitState {
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	pgid := cmd.Process.Pid
+	exited := make(chan struct{})
+	go func() {
+		var info unix.Siginfo
+		for {
+			err := unix.Waitid(unix.P_PID, pgid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+			if !errors.Is(err, unix.EINTR) {
+				break
+			}
+		}
+		close(exited)
+	}()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var st waitState
 	select {
-	case err := <-done:
-		return waitState{err: err}
+	case <-exited:
 	case <-timer.C:
 		st.timedOut = true
 	case <-ctx.Done():
 		st.canceled = ctx.Err()
 	}
-	pgid := cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	grace := time.NewTimer(orDefault(r.KillGrace, DefaultKillGrace))
-	defer grace.Stop()
-	select {
-	case st.err = <-done:
-	case <-grace.C:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		st.err = <-done
+	if st.timedOut || st.canceled != nil {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		grace := time.NewTimer(orDefault(r.KillGrace, DefaultKillGrace))
+		defer grace.Stop()
+		select {
+		case <-exited:
+		case <-grace.C:
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			<-exited
+		}
 	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	st.err = cmd.Wait()
 	return st
 }
 
