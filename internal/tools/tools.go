@@ -70,6 +70,7 @@ type Error struct {
 	Err  error // the underlying cause, if any
 }
 
+// Error renders "code: op part: detail: cause".
 func (e *Error) Error() string {
 	s := e.Code + ": " + e.Op
 	if e.Part != "" {
@@ -84,6 +85,7 @@ func (e *Error) Error() string {
 	return s
 }
 
+// Unwrap returns the underlying cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Errorf builds an *Error with a formatted detail.

@@ -116,7 +116,7 @@ type treeCopy struct {
 func (c *treeCopy) tree(sfd, dfd int, at string) error {
 	sdir := os.NewFile(uintptr(sfd), at)
 	defer sdir.Close()
-	defer unix.Close(dfd)
+	defer func() { _ = unix.Close(dfd) }()
 	names, err := sdir.Readdirnames(-1)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return wrapPathErr(c.op, "", at, err)

@@ -47,7 +47,8 @@
 //   - edit_file replaces exactly one occurrence of the old text; 0 or
 //     more than one is refused with the count (no_match, ambiguous_edit).
 //   - Bounds: read_file returns at most Config.MaxReadBytes (1 MiB) and
-//     cuts long lines; offset and limit count lines. Binary files
+//     cuts long lines; offset is the number of the first line returned
+//     (0 and 1 both mean the first) and limit the number of lines. Binary files
 //     (a NUL in the first 8 KiB returned) are summarised, not shown.
 //     list_directory stops at MaxListEntries; search_files bounds entries
 //     visited, file size, matches, line length and output bytes.
@@ -59,6 +60,9 @@
 // expression over the contents of regular files, and as a doublestar glob
 // over names (the base name, or the relative path when the pattern has a
 // "/"). A pattern that is neither is refused.
+//
+// The engine should judge what the plan resolved (PathPlan.Resolved), not
+// only the path as spelled: that is the object the executor will touch.
 //
 // Linux only: the descriptor walk needs O_PATH and renameat2.
 //

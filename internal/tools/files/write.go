@@ -195,7 +195,7 @@ func syncDir(pn *pinned) error {
 	if err != nil {
 		return wrapPathErr(pn.op, "", pn.at, err)
 	}
-	defer unix.Close(fd)
+	defer func() { _ = unix.Close(fd) }()
 	if err := unix.Fsync(fd); err != nil {
 		return wrapPathErr(pn.op, "", pn.at, fmt.Errorf("sync directory: %w", err))
 	}

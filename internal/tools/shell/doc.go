@@ -15,7 +15,8 @@
 //     (10 min) is refused. On timeout or cancel the whole process group
 //     gets SIGTERM, then SIGKILL after a short grace; when the shell
 //     exits, whatever it left in its group (background jobs) is killed
-//     too. The command runs in its own process group (set after Wrap, so
+//     too, before the shell is reaped (its zombie keeps the group id from
+//     being reused). The command runs in its own process group (set after Wrap, so
 //     no wrapper can drop it) and dies with the engine (PDEATHSIG).
 //   - Bounded output: stdout and stderr share one pipe (interleaved as
 //     written) into a buffer that keeps the first and last OutputCap/2
