@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/chronicle"
+	"github.com/parallax/parallax/internal/workspace"
+	"github.com/parallax/parallax/shield"
+)
+
+// Options are what Open adds to a workspace's own configuration.
+type Options struct {
+	// Home is what ~ means (absolute).
+	Home string
+	// Approver is tier 3; nil: what still escalates ends as BLOCK.
+	Approver shield.Approver
+	// Executors run the allowed actions, by type.
+	Executors map[action.Type]Executor
+	// Redact masks secrets in results before the agent reads them.
+	Redact bool
+	// Chronicle bounds the snapshots.
+	Chronicle chronicle.Options
+	Now       func() time.Time
+	Logger    *slog.Logger
+}
+
+// Open builds the pipeline of an open workspace: its audit chain is
+// verified whole first (a broken chain refuses to start), then its gate
+// (policy, IFC store, judge, the given approver) and Chronicle are
+// wired in. The gate is returned for the callers that also evaluate
+// without executing.
+func Open(ws *workspace.Workspace, opts Options) (*Pipeline, *shield.Gate, error) {
+	if _, err := workspace.VerifyChain(ws.Root); err != nil {
+		return nil, nil, fmt.Errorf("engine: %w", err)
+	}
+	gc := ws.GateConfig(opts.Home)
+	gc.Approver = opts.Approver
+	if opts.Now != nil {
+		gc.Now = opts.Now
+	}
+	g, err := shield.New(gc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("engine: gate: %w", err)
+	}
+	p, err := New(Config{Workspace: ws.Root, Home: opts.Home, Gate: g, Audit: ws.Audit,
+		Snapshots: &Chronicle{WS: ws, Opts: opts.Chronicle}, Executors: opts.Executors, Redact: opts.Redact,
+		Now: opts.Now, Logger: opts.Logger})
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, g, nil
+}
