@@ -8,6 +8,7 @@ import (
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/chronicle"
 	"github.com/parallax/parallax/internal/workspace"
+	"github.com/parallax/parallax/llm"
 	"github.com/parallax/parallax/shield"
 )
 
@@ -52,4 +53,28 @@ func Open(ws *workspace.Workspace, opts Options) (*Pipeline, *shield.Gate, error
 		return nil, nil, err
 	}
 	return p, g, nil
+}
+
+// OpenBroker builds the LLM broker of an open workspace: its model pool
+// (llm: in config.yaml; keys from the environment through getenv, nil
+// for os.Getenv), its budgets and prices (agent:), its database and
+// audit chain.
+func OpenBroker(ws *workspace.Workspace, getenv func(string) string, now func() time.Time) (*Broker, error) {
+	if ws.Config.LLM == nil {
+		return nil, fmt.Errorf("engine: %s configures no llm models", workspace.ConfigPath(ws.Root))
+	}
+	pool, err := llm.NewPool(*ws.Config.LLM, llm.Options{Getenv: getenv})
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	daily, session := ws.Config.Agent.Budgets()
+	var prices map[string]Price
+	if ws.Config.Agent != nil && len(ws.Config.Agent.Prices) > 0 {
+		prices = make(map[string]Price, len(ws.Config.Agent.Prices))
+		for name, p := range ws.Config.Agent.Prices {
+			prices[name] = Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok}
+		}
+	}
+	return NewBroker(BrokerConfig{Models: pool, Usage: ws.DB, Audit: ws.Audit, DailyBudgetUSD: daily,
+		SessionBudgetUSD: session, Prices: prices, ScanOutbound: ws.Config.Agent.ScanOutbound(), Now: now})
 }

@@ -32,6 +32,8 @@ type Config struct {
 	LLM *llm.Config `yaml:"llm"`
 	// Judge tunes tier 2.
 	Judge *JudgeConfig `yaml:"judge"`
+	// Agent configures the own agent's runtime (agentconfig.go).
+	Agent *AgentConfig `yaml:"agent"`
 }
 
 // JudgeConfig is the judge: block of config.yaml.
@@ -103,6 +105,9 @@ func LoadConfig(root string) (Config, error) {
 	}
 	if cfg.Policy == "" {
 		return Config{}, fmt.Errorf("%s: policy is empty (want a preset name or a file)", path)
+	}
+	if err := cfg.Agent.validate(); err != nil {
+		return Config{}, fmt.Errorf("%s: agent.%w", path, err)
 	}
 	if a := cfg.Approval; a != nil {
 		if a.HourlyLimit < 0 {
