@@ -187,3 +187,26 @@ func TestExfiltrateDemoScriptParses(t *testing.T) {
 		t.Fatalf("turns: got %d, want 4", len(s.Turns))
 	}
 }
+
+// FuzzParseScript: any input parses or fails with an error naming the
+// file; a script that parses plays its first turn without panicking.
+func FuzzParseScript(f *testing.F) {
+	if b, err := os.ReadFile(filepath.Join("testdata", "scripted", "exfiltrate.yaml")); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(`{"turns":[{"text":"a","chunk":1}]}`))
+	f.Add([]byte("turns:\n  - tool_calls: [{name: x, input: {a: [1, {b: null}]}}]\n    when: {tool_result_error: true}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseScript("f.yaml", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.yaml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		st, err := NewScripted("f", s).Stream(context.Background(), Request{Messages: []Message{UserText("go")}})
+		if err == nil {
+			_, _ = Collect(st)
+		}
+	})
+}

@@ -54,7 +54,7 @@
 //     environment); the agent's request names no model. Before a call it
 //     checks the day's spend of all sessions against
 //     agent.daily_budget_usd and the session's against
-//     agent.session_budget_usd (budget_exceeded, audited as
+//     agent.session_budget_usd (llm_budget_exceeded, audited as
 //     BudgetExhausted), refuses a paid model whose price it does not know,
 //     and, with agent.outbound_dlp (default on), a request carrying
 //     secrets. Usage (calls, tokens, cost in micro-USD) is added per day,
