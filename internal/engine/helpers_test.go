@@ -40,10 +40,12 @@ type env struct {
 }
 
 type envOptions struct {
-	approver  shield.Approver
-	redact    bool
-	executors map[action.Type]Executor // replace or add
-	wrap      func(Config) Config      // change the pipeline config
+	approver shield.Approver
+	// approverFor builds tier 3 over the open workspace (a real broker).
+	approverFor func(ws *workspace.Workspace) shield.Approver
+	redact      bool
+	executors   map[action.Type]Executor // replace or add
+	wrap        func(Config) Config      // change the pipeline config
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -73,6 +75,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	for k, v := range o.executors {
 		e.executors[k] = v
+	}
+	if o.approverFor != nil {
+		o.approver = o.approverFor(ws)
 	}
 	p, g, err := Open(ws, Options{Home: e.home, Approver: o.approver, Executors: e.executors, Redact: o.redact})
 	if err != nil {

@@ -10,10 +10,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/approval"
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/internal/gateway/snapshot"
+	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/shield"
 	"github.com/parallax/parallax/verdict"
 )
@@ -383,5 +386,30 @@ func TestInjectedResultIsFlagged(t *testing.T) {
 				t.Fatalf("got injection %v, output %q; want flagged %v with the content kept", out.Result.Injection, out.Result.Output, c.want)
 			}
 		})
+	}
+}
+
+// TestApprovalTimeoutBlocks: a real approval broker whose only channel
+// never answers; its timeout is a deny, and nothing runs.
+func TestApprovalTimeoutBlocks(t *testing.T) {
+	silent := approval.NewScript("silent") // no steps: it never answers
+	e := newEnv(t, envOptions{approverFor: func(ws *workspace.Workspace) shield.Approver {
+		b, err := approval.New(approval.Config{Recorder: ws.Audit, Channels: []approval.Channel{silent}, Timeout: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = b.Close() })
+		return workspace.GateApprover(b)
+	}})
+	out := e.handle("s1", "write_file", map[string]any{"path": filepath.Join(e.home, "outside.txt"), "content": "x"})
+	if out.Verdict.Decision != verdict.Block || out.Executed {
+		t.Fatalf("got %v %s executed=%v, want BLOCK, not executed", out.Verdict.Decision, out.Verdict.Rule, out.Executed)
+	}
+	var timedOut bool
+	for _, en := range e.entries() {
+		timedOut = timedOut || en.Type == audit.ApprovalTimeout
+	}
+	if !timedOut {
+		t.Error("no ApprovalTimeout entry")
 	}
 }
