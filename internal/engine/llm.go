@@ -166,7 +166,12 @@ func (b *Broker) Stream(ctx context.Context, session string, role llm.Role, req 
 	req.Model = ""
 	start := b.cfg.Now()
 	resp, callErr := b.call(ctx, c.p, req, emit)
-	return resp, b.record(ctx, session, c.ref, price, resp, callErr, b.cfg.Now().Sub(start))
+	if err := b.record(ctx, session, c.ref, price, resp, callErr, b.cfg.Now().Sub(start)); err != nil {
+		// Events already passed to emit stay passed: the error tells the
+		// caller to discard that answer.
+		return nil, err
+	}
+	return resp, nil
 }
 
 // checkBudget refuses when today's spend (all sessions, or this one)

@@ -215,3 +215,19 @@ func TestOpenBrokerScripted(t *testing.T) {
 		t.Fatalf("second: got %v, want %s", err, RuleBudgetExceeded)
 	}
 }
+
+// TestBrokerAgentGone: when the events cannot be passed on (the agent
+// went away), the call ends with an error and its usage still counts.
+func TestBrokerAgentGone(t *testing.T) {
+	b, _, e := newBroker(t, BrokerConfig{}, costly("a long answer that is streamed in pieces"))
+	gone := errors.New("agent link closed")
+	_, err := b.Stream(context.Background(), "s1", llm.RoleChat, ask("go"), func(llm.Event) error { return gone })
+	var ref *RefusalError
+	if !errors.As(err, &ref) || ref.Rule != RuleLLMError || !errors.Is(err, gone) {
+		t.Fatalf("got %v, want %s wrapping the link error", err, RuleLLMError)
+	}
+	u, err := e.ws.DB.LLMTotals(context.Background(), store.Day(brokerDay), "s1")
+	if err != nil || u.Calls != 1 {
+		t.Errorf("usage: got %+v %v, want the call counted", u, err)
+	}
+}
