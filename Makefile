@@ -21,7 +21,7 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./action/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/ ./llm/
+	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./action/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/ ./llm/ ./internal/engine/
 
 fuzz:
 	$(FUZZ) ./shell/ -fuzz=FuzzAnalyze
@@ -46,6 +46,7 @@ fuzz:
 	$(FUZZ) ./action/ -fuzz=FuzzDuplicateKeys
 	$(FUZZ) ./llm/ -fuzz='^FuzzSSEReader$$'
 	$(FUZZ) ./llm/ -fuzz='^FuzzParseConfig$$'
+	$(FUZZ) ./llm/ -fuzz='^FuzzParseScript$$'
 
 corpus:
 	$(GO) run ./cmd/parallax eval testdata/corpus
