@@ -21,7 +21,7 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./action/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/ ./llm/
+	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./action/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/ ./llm/ ./internal/engine/
 
 fuzz:
 	$(FUZZ) ./shell/ -fuzz=FuzzAnalyze
@@ -47,6 +47,7 @@ fuzz:
 	$(FUZZ) ./llm/ -fuzz='^FuzzSSEReader$$'
 	$(FUZZ) ./llm/ -fuzz='^FuzzParseConfig$$'
 	$(FUZZ) ./internal/chat/ -fuzz=FuzzClean
+	$(FUZZ) ./llm/ -fuzz='^FuzzParseScript$$'
 
 corpus:
 	$(GO) run ./cmd/parallax eval testdata/corpus

@@ -45,6 +45,12 @@ const (
 	// IFCLabelDropped: an activity-table label removed because its file
 	// is gone (parallax ifc sweep).
 	IFCLabelDropped EventType = "IFCLabelDropped"
+	// ActionStarted: the engine re-verified an allowed action's hash and
+	// hands it to its executor (ActionExecuted or ActionFailed follow).
+	ActionStarted EventType = "ActionStarted"
+	// LLMUsage: one LLM call brokered for an agent (model, tokens, cost;
+	// never content).
+	LLMUsage EventType = "LLMUsage"
 )
 
 // eventTypes is the closed list, in documentation order.
@@ -56,6 +62,7 @@ var eventTypes = []EventType{
 	SessionStarted, SessionEnded, ConfigChanged, IFCClassified,
 	ChronicleSnapshot, ChronicleSnapshotFailed, SandboxCanaryResult,
 	ActionEscalated, ApprovalRequested, ApprovalTimeout, IFCLabelDropped,
+	ActionStarted, LLMUsage,
 }
 
 // EventTypes returns every known event type.

@@ -44,6 +44,7 @@ var providers = map[ProviderKind]providerInfo{
 	ProviderOllama:           {defaultBase: "http://127.0.0.1:11434/v1"},
 	ProviderVLLM:             {defaultBase: "http://127.0.0.1:8000/v1"},
 	ProviderGemini:           {defaultBase: "https://generativelanguage.googleapis.com", needsKey: true},
+	ProviderScripted:         {}, // replays Script; no endpoint, no key (scripted.go)
 }
 
 // Role names a use of a model.
@@ -82,6 +83,9 @@ type ModelConfig struct {
 	// MaxTokens is the answer bound used when a request gives none.
 	// Default 4096.
 	MaxTokens int `yaml:"max_tokens"`
+	// Script is the file a scripted entry replays (absolute, or relative
+	// to the process's working directory); only for provider scripted.
+	Script string `yaml:"script"`
 }
 
 // Roles maps each role to a pool entry name; empty means unassigned.
@@ -215,7 +219,10 @@ func (m *ModelConfig) validate() error {
 	}
 	info, ok := providers[m.Provider]
 	if !ok {
-		return fmt.Errorf("unknown provider %q (want anthropic, openai, openai_compatible, ollama, vllm or gemini)", m.Provider)
+		return fmt.Errorf("unknown provider %q (want anthropic, openai, openai_compatible, ollama, vllm, gemini or scripted)", m.Provider)
+	}
+	if m.Provider == ProviderScripted || m.Script != "" {
+		return m.validateScripted()
 	}
 	if !modelNameRE().MatchString(m.Model) {
 		return errors.New("model must be 1-128 characters of letters, digits and ._:/@-")
@@ -238,6 +245,22 @@ func (m *ModelConfig) validate() error {
 	}
 	if len(m.Purpose) > 200 {
 		return errors.New("purpose is longer than 200 bytes")
+	}
+	return nil
+}
+
+// validateScripted checks a scripted entry: a script file, and nothing
+// that would reach a network (no key, no base URL).
+func (m *ModelConfig) validateScripted() error {
+	switch {
+	case m.Provider != ProviderScripted:
+		return fmt.Errorf("script is only for provider scripted, not %s", m.Provider)
+	case m.Script == "":
+		return errors.New("provider scripted needs script (the file it replays)")
+	case m.APIKeyEnv != "" || m.BaseURL != "":
+		return errors.New("provider scripted takes no api_key_env or base_url")
+	case !modelNameRE().MatchString(m.Model):
+		return errors.New("model must be 1-128 characters of letters, digits and ._:/@-")
 	}
 	return nil
 }

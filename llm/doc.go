@@ -11,6 +11,32 @@
 // Every call reports its token usage (Response.Usage, the Done event).
 // FakeProvider plays scripted answers for other packages' tests.
 //
+// Scripted models: provider kind `scripted` replays a file (YAML, or
+// JSON) instead of calling a network; tests and the demo name it in
+// config.yaml like any model (`llm.roles.chat: demo`):
+//
+//	models:
+//	  - {name: demo, provider: scripted, model: injected-agent, script: /abs/path/exfiltrate.yaml}
+//
+// The file is a list of turns; each call plays the next one:
+//
+//	turns:
+//	  - text: "I will read the key."   # the answer's text
+//	    chunk: 16                      # stream it in 16-byte pieces (0: one piece)
+//	    tool_calls:                    # calls the model makes (stop reason tool_use)
+//	      - {name: read_file, input: {path: ~/.ssh/id_rsa}, id: optional}
+//	  - expect: {tool_result_contains: "Blocked"}   # assert: else the call fails
+//	    when: {tool_result_error: true}             # branch: else the turn is skipped
+//	    usage: {input_tokens: 100, output_tokens: 20}  # default: bytes / 4
+//	    text: "Blocked; stopping."
+//
+// Conditions (when, expect) look at the tool results of the request's
+// last message: tool_result_contains, tool_result_not_contains,
+// tool_result_error (some result is, or none is, an error). Decoding is
+// strict: an unknown key is an error naming the file and the turn, as is
+// a turn without text or tool calls. A call after the last turn fails
+// with ErrScriptEnd; an unmet expect with ErrScriptExpectation.
+//
 // Defenses:
 //   - Keys never leave the process except in the provider's auth header.
 //     Configuration names the environment variable, not the key; an

@@ -114,6 +114,13 @@ func (p *Pool) Model(name string) (Provider, ModelRef, error) {
 		return nil, ModelRef{}, fmt.Errorf("llm model %q: not in the pool", name)
 	}
 	ref := m.ref()
+	if m.Provider == ProviderScripted {
+		s, err := LoadScript(m.Script)
+		if err != nil {
+			return nil, ref, &Error{Kind: KindConfig, Model: m.Name, Provider: m.Provider, Detail: err.Error()}
+		}
+		return NewScripted(m.Name, s), ref, nil
+	}
 	key := ""
 	if m.APIKeyEnv != "" {
 		key = strings.TrimSpace(p.opts.Getenv(m.APIKeyEnv))

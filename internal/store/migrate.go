@@ -112,6 +112,19 @@ CREATE INDEX ifc_activity_level ON ifc_activity (level);
 	{6, "taint lookup order", `
 CREATE INDEX session_taint_top ON session_taint (session, level DESC, at, source);
 `},
+	{7, "llm usage", `
+CREATE TABLE llm_usage (
+	day            TEXT NOT NULL CHECK (day GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+	session        TEXT NOT NULL,
+	model          TEXT NOT NULL CHECK (model <> ''),
+	calls          INTEGER NOT NULL CHECK (calls >= 0),
+	input_tokens   INTEGER NOT NULL CHECK (input_tokens >= 0),
+	output_tokens  INTEGER NOT NULL CHECK (output_tokens >= 0),
+	cost_micro_usd INTEGER NOT NULL CHECK (cost_micro_usd >= 0),
+	PRIMARY KEY (day, session, model)
+) WITHOUT ROWID;
+CREATE INDEX llm_usage_session ON llm_usage (session, day);
+`},
 }
 
 // SchemaVersion is the newest schema this binary knows.

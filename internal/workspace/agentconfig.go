@@ -3,7 +3,9 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 )
@@ -16,8 +18,18 @@ type AgentConfig struct {
 	// records each start.
 	Sandbox string `yaml:"sandbox"`
 	// DailyBudgetUSD caps what the workspace's model calls cost per UTC
-	// day (default 5; the engine refuses calls past it).
-	DailyBudgetUSD float64 `yaml:"daily_budget_usd"`
+	// day, all sessions together (default 5; the engine refuses calls
+	// past it).
+	DailyBudgetUSD *float64 `yaml:"daily_budget_usd"`
+	// SessionBudgetUSD caps one session per day (0: only the daily
+	// budget).
+	SessionBudgetUSD *float64 `yaml:"session_budget_usd"`
+	// OutboundDLP refuses LLM requests that carry secrets (absent: on).
+	OutboundDLP *bool `yaml:"outbound_dlp"`
+	// Prices are what models cost, by the model name a pool entry calls
+	// (its `model`), in USD per million tokens; they override the
+	// engine's built-in table.
+	Prices map[string]LLMPrice `yaml:"prices"`
 	// MaxToolRounds is how many tool rounds one turn may take (25).
 	MaxToolRounds int `yaml:"max_tool_rounds"`
 	// ContextTokens is the model's context window (128000).
@@ -33,6 +45,33 @@ type AgentConfig struct {
 	RestartWindow Duration `yaml:"restart_window"`
 	// Command tunes execute_command.
 	Command *CommandConfig `yaml:"command"`
+}
+
+// LLMPrice is a model's price in USD per million tokens.
+type LLMPrice struct {
+	InputPerMTok  float64 `yaml:"input_per_mtok"`
+	OutputPerMTok float64 `yaml:"output_per_mtok"`
+}
+
+// Budgets returns the daily and per-session budgets in USD (0: none
+// for the session).
+func (a *AgentConfig) Budgets() (daily, session float64) {
+	daily = DefaultDailyBudgetUSD
+	if a == nil {
+		return daily, 0
+	}
+	if a.DailyBudgetUSD != nil {
+		daily = *a.DailyBudgetUSD
+	}
+	if a.SessionBudgetUSD != nil {
+		session = *a.SessionBudgetUSD
+	}
+	return daily, session
+}
+
+// ScanOutbound reports whether LLM requests are scanned for secrets.
+func (a *AgentConfig) ScanOutbound() bool {
+	return a == nil || a.OutboundDLP == nil || *a.OutboundDLP
 }
 
 // CommandConfig is the agent.command: block.
@@ -91,7 +130,7 @@ func (c Config) AgentSettings() AgentSettings {
 		return s
 	}
 	s.SandboxOff = a.Sandbox == "off"
-	setIf(&s.DailyBudgetUSD, a.DailyBudgetUSD)
+	s.DailyBudgetUSD, _ = a.Budgets()
 	setIf(&s.MaxToolRounds, a.MaxToolRounds)
 	setIf(&s.ContextTokens, a.ContextTokens)
 	setIf(&s.CompactAt, a.CompactAt)
@@ -125,8 +164,24 @@ func (a *AgentConfig) check() error {
 	default:
 		errs = append(errs, fmt.Errorf("agent.sandbox is %q (want on or off)", a.Sandbox))
 	}
-	if a.DailyBudgetUSD < 0 || a.DailyBudgetUSD > 10000 {
-		errs = append(errs, fmt.Errorf("agent.daily_budget_usd %v is out of range (0–10000)", a.DailyBudgetUSD))
+	for _, b := range []struct {
+		key string
+		v   *float64
+	}{{"daily_budget_usd", a.DailyBudgetUSD}, {"session_budget_usd", a.SessionBudgetUSD}} {
+		if b.v != nil && !(*b.v > 0 && *b.v <= 10000) {
+			errs = append(errs, fmt.Errorf("agent.%s %v is out of range (a positive number of dollars up to 10000)", b.key, *b.v))
+		}
+	}
+	names := make([]string, 0, len(a.Prices))
+	for n := range a.Prices {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := a.Prices[n]
+		if !finiteNonNeg(p.InputPerMTok) || !finiteNonNeg(p.OutputPerMTok) {
+			errs = append(errs, fmt.Errorf("agent.prices.%s: prices must be non-negative numbers", n))
+		}
 	}
 	errs = append(errs, intRange("agent.max_tool_rounds", a.MaxToolRounds, 1, 500),
 		intRange("agent.context_tokens", a.ContextTokens, 4000, 10_000_000),
@@ -148,6 +203,8 @@ func (a *AgentConfig) check() error {
 	}
 	return errors.Join(errs...)
 }
+
+func finiteNonNeg(f float64) bool { return f >= 0 && f < math.Inf(1) }
 
 // intRange checks an optional int (0 = default).
 func intRange(key string, v, lo, hi int) error {

@@ -1,0 +1,69 @@
+// Package engine is the privileged side of the own agent (DESIGN §7):
+// the per-call pipeline that turns an agent's proposed tool call into a
+// decision, an execution and an answer, and the broker through which
+// the sandboxed agent, which holds no key and has no network, reaches
+// its LLM.
+//
+//	p, gate, err := engine.Open(ws, engine.Options{Home: home, Executors: tools, Approver: a})
+//	out := p.Handle(ctx, engine.Proposal{Session: "s1", CallID: id, Type: "read_file", Payload: raw})
+//	b, err := engine.OpenBroker(ws, nil, nil)
+//	resp, err := b.Stream(ctx, "s1", llm.RoleChat, req, send)
+//
+// Per call (Pipeline.Handle), in this order, each step able to end it:
+//
+//  1. executor lookup: a type no executor runs is refused (no_executor)
+//     before anyone is asked to approve it;
+//  2. the gate (shield.Gate.Evaluate): strict decode, guard, fast path,
+//     policy, heuristics, IFC, judge and human when configured; the gate
+//     writes its decision to the audit chain before it returns;
+//  3. an ESCALATE nobody answered ends as BLOCK (escalation_unanswered);
+//     an approver that fails or times out is the gate's approval_error
+//     BLOCK;
+//  4. the Chronicle snapshot of what the call may change: write and
+//     delete path fields, the written and deleted paths of a shell
+//     command's analysed effects, the whole workspace for git checkout
+//     and pull. A snapshot that fails, or no Chronicle at all, refuses
+//     the call (chronicle_snapshot_failed, audited);
+//  5. the executor's plan (Preparer), re-hashed from the action about to
+//     run and compared with the hash the gate decided: any difference is
+//     hash_mismatch, audited, and nothing runs;
+//  6. a durable ActionStarted entry; if it cannot be written nothing runs
+//     (audit_error);
+//  7. the executor;
+//  8. the result classified by Gate.ObserveReport (DLP labels, session
+//     taint, injection); with Redact, what DLP masks is masked and what it
+//     blocks withholds the result (result_withheld); a result that cannot
+//     be classified is withheld and the session counted as having seen
+//     critical data (result_observe_error); one that reads as orders gets
+//     a warning first;
+//  9. an ActionExecuted or ActionFailed entry holding the result's
+//     SHA-256, size, exit code and duration, never its content; if it
+//     cannot be written the result is withheld;
+//  10. the answer: the result, or "Blocked by Parallax (rule): reason".
+//
+// Guarantees and defenses:
+//   - Fail closed: no path allows on error. A panic in the pipeline is an
+//     engine_internal_error BLOCK; in an executor an executor_panic error
+//     result whose value is never shown; in a planner or snapshot a
+//     refusal. The engine keeps serving after any of them.
+//   - Every step's failure has a stable reason code (the Rule* constants)
+//     and an audit entry; Outcome.Audited says whether all of them landed.
+//   - Reasons and error texts the agent reads pass through DLP masking;
+//     identifiers the agent chose are bounded before they are echoed.
+//   - The broker holds the keys (llm.Pool reads them from the
+//     environment); the agent's request names no model. Before a call it
+//     checks the day's spend of all sessions against
+//     agent.daily_budget_usd and the session's against
+//     agent.session_budget_usd (llm_budget_exceeded, audited as
+//     BudgetExhausted), refuses a paid model whose price it does not know,
+//     and, with agent.outbound_dlp (default on), a request carrying
+//     secrets. Usage (calls, tokens, cost in micro-USD) is added per day,
+//     session and model to the workspace database, and each call is
+//     audited as LLMUsage with model, tokens and cost only. A store that
+//     cannot be read refuses the call; calls in flight together may pass
+//     a budget by what they cost.
+//
+// Executors (internal/tools/<group>) and the agent link plug in through
+// the small interfaces here: Executor, Preparer, Snapshotter, Gate,
+// Models, UsageStore.
+package engine

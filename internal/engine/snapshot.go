@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/chronicle"
+	"github.com/parallax/parallax/internal/gateway/snapshot"
+	"github.com/parallax/parallax/internal/workspace"
+	"github.com/parallax/parallax/shell"
+)
+
+// Snapshotter takes the Chronicle snapshot of what an allowed call will
+// change, and audits it (snapshot.Taker's entries). It returns the
+// snapshot id (0: nothing to take) or an error: the call must not run.
+type Snapshotter interface {
+	Snapshot(ctx context.Context, ev audit.Event, reason string, targets []snapshot.Target) (int64, error)
+}
+
+// Chronicle is the Snapshotter of an open workspace.
+type Chronicle struct {
+	WS   *workspace.Workspace
+	Opts chronicle.Options
+}
+
+var _ Snapshotter = (*Chronicle)(nil)
+
+// Snapshot plans the targets (globs expanded, paths outside the
+// workspace or in .parallax audited as skipped) and takes them.
+func (c *Chronicle) Snapshot(ctx context.Context, ev audit.Event, reason string, targets []snapshot.Target) (int64, error) {
+	paths, skipped, err := snapshot.Plan(c.WS.Root, targets, nil)
+	if err != nil {
+		return 0, err
+	}
+	t := snapshot.Taker{WS: c.WS, Opts: c.Opts, Event: ev, Code: CodeSnapshotTaken}
+	return t.Take(ctx, reason, paths, skipped)
+}
+
+// treeChangers change files of the workspace without naming them in a
+// path field (git rewrites the working tree): the whole workspace is
+// their target.
+var treeChangers = map[action.Type]bool{
+	action.GitCheckout: true,
+	action.GitPull:     true,
+}
+
+// targets lists what act may change: its write and delete path fields,
+// for a shell command the written and deleted paths of its analysed
+// effects (the same analysis the gate judged), for a tree changer the
+// workspace. Reads are not targets.
+func (p *Pipeline) targets(act *action.Action) []snapshot.Target {
+	var out []snapshot.Target
+	for _, pf := range act.Payload.PathFields() {
+		if pf.Access&(action.AccessWrite|action.AccessDelete) != 0 {
+			out = append(out, snapshot.Target{Path: *pf.Path, Access: pf.Access})
+		}
+	}
+	if code := action.ShellCode(act); code != "" {
+		eff := shell.Analyze(code, shell.Options{Cwd: p.cfg.Workspace, Home: p.cfg.Home})
+		for _, u := range eff.Paths {
+			if u.Access&(action.AccessWrite|action.AccessDelete) != 0 {
+				out = append(out, u)
+			}
+		}
+	}
+	if treeChangers[act.Type] {
+		out = append(out, snapshot.Target{Path: p.cfg.Workspace, Access: action.AccessWrite})
+	}
+	return out
+}
