@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/internal/tools"
+	"github.com/parallax/parallax/internal/tools/files"
+	"github.com/parallax/parallax/internal/tools/shell"
+)
+
+// ToolsConfig configures the executors of the files and shell groups.
+type ToolsConfig struct {
+	Files files.Config
+	// Shell is the command runner; its Wrap is replaced per call by
+	// CommandSandbox.
+	Shell shell.Runner
+	// CommandSandbox returns, for one command, the wrapper that runs it
+	// in its own kernel sandbox. nil runs commands without one (tests
+	// and agent.sandbox: off); an error refuses the command.
+	CommandSandbox func(act *action.Action) (func(*exec.Cmd) error, error)
+}
+
+// ToolExecutors returns the executors of the files and shell groups by
+// action type.
+func ToolExecutors(cfg ToolsConfig) map[action.Type]Executor {
+	fe := &filesExecutor{ex: files.New(cfg.Files)}
+	se := &shellExecutor{runner: cfg.Shell, sandbox: cfg.CommandSandbox}
+	out := map[action.Type]Executor{action.ExecuteCommand: se}
+	for _, t := range []action.Type{action.ReadFile, action.WriteFile, action.EditFile, action.DeleteFile, action.MoveFile,
+		action.CopyFile, action.ListDirectory, action.SearchFiles, action.CreateDirectory} {
+		out[t] = fe
+	}
+	return out
+}
+
+// filesExecutor takes the files plan (resolved paths and their
+// identities) when the engine prepares the call, and hands it to the
+// executor, which refuses to act if anything changed since.
+type filesExecutor struct {
+	ex    *files.Executor
+	plans sync.Map // *action.Action → *files.Plan
+}
+
+var (
+	_ Executor = (*filesExecutor)(nil)
+	_ Preparer = (*filesExecutor)(nil)
+)
+
+func (f *filesExecutor) Prepare(_ context.Context, act *action.Action) (*action.Action, error) {
+	plan, err := files.Prepare(act)
+	if err != nil {
+		return nil, err
+	}
+	f.plans.Store(act, plan)
+	return act, nil
+}
+
+func (f *filesExecutor) Execute(ctx context.Context, act *action.Action) (Result, error) {
+	v, ok := f.plans.LoadAndDelete(act)
+	if !ok {
+		return Result{}, errors.New("bad_plan: the action was not prepared")
+	}
+	res, err := f.ex.Execute(ctx, tools.Call{Action: act, Plan: v.(*files.Plan)})
+	return toolResult(res), err
+}
+
+// shellExecutor runs execute_command, each command in the sandbox its
+// analysis allows.
+type shellExecutor struct {
+	runner  shell.Runner
+	sandbox func(*action.Action) (func(*exec.Cmd) error, error)
+}
+
+func (s *shellExecutor) Execute(ctx context.Context, act *action.Action) (Result, error) {
+	r := s.runner
+	r.Wrap = nil
+	if s.sandbox != nil {
+		wrap, err := s.sandbox(act)
+		if err != nil {
+			return Result{}, fmt.Errorf("%s: the command's sandbox cannot be built: %w", tools.CodeSandbox, err)
+		}
+		if wrap == nil {
+			return Result{}, fmt.Errorf("%s: no sandbox for the command", tools.CodeSandbox)
+		}
+		r.Wrap = wrap
+	}
+	res, err := r.Execute(ctx, tools.Call{Action: act})
+	return toolResult(res), err
+}
+
+// toolResult is an executor's result as the agent reads it.
+func toolResult(r tools.Result) Result {
+	out := Result{Output: r.Output, ExitCode: r.ExitCode}
+	var notes []string
+	if r.TimedOut {
+		notes = append(notes, "the command timed out and was killed")
+	}
+	if r.ExitCode != 0 && !r.TimedOut {
+		notes = append(notes, fmt.Sprintf("exit status %d", r.ExitCode))
+	}
+	if r.Truncated {
+		notes = append(notes, "output cut to its bound")
+	}
+	if r.Code != "" {
+		out.IsError = true
+		notes = append(notes, r.Code+": "+r.Error)
+	}
+	if len(notes) > 0 {
+		if out.Output != "" && !strings.HasSuffix(out.Output, "\n") {
+			out.Output += "\n"
+		}
+		out.Output += "[" + strings.Join(notes, "; ") + "]"
+	}
+	return out
+}
