@@ -66,6 +66,9 @@ func Dial(ctx context.Context, opts ...grpc.DialOption) (*Client, error) {
 	c.cc = cc
 	if err := waitReady(ctx, cc); err != nil {
 		cc.Close()
+		if derr := d.failure(); derr != nil {
+			err = fmt.Errorf("%w: %w", err, derr)
+		}
 		return nil, fmt.Errorf("agentlink: dial: %w", err)
 	}
 	return c, nil
@@ -111,11 +114,31 @@ func (c *Client) Close() error { return c.cc.Close() }
 // String keeps the token out of logs.
 func (c *Client) String() string { return "agentlink.Client" }
 
+// GoString keeps the token out of %#v.
+func (c *Client) GoString() string { return "agentlink.Client" }
+
 // fdDialer hands gRPC the inherited descriptor, once. It is the link's
 // only source of connections: nothing here dials.
 type fdDialer struct {
 	mu   sync.Mutex
 	file *os.File // nil once used
+	err  error    // why the one dial failed
+}
+
+func (d *fdDialer) failure() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.err
+}
+
+func (d *fdDialer) dial(ctx context.Context, addr string) (net.Conn, error) {
+	c, err := d.dialOnce(ctx, addr)
+	if err != nil && !errors.Is(err, ErrRedial) {
+		d.mu.Lock()
+		d.err = err
+		d.mu.Unlock()
+	}
+	return c, err
 }
 
 func (d *fdDialer) take() *os.File {
@@ -132,7 +155,7 @@ func (d *fdDialer) discard() {
 	}
 }
 
-func (d *fdDialer) dial(ctx context.Context, _ string) (net.Conn, error) {
+func (d *fdDialer) dialOnce(ctx context.Context, _ string) (net.Conn, error) {
 	f := d.take()
 	if f == nil {
 		return nil, ErrRedial
