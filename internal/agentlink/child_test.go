@@ -27,6 +27,8 @@ var childScenarios = map[string]func(ctx context.Context) error{
 	"bad-token":   childBadToken,
 	"bad-version": childBadVersion,
 	"no-hello":    childNoHello,
+	"hello-token": childHelloToken,
+	"hello-pid":   childHelloPid,
 	"second":      childSecond,
 	"kill":        childKill,
 	"large":       childLarge,
@@ -228,7 +230,8 @@ func childBadToken(ctx context.Context) error {
 	return wantCode(err, codes.Unauthenticated)
 }
 
-func childHelloRefused(ctx context.Context, hello *parallaxv1.AgentMessage, want codes.Code) error {
+// childHelloRefused sends the hello edit makes of a good one.
+func childHelloRefused(ctx context.Context, edit func(*parallaxv1.AgentMessage) *parallaxv1.AgentMessage, want codes.Code) error {
 	c, err := Dial(ctx)
 	if err != nil {
 		return err
@@ -238,11 +241,7 @@ func childHelloRefused(ctx context.Context, hello *parallaxv1.AgentMessage, want
 	if err != nil {
 		return err
 	}
-	if hello == nil {
-		hello = c.Hello("test")
-		hello.GetHello().ProtocolVersion = parallaxv1.ProtocolVersion + 1
-	}
-	if err := st.Send(hello); err != nil && !errors.Is(err, io.EOF) {
+	if err := st.Send(edit(c.Hello("test"))); err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
 	_, err = st.Recv()
@@ -250,13 +249,34 @@ func childHelloRefused(ctx context.Context, hello *parallaxv1.AgentMessage, want
 }
 
 func childBadVersion(ctx context.Context) error {
-	return childHelloRefused(ctx, nil, codes.FailedPrecondition)
+	return childHelloRefused(ctx, func(m *parallaxv1.AgentMessage) *parallaxv1.AgentMessage {
+		m.GetHello().ProtocolVersion++
+		return m
+	}, codes.FailedPrecondition)
 }
 
 func childNoHello(ctx context.Context) error {
-	return childHelloRefused(ctx, &parallaxv1.AgentMessage{Msg: &parallaxv1.AgentMessage_ToolProposal{ToolProposal: &parallaxv1.ToolProposal{
-		CallId: "c0", ActionType: "read_file", PayloadJson: []byte(`{"path":"/etc/hostname"}`),
-	}}}, codes.InvalidArgument)
+	return childHelloRefused(ctx, func(*parallaxv1.AgentMessage) *parallaxv1.AgentMessage {
+		return &parallaxv1.AgentMessage{Msg: &parallaxv1.AgentMessage_ToolProposal{ToolProposal: &parallaxv1.ToolProposal{
+			CallId: "c0", ActionType: "read_file", PayloadJson: []byte(`{"path":"/etc/hostname"}`),
+		}}}
+	}, codes.InvalidArgument)
+}
+
+// childHelloToken sends the right token as metadata and another in hello.
+func childHelloToken(ctx context.Context) error {
+	return childHelloRefused(ctx, func(m *parallaxv1.AgentMessage) *parallaxv1.AgentMessage {
+		m.GetHello().Token = strings.Repeat("cd", tokenBytes)
+		return m
+	}, codes.Unauthenticated)
+}
+
+// childHelloPid claims to be another process.
+func childHelloPid(ctx context.Context) error {
+	return childHelloRefused(ctx, func(m *parallaxv1.AgentMessage) *parallaxv1.AgentMessage {
+		m.GetHello().Pid = 1
+		return m
+	}, codes.PermissionDenied)
 }
 
 func childSecond(ctx context.Context) error {

@@ -280,6 +280,8 @@ func TestRefused(t *testing.T) {
 		{"bad-token", ErrToken, false},
 		{"bad-version", ErrVersion, true},
 		{"no-hello", ErrHello, true},
+		{"hello-token", ErrToken, true},
+		{"hello-pid", ErrPeer, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {
