@@ -7,7 +7,7 @@ FUZZMIN   ?= 5s
 FUZZ       = $(GO) test -run='^$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMIN)
 export CGO_ENABLED ?= 0
 
-.PHONY: build test lint bench fuzz corpus nl2bash
+.PHONY: build test lint bench fuzz corpus nl2bash proto proto-check
 
 build:
 	$(GO) build -trimpath -o bin/parallax ./cmd/parallax
@@ -21,7 +21,7 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./action/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/ ./llm/ ./internal/engine/
+	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./action/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/ ./llm/ ./internal/engine/ ./internal/agentlink/
 
 fuzz:
 	$(FUZZ) ./shell/ -fuzz=FuzzAnalyze
@@ -54,3 +54,11 @@ corpus:
 
 nl2bash:
 	$(GO) run ./cmd/parallax shield bench ../shared/corpora/nl2bash/all.cm
+
+# Regenerate proto/parallax/v1 (needs protoc; plugins are pinned in the script).
+proto:
+	proto/generate.sh
+
+# Fail when the committed generated code is stale (what CI runs).
+proto-check:
+	bash .ci/proto-check
