@@ -271,8 +271,7 @@ func TestMCPPinsErrors(t *testing.T) {
 
 // TestMCPProxyBinary runs the built parallax binary as the proxy process
 // between a go-sdk client (which launches it, as Claude Desktop would)
-// and the test server. It is skipped until `mcp` is registered in
-// groups.go.
+// and the test server.
 func TestMCPProxyBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -283,8 +282,8 @@ func TestMCPProxyBinary(t *testing.T) {
 	if out, err := exec.Command(gobin, "build", "-o", px, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build parallax: %v\n%s", err, out)
 	}
-	if out, _ := exec.Command(px, "mcp", "--help").CombinedOutput(); !strings.Contains(string(out), "proxy") {
-		t.Skip("the mcp command is not registered in groups.go yet")
+	if out, err := exec.Command(px, "mcp", "--help").CombinedOutput(); err != nil || !strings.Contains(string(out), "proxy") {
+		t.Fatalf("parallax mcp --help: %v, want the proxy subcommand listed:\n%s", err, out)
 	}
 	bin := buildMCPTestServer(t)
 	ws := t.TempDir()
