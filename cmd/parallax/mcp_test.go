@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -44,7 +43,7 @@ func (l *mcpStderr) String() string {
 func buildMCPTestServer(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "px-testserver")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin := "go" // go test puts its own GOROOT/bin first on PATH
 	out, err := exec.Command(gobin, "build", "-o", bin, "../../internal/gateway/mcpproxy/testserver").CombinedOutput()
 	if err != nil {
 		t.Fatalf("build test server: %v\n%s", err, out)
@@ -278,7 +277,7 @@ func TestMCPProxyBinary(t *testing.T) {
 	}
 	dir := t.TempDir()
 	px := filepath.Join(dir, "parallax")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin := "go" // go test puts its own GOROOT/bin first on PATH
 	if out, err := exec.Command(gobin, "build", "-o", px, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build parallax: %v\n%s", err, out)
 	}
@@ -317,7 +316,7 @@ func TestMCPProxyBinary(t *testing.T) {
 func buildParallax(t *testing.T) string {
 	t.Helper()
 	px := filepath.Join(t.TempDir(), "parallax")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin := "go" // go test puts its own GOROOT/bin first on PATH
 	if out, err := exec.Command(gobin, "build", "-o", px, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build parallax: %v\n%s", err, out)
 	}
