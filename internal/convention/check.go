@@ -13,8 +13,10 @@ import (
 
 // SharedTables walks the Go sources under root (tests, testdata and
 // hidden directories aside) and returns every exported package-level
-// variable that is not an error sentinel, and every exported function
-// that returns a package-level variable itself.
+// variable that is not an error sentinel, every exported function that
+// returns a package-level variable itself, and every write to a
+// package-level variable from a function other than a sync.Once's (see
+// writers).
 func SharedTables(root string) ([]Finding, error) {
 	pkgs := map[string][]*ast.File{}
 	fset := token.NewFileSet()
@@ -32,7 +34,7 @@ func SharedTables(root string) ([]Finding, error) {
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, p, nil, 0)
 		if err != nil {
 			return fmt.Errorf("parse %s: %w", p, err)
 		}
@@ -73,6 +75,7 @@ func checkPackage(fset *token.FileSet, files []*ast.File) []Finding {
 			}
 		}
 	}
+	out = append(out, writes(fset, files, vars)...)
 	for _, f := range files {
 		for _, d := range f.Decls {
 			fn, ok := d.(*ast.FuncDecl)
@@ -169,4 +172,119 @@ func packageVar(e ast.Expr, vars map[string]bool) string {
 			return ""
 		}
 	}
+}
+
+// writers are the package-level variables that functions may change
+// outside a sync.Once, by package and name, with the reason.
+var writers = map[string]string{
+	"shell.kbBad":           "collects malformed flags() calls while the knowledge base is built; a test requires it empty",
+	"shield.unrecordedByWS": "process state behind unrecordedMu (the sessions whose taint is not recorded yet), not a table",
+}
+
+// writes returns every assignment, increment, delete or clear of a
+// package-level variable (or of an element or field of one) inside a
+// function, unless it is in a function literal given to a Do method (a
+// sync.Once building the table once) or the variable is in writers.
+func writes(fset *token.FileSet, files []*ast.File, vars map[string]bool) []Finding {
+	top := map[*ast.ValueSpec]bool{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR {
+				for _, s := range g.Specs {
+					top[s.(*ast.ValueSpec)] = true
+				}
+			}
+		}
+	}
+	var out []Finding
+	for _, f := range files {
+		pkg := f.Name.Name
+		target := func(e ast.Expr) string {
+			v := rootIdent(e)
+			if v == nil || v.Name == "_" || !vars[v.Name] || writers[pkg+"."+v.Name] != "" {
+				return ""
+			}
+			if v.Obj == nil { // declared in another file of the package
+				return v.Name
+			}
+			if vs, ok := v.Obj.Decl.(*ast.ValueSpec); ok && top[vs] {
+				return v.Name
+			}
+			return ""
+		}
+		report := func(n ast.Node, v, how string) {
+			out = append(out, Finding{fset.Position(n.Pos()).String(),
+				how + " package variable " + v + " after start; build it once (sync.Once, sync.OnceValue) or keep it unchanged"})
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			var once []*ast.FuncLit // function literals given to a Do method
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				switch x := n.(type) {
+				case *ast.CallExpr:
+					if sel, ok := x.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Do" {
+						for _, a := range x.Args {
+							if lit, ok := a.(*ast.FuncLit); ok {
+								once = append(once, lit)
+							}
+						}
+					}
+					if id, ok := x.Fun.(*ast.Ident); ok && (id.Name == "delete" || id.Name == "clear") && len(x.Args) > 0 && !inside(x, once) {
+						if v := target(x.Args[0]); v != "" {
+							report(x, v, id.Name+" of")
+						}
+					}
+				case *ast.AssignStmt:
+					if x.Tok == token.DEFINE || inside(x, once) {
+						return true
+					}
+					for _, l := range x.Lhs {
+						if v := target(l); v != "" {
+							report(l, v, "write to")
+						}
+					}
+				case *ast.IncDecStmt:
+					if v := target(x.X); v != "" && !inside(x, once) {
+						report(x, v, "write to")
+					}
+				}
+				return true
+			})
+		}
+	}
+	return out
+}
+
+// rootIdent is the variable an assignment target starts from: m in
+// m[k], s.f, *p, (x).
+func rootIdent(e ast.Expr) *ast.Ident {
+	for {
+		switch x := e.(type) {
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.Ident:
+			return x
+		default:
+			return nil
+		}
+	}
+}
+
+// inside reports whether n lies within one of the function literals.
+func inside(n ast.Node, lits []*ast.FuncLit) bool {
+	for _, l := range lits {
+		if l.Pos() <= n.Pos() && n.End() <= l.End() {
+			return true
+		}
+	}
+	return false
 }

@@ -40,6 +40,14 @@ func TestSharedTables(t *testing.T) {
 		{"returns a local", "var rules []int\nfunc Rules() []int { out := rules; _ = out; return nil }", nil},
 		{"returns a value", "var rules []int\nfunc Count() int { return len(rules) }", nil},
 		{"unexported function", "var rules []int\nfunc all() []int { return rules }", nil},
+		{"edits a set", "var tools = map[string]bool{}\nfunc allow(n string) { tools[n] = true }", []string{"tools"}},
+		{"deletes from a set", "var tools = map[string]bool{}\nfunc forget(n string) { delete(tools, n) }", []string{"tools"}},
+		{"appends to a list", "var names []string\nfunc add(n string) { names = append(names, n) }", []string{"names"}},
+		{"edits an entry's field", "var kb = map[string]*P{}\nfunc quiet(n string) { kb[n].Network = false }", []string{"kb"}},
+		{"counts", "var n int\nfunc tick() { n++ }", []string{"n"}},
+		{"built once", "var once sync.Once\nvar idx map[string]int\nfunc index() map[string]int { once.Do(func() { idx = map[string]int{} }); return nil }", nil},
+		{"a local shadows", "var tools = map[string]bool{}\nfunc f() { tools := map[string]bool{}; tools[\"x\"] = true }", nil},
+		{"a parameter shadows", "var tools = map[string]bool{}\nfunc f(tools map[string]bool) { tools[\"x\"] = true }", nil},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,7 +74,7 @@ func TestSharedTables(t *testing.T) {
 // named returns the name among want that what mentions, else what.
 func named(what string, want []string) string {
 	for _, w := range want {
-		if strings.Contains(what, " "+w+":") || strings.Contains(what, "func "+w+" ") {
+		if strings.Contains(what, " "+w+":") || strings.Contains(what, "func "+w+" ") || strings.Contains(what, "variable "+w+" after") {
 			return w
 		}
 	}

@@ -8,6 +8,9 @@
 //     from it once (an index, a compiled automaton).
 //   - No exported function hands out a package-level table itself: it
 //     returns a copy, a value, or answers a question about it.
+//   - No function changes a package-level variable after start, except
+//     inside a sync.Once that builds it once, or for the few process
+//     states listed in writers, each with its reason.
 package convention
 
 // Finding is a place that breaks a convention.
