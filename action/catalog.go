@@ -148,12 +148,8 @@ func Known(t Type) bool {
 // Types lists every catalog type, core first, in a stable order.
 func Types() []Type {
 	out := make([]Type, 0, len(core)+len(extended))
-	for _, t := range coreOrder {
-		out = append(out, t)
-	}
-	for _, t := range extendedOrder {
-		out = append(out, t)
-	}
+	out = append(out, coreOrder...)
+	out = append(out, extendedOrder...)
 	return out
 }
 

@@ -3,6 +3,7 @@ package approval
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -33,8 +34,12 @@ type Pattern struct {
 	Host       string `json:"host,omitempty"`
 }
 
-// PatternTypes lists the action types a pattern may cover.
-var PatternTypes = []string{
+// PatternTypes lists the action types a pattern may cover. It returns a
+// copy: what a caller does with it changes nothing Check decides.
+func PatternTypes() []string { return slices.Clone(patternTypes[:]) }
+
+// patternTypes is the table behind PatternTypes, fixed at compile time.
+var patternTypes = [...]string{
 	"read_file", "write_file", "edit_file", "delete_file", "move_file", "copy_file",
 	"create_directory", "list_directory", "search_files", "execute_command",
 	"http_request", "browser_navigate", "git_clone",
@@ -43,14 +48,7 @@ var PatternTypes = []string{
 // minPrefixDepth is the least number of path elements of a PathPrefix.
 const minPrefixDepth = 2
 
-func patternType(t string) bool {
-	for _, p := range PatternTypes {
-		if p == t {
-			return true
-		}
-	}
-	return false
-}
+func patternType(t string) bool { return slices.Contains(patternTypes[:], t) }
 
 // String describes the pattern for a prompt, e.g.
 // "execute_command running rm under /home/dev/build".

@@ -71,7 +71,7 @@ func commandScope(eff *shell.Effects) Scope {
 			s.Opaque = true
 		default:
 			s.Programs = append(s.Programs, e.Name)
-			if p := shell.Lookup(e.Name); p == nil || p.Lang != "" {
+			if lang, known := shell.ProgramLang(e.Name); !known || lang != "" {
 				s.Opaque = true // unknown, or an interpreter: runs code we do not see
 			}
 		}

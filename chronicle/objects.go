@@ -226,22 +226,6 @@ func (o *objectStore) gc(keep map[string]bool) (removed int, bytes int64, err er
 	return removed, bytes, nil
 }
 
-// fsyncEach flushes files one by one (where syncfs is missing).
-func fsyncEach(files []string) error {
-	for _, p := range files {
-		f, err := os.Open(p)
-		if err != nil {
-			return fmt.Errorf("sync %s: %w", p, err)
-		}
-		err = f.Sync()
-		_ = f.Close()
-		if err != nil {
-			return fmt.Errorf("sync %s: %w", p, err)
-		}
-	}
-	return nil
-}
-
 // short abbreviates a hash for messages.
 func short(h string) string {
 	if len(h) > 12 {

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 )
 
 // mixedText builds n bytes of what tool results look like: access and
@@ -116,25 +115,4 @@ func BenchmarkScanSmall(b *testing.B) {
 	for b.Loop() {
 		d.Scan(text)
 	}
-}
-
-// TestScan1MBBudget logs the time to scan 1 MB (the best of three runs;
-// the target is under 50 ms). Time is not asserted: a shared or loaded
-// machine makes any bound flaky. BenchmarkScan1MB measures it.
-func TestScan1MBBudget(t *testing.T) {
-	if testing.Short() {
-		t.Skip("timing test")
-	}
-	text := mixedText(1 << 20)
-	d, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	best := time.Hour
-	for range 3 {
-		start := time.Now()
-		d.Scan(text)
-		best = min(best, time.Since(start))
-	}
-	t.Logf("1 MB scanned in %v (target: under 50 ms)", best)
 }

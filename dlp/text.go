@@ -49,9 +49,6 @@ func lowerASCII(s string) string {
 	return s
 }
 
-// wordStart reports whether position i starts a word.
-func wordStart(s string, i int) bool { return i == 0 || !isWord(s[i-1]) }
-
 // wordEnd reports whether position i (exclusive end) ends a word.
 func wordEnd(s string, i int) bool { return i >= len(s) || !isWord(s[i]) }
 

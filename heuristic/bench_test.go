@@ -49,7 +49,7 @@ func networkInput() *Input {
 func TestTypicalInputsAllowedWithoutAllocating(t *testing.T) {
 	for name, in := range map[string]*Input{"typical": typicalInput(), "network": networkInput()} {
 		if f, ok := Evaluate(in); ok {
-			t.Errorf("%s: fired %s: %s", name, f.Rule.ID, f.Detail)
+			t.Errorf("%s: fired %s: %s", name, f.ID, f.Detail)
 		}
 		if n := testing.AllocsPerRun(100, func() { Evaluate(in) }); n != 0 {
 			t.Errorf("%s: %v allocations per Evaluate, want 0", name, n)

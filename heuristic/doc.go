@@ -11,6 +11,10 @@
 // stage or the policy says otherwise), so the ESCALATE rules are also the
 // list of what tier 1 cannot clear.
 //
+// The table is built once and never changes: Rules hands out a deep copy
+// and a Finding holds the rule's fields by value, so no caller can edit
+// what Evaluate (and the index it walks) judges by.
+//
 // Guarantees and defenses:
 //   - Effects, not spelling: shell rules read the analyser's paths,
 //     programs, destinations, flows and tags, so quoting, escapes, globs

@@ -52,7 +52,7 @@ func usesShell(e Example) bool {
 
 func fired(fs []Finding, id string) (string, bool) {
 	for _, f := range fs {
-		if f.Rule.ID == id {
+		if f.ID == id {
 			return f.Detail, true
 		}
 	}
@@ -62,7 +62,7 @@ func fired(fs []Finding, id string) (string, bool) {
 func describe(in *Input) string {
 	var b strings.Builder
 	for _, f := range EvaluateAll(in) {
-		fmt.Fprintf(&b, " [%s: %s]", f.Rule.ID, f.Detail)
+		fmt.Fprintf(&b, " [%s: %s]", f.ID, f.Detail)
 	}
 	if in.Effects != nil {
 		fmt.Fprintf(&b, " effects=%+v", *in.Effects)
@@ -146,16 +146,16 @@ func typeIn(t action.Type, ts []action.Type) bool {
 func TestEvaluateOrder(t *testing.T) {
 	in := prepare(t, sh(`sudo rm -rf /`))
 	f, ok := Evaluate(in)
-	if !ok || f.Rule.Decision != verdict.Block {
+	if !ok || f.Decision != verdict.Block {
 		t.Fatalf("got %+v %v, want a BLOCK finding;%s", f, ok, describe(in))
 	}
 	all := EvaluateAll(in)
-	if len(all) == 0 || all[0].Rule != f.Rule {
-		t.Errorf("EvaluateAll starts with %v, want %s", all, f.Rule.ID)
+	if len(all) == 0 || all[0] != f {
+		t.Errorf("EvaluateAll starts with %v, want %s", all, f.ID)
 	}
 	routine := prepare(t, sh(`go test ./...`))
 	if f, ok := Evaluate(routine); ok {
-		t.Errorf("go test fired %s: %s", f.Rule.ID, f.Detail)
+		t.Errorf("go test fired %s: %s", f.ID, f.Detail)
 	}
 	if _, ok := Evaluate(&Input{}); ok {
 		t.Errorf("empty input fired")
@@ -170,7 +170,7 @@ func TestDetailsHideSecrets(t *testing.T) {
 			for _, f := range EvaluateAll(prepare(t, e)) {
 				for _, s := range secrets {
 					if strings.Contains(f.Detail, s) {
-						t.Errorf("%s detail %q echoes a secret", f.Rule.ID, f.Detail)
+						t.Errorf("%s detail %q echoes a secret", f.ID, f.Detail)
 					}
 				}
 			}

@@ -67,10 +67,22 @@ type Input struct {
 	Home      string // absolute, clean
 }
 
-// Finding is a rule that fired and what it fired on.
+// Finding is a rule that fired and what it fired on. It holds the rule's
+// fields by value, not a pointer into the table: whatever a caller does
+// with a finding, the table stays as it was.
 type Finding struct {
-	Rule   *Rule
-	Detail string
+	ID          string // the rule's stable reason code
+	Description string
+	Category    string
+	Severity    Severity
+	Decision    verdict.Decision
+	Detail      string
+}
+
+// finding is what rule r fired on.
+func finding(r *Rule, detail string) Finding {
+	return Finding{ID: r.ID, Description: r.Description, Category: r.Category,
+		Severity: r.Severity, Decision: r.Decision, Detail: detail}
 }
 
 // ruleIndex lists, per action type, the rules that read it: BLOCK rules
@@ -82,7 +94,7 @@ type ruleIndex map[action.Type][]*Rule
 // and the BLOCK rules for execute_command in table order (embeddedShell,
 // see instruct.go).
 func index() *ruleIndexes {
-	indexOnce.Do(func() { indexed = buildIndex(Rules()) })
+	indexOnce.Do(func() { indexed = buildIndex(table()) })
 	return &indexed
 }
 
@@ -128,7 +140,7 @@ func Evaluate(in *Input) (Finding, bool) {
 	}
 	for _, r := range index().byType[in.Action.Type] {
 		if d, ok := r.Match(in); ok {
-			return Finding{Rule: r, Detail: d}, true
+			return finding(r, d), true
 		}
 	}
 	return Finding{}, false
@@ -143,19 +155,8 @@ func EvaluateAll(in *Input) []Finding {
 	var out []Finding
 	for _, r := range index().byType[in.Action.Type] {
 		if d, ok := r.Match(in); ok {
-			out = append(out, Finding{Rule: r, Detail: d})
+			out = append(out, finding(r, d))
 		}
 	}
 	return out
-}
-
-// Lookup returns the rule with the given ID.
-func Lookup(id string) (*Rule, bool) {
-	rules := Rules()
-	for i := range rules {
-		if rules[i].ID == id {
-			return &rules[i], true
-		}
-	}
-	return nil, false
 }

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -29,12 +30,29 @@ const (
 // in this order, else the first matching ESCALATE rule; BLOCK rules on
 // the most specific facts come first so that the reason names the worst
 // thing an action does. Each rule carries the examples its test runs.
-// The table is built on first use, not at package initialisation (its
-// examples alone are hundreds of JSON payloads); Rules returns the same
-// slice every time. Rules is a function and its state has no initialiser:
-// the rules' matchers reach the table's index, and an initialiser that
-// reached them would be an initialisation cycle.
+//
+// Rules returns a copy: the caller may change it, and Evaluate still
+// judges by the table. The table itself (table) is built on first use,
+// not at package initialisation (its examples alone are hundreds of JSON
+// payloads), and nothing changes it afterwards: the index Evaluate walks
+// is built from it once, so an edit would silently diverge from it. The
+// table's state has no initialiser: the rules' matchers reach the
+// table's index, and an initialiser that reached them would be an
+// initialisation cycle.
 func Rules() []Rule {
+	t := table()
+	out := make([]Rule, len(t))
+	for i, r := range t {
+		r.Types = slices.Clone(r.Types)
+		r.Positive = slices.Clone(r.Positive)
+		r.Negative = slices.Clone(r.Negative)
+		out[i] = r
+	}
+	return out
+}
+
+// table is the rule table, shared and never changed once built.
+func table() []Rule {
 	rulesOnce.Do(func() { rules = rulesTable() })
 	return rules
 }

@@ -142,17 +142,8 @@ func networkEffects(eff *shell.Effects) bool {
 		return true
 	}
 	for _, x := range eff.Execs {
-		p := shell.Lookup(x.Name)
-		if p == nil {
-			continue
-		}
-		if p.Network {
+		if shell.Networked(x.Name, x.Args) {
 			return true
-		}
-		for _, arg := range x.Args {
-			if sp := p.Sub[arg]; sp != nil && sp.Network {
-				return true
-			}
 		}
 	}
 	return false

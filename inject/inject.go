@@ -176,8 +176,24 @@ var injectionRules = sync.OnceValue(func() []InjectionRule {
 	}
 })
 
-// InjectionRules returns the rule table (shared; do not modify).
-func InjectionRules() []InjectionRule { return injectionRules() }
+// InjectionRules returns a copy of the rule table, patterns included:
+// the scanner reads the table and a keyword index built once from it,
+// so nothing a caller does with the copy (Longest on a pattern, an edited
+// keyword) changes what ScanInjection finds.
+func InjectionRules() []InjectionRule {
+	t := injectionRules()
+	out := make([]InjectionRule, len(t))
+	for i, r := range t {
+		r.Keywords = slices.Clone(r.Keywords)
+		r.Positive = slices.Clone(r.Positive)
+		r.Negative = slices.Clone(r.Negative)
+		if r.Pattern != nil {
+			r.Pattern = regexp.MustCompile(r.Pattern.String()) // it compiled once: it compiles again
+		}
+		out[i] = r
+	}
+	return out
+}
 
 // maxScan bounds how much of one text the injection rules read: the
 // patterns are local, and a flood of text must not cost unbounded time.

@@ -16,7 +16,7 @@ type Options struct {
 	MaxDepth int                        // nesting depth bound (default 4)
 	MaxBytes int                        // input size bound (default 64 KiB)
 	MaxNodes int                        // work bound in words and commands (default 20000)
-	Lookup   func(name string) *Program // knowledge base (default: Lookup)
+	Lookup   func(name string) *Program // knowledge base (default: the built-in one)
 }
 
 // Default bounds.
@@ -90,7 +90,7 @@ func (a *analyzer) start(eff *Effects, opt Options) {
 		opt.MaxNodes = DefaultMaxNodes
 	}
 	if opt.Lookup == nil {
-		opt.Lookup = Lookup
+		opt.Lookup = lookup
 	}
 	cwd := opt.Cwd
 	if cwd == "" || cwd[0] != '/' {

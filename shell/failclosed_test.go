@@ -31,7 +31,7 @@ func TestAnalyzerPanicIsOpaque(t *testing.T) {
 			if !ok {
 				t.Fatal("got no finding on an opaque command, want ESCALATE or BLOCK")
 			}
-			t.Logf("%s: %v", f.Rule.ID, f.Rule.Decision)
+			t.Logf("%s: %v", f.ID, f.Decision)
 		})
 	}
 	// The same commands analyse without the fault (the fault is what

@@ -8,7 +8,7 @@ import (
 // The knowledge base of programs. Each kb_*.go file holds one static table
 // (files, text, archives, network, dev tools, containers and clouds,
 // system administration, interpreters and wrappers, misc). programs merges
-// them once, on the first Lookup (not at package initialisation: a process
+// them once, on the first lookup (not at package initialisation: a process
 // that never analyses a command does not pay for them), without init()
 // functions.
 //
@@ -19,7 +19,7 @@ import (
 //   - When a RoleCode or RoleShellCode flag is given (python -c, perl -e,
 //     sh -c), a RoleScript positional is not a script: the words are the
 //     code's arguments. Check functions add what those arguments mean.
-//   - Check functions never reference programs or Lookup (that would be an
+//   - Check functions never reference programs or lookup (that would be an
 //     initialisation cycle); they nest through Call.Run and Call.RunShell.
 
 // kbTables lists the builders of the tables merged into programs. A name
@@ -40,8 +40,42 @@ var programs = sync.OnceValue(func() map[string]*Program {
 	return merge(tables, kbAliases)
 })
 
-// Lookup returns the knowledge base entry for a program base name, or nil.
-func Lookup(name string) *Program { return programs()[name] }
+// lookup returns the knowledge base entry for a program base name, or
+// nil. It is the default of Options.Lookup. The entries are shared by
+// every analysis and never change once built, so no entry leaves the
+// package: other packages ask ProgramLang and Networked.
+func lookup(name string) *Program { return programs()[name] }
+
+// ProgramLang reports whether the knowledge base describes the program
+// with this base name, and the language of the code it runs ("" when
+// its input is data, not code).
+func ProgramLang(name string) (lang string, known bool) {
+	p := lookup(name)
+	if p == nil {
+		return "", false
+	}
+	return p.Lang, true
+}
+
+// Networked reports whether the program with this base name talks to
+// the network when run with args: the program itself, or one of its
+// subcommands named among args. An unknown program reports false; the
+// analysis tags those (TagUnknownProgram).
+func Networked(name string, args []string) bool {
+	p := lookup(name)
+	if p == nil {
+		return false
+	}
+	if p.Network {
+		return true
+	}
+	for _, arg := range args {
+		if sp := p.Sub[arg]; sp != nil && sp.Network {
+			return true
+		}
+	}
+	return false
+}
 
 // merge builds the knowledge base from the tables, then adds aliases
 // (alias name → canonical name). The first table naming a program wins;

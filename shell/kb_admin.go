@@ -4,7 +4,7 @@ import "strings"
 
 // Privilege, users, firewalls, mandatory access control, audit, secrets.
 
-// kbAdminTable builds the kbAdmin table. It runs once, on the first Lookup, not at
+// kbAdminTable builds the kbAdmin table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbAdminTable() map[string]*Program {
 	var (

@@ -6,7 +6,7 @@ import "strings"
 // (--checkpoint-action=exec, --to-command, -I/--use-compress-program,
 // --rsh-command, --info-script), all parsed by checkTar.
 
-// kbArchiveTable builds the kbArchive table. It runs once, on the first Lookup, not at
+// kbArchiveTable builds the kbArchive table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbArchiveTable() map[string]*Program {
 	var (

@@ -5,7 +5,7 @@ import "strings"
 // Infrastructure and cloud CLIs: teardown is TagInfraTeardown; the rest
 // is network traffic to the provider.
 
-// kbCloudTable builds the kbCloud table. It runs once, on the first Lookup, not at
+// kbCloudTable builds the kbCloud table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbCloudTable() map[string]*Program {
 	var (

@@ -6,7 +6,7 @@ import "strings"
 // Container escapes are the run options that hand the host to the
 // container (-v /:/host, --privileged, --pid=host, the docker socket).
 
-// kbContainerTable builds the kbContainer table. It runs once, on the first Lookup, not at
+// kbContainerTable builds the kbContainer table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbContainerTable() map[string]*Program {
 	var (

@@ -11,7 +11,7 @@ import (
 // routine, so they carry no tag; escapes are the flags that run commands
 // the project does not define (-toolexec, -exec, --eval, -wrapper).
 
-// kbDevTable builds the kbDev table. It runs once, on the first Lookup, not at
+// kbDevTable builds the kbDev table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbDevTable() map[string]*Program {
 	var (

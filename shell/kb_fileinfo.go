@@ -2,7 +2,7 @@ package shell
 
 // Permissions, ownership, and the tools that only look at files.
 
-// kbFileMetaTable builds the kbFileMeta table. It runs once, on the first Lookup, not at
+// kbFileMetaTable builds the kbFileMeta table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbFileMetaTable() map[string]*Program {
 	var (

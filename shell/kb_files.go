@@ -2,7 +2,7 @@ package shell
 
 // File operations: copying, moving, deleting, creating, low-level writes.
 
-// kbFilesTable builds the kbFiles table. It runs once, on the first Lookup, not at
+// kbFilesTable builds the kbFiles table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbFilesTable() map[string]*Program {
 	var (

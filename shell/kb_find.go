@@ -6,7 +6,7 @@ import "strings"
 // effects are; -exec commands are analysed one level deeper with {} as a
 // path only known at run time (its known prefix is the search root).
 
-// kbFindTable builds the kbFind table. It runs once, on the first Lookup, not at
+// kbFindTable builds the kbFind table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbFindTable() map[string]*Program {
 	var kbFind = map[string]*Program{

@@ -24,7 +24,7 @@ func gitSub(p *Program) *Program {
 // gitNet is gitSub for subcommands that talk to a remote.
 func gitNet(p *Program) *Program { p.Network = true; return gitSub(p) }
 
-// kbGitTable builds the kbGit table. It runs once, on the first Lookup, not at
+// kbGitTable builds the kbGit table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbGitTable() map[string]*Program {
 	var kGitGlobal = flags(

@@ -6,7 +6,7 @@ import "strings"
 // scripts (RoleScript), code on stdin (StdinCode), and the module or
 // library switches that fetch or run code.
 
-// kbInterpTable builds the kbInterp table. It runs once, on the first Lookup, not at
+// kbInterpTable builds the kbInterp table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbInterpTable() map[string]*Program {
 	var (

@@ -9,7 +9,7 @@ import (
 
 // Editors, pagers, documentation, media and desktop tools.
 
-// kbMiscTable builds the kbMisc table. It runs once, on the first Lookup, not at
+// kbMiscTable builds the kbMisc table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbMiscTable() map[string]*Program {
 	var (

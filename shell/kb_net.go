@@ -6,7 +6,7 @@ import "strings"
 // nc/ncat/socat are tagged here; downloads piped to a shell are the
 // core's (pipelines).
 
-// kbNetTable builds the kbNet table. It runs once, on the first Lookup, not at
+// kbNetTable builds the kbNet table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbNetTable() map[string]*Program {
 	var (

@@ -5,7 +5,7 @@ import "strings"
 // More network tools: ssh family, scanners, lookups, downloaders, mail,
 // sniffers, openssl, database clients.
 
-// kbNet2Table builds the kbNet2 table. It runs once, on the first Lookup, not at
+// kbNet2Table builds the kbNet2 table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbNet2Table() map[string]*Program {
 	var (

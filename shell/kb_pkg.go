@@ -9,7 +9,7 @@ import "strings"
 // withSub is a program with subcommands and a plain default.
 func withSub(sub map[string]*Program) *Program { return &Program{Sub: sub, SubDefault: &Program{}} }
 
-// kbPkgTable builds the kbPkg table. It runs once, on the first Lookup, not at
+// kbPkgTable builds the kbPkg table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbPkgTable() map[string]*Program {
 	var (

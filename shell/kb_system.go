@@ -5,7 +5,7 @@ import "strings"
 // System administration: processes, services, scheduling, mounts,
 // kernel, disks, network configuration.
 
-// kbSystemTable builds the kbSystem table. It runs once, on the first Lookup, not at
+// kbSystemTable builds the kbSystem table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbSystemTable() map[string]*Program {
 	var (

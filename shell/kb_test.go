@@ -91,11 +91,11 @@ func TestKBTables(t *testing.T) {
 
 func TestKBLookup(t *testing.T) {
 	for _, name := range []string{"ls", "git", "python3", "gls", "tar", "docker", "kubectl", "sudo", "find", "xargs"} {
-		if Lookup(name) == nil {
-			t.Errorf("Lookup(%q) = nil", name)
+		if lookup(name) == nil {
+			t.Errorf("lookup(%q) = nil", name)
 		}
 	}
-	if Lookup("surely-not-a-program") != nil {
+	if lookup("surely-not-a-program") != nil {
 		t.Error("Lookup of an unknown name is not nil")
 	}
 }
@@ -173,7 +173,7 @@ func TestKBCoverage(t *testing.T) {
 	var misses []miss
 	for name, n := range counts {
 		total += n
-		if Lookup(name) != nil || shellBuiltins[name] {
+		if lookup(name) != nil || shellBuiltins[name] {
 			known += n
 		} else {
 			misses = append(misses, miss{name, n})
@@ -219,7 +219,7 @@ func BenchmarkLookup(b *testing.B) {
 	names := []string{"ls", "git", "grep", "find", "docker", "unknown-program", "python3", "xargs"}
 	for b.Loop() {
 		for _, n := range names {
-			_ = Lookup(n)
+			_ = lookup(n)
 		}
 	}
 }

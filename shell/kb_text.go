@@ -4,7 +4,7 @@ import "strings"
 
 // Text tools: search, sorting and slicing, converters.
 
-// kbTextTable builds the kbText table. It runs once, on the first Lookup, not at
+// kbTextTable builds the kbText table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbTextTable() map[string]*Program {
 	var (

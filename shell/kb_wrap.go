@@ -6,7 +6,7 @@ import "strings"
 // timeout, xargs, watch, strace, ...). The nested command is analysed one
 // level deeper through Call.Run or Call.RunShell.
 
-// kbWrapTable builds the kbWrap table. It runs once, on the first Lookup, not at
+// kbWrapTable builds the kbWrap table. It runs once, on the first lookup, not at
 // package initialisation (programs).
 func kbWrapTable() map[string]*Program {
 	var kbWrap = map[string]*Program{

@@ -48,7 +48,7 @@ func (a *analyzer) redirsIn(list []*syntax.Redirect, in *stream, rd *redirs) *st
 			in.net = w.flags&wNet != 0
 		case syntax.RdrIn, syntax.RdrInOut:
 			in = a.redirFile(r, orDefault(fd, "0"), in, rd)
-		case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrAll, syntax.AppAll:
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
 			a.redirFile(r, orDefault(fd, "1"), in, rd)
 		case syntax.DplIn, syntax.DplOut:
 			in = a.redirDup(r, fd, in, rd)

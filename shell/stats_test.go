@@ -1,125 +1,93 @@
 package shell
 
 import (
-	"os"
-	"sort"
-	"strconv"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
-// TestCorpusLatency prints the analyser's latency percentiles over the
-// corpus (PX_STATS=1).
-func TestCorpusLatency(t *testing.T) {
-	if os.Getenv("PX_STATS") == "" {
-		t.Skip("set PX_STATS=1")
-	}
-	lines := loadCorpus(t)
+// BenchmarkAnalyzeNL2BashPercentiles times each corpus command on its own
+// and reports the percentiles of one pass (the last) as metrics:
+//
+//	go test ./shell -run='^$' -bench=AnalyzeNL2BashPercentiles -benchtime=3x
+func BenchmarkAnalyzeNL2BashPercentiles(b *testing.B) {
+	lines := loadCorpus(b)
 	for _, l := range lines {
-		Analyze(l, corpusOpt) // warm up pools
+		Analyze(l, corpusOpt) // warm up the pools
 	}
 	ds := make([]time.Duration, len(lines))
-	for i, l := range lines {
-		start := time.Now()
-		Analyze(l, corpusOpt)
-		ds[i] = time.Since(start)
+	for b.Loop() {
+		for i, l := range lines {
+			start := time.Now()
+			Analyze(l, corpusOpt)
+			ds[i] = time.Since(start)
+		}
 	}
-	idx := make([]int, len(ds))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(i, j int) bool { return ds[idx[i]] < ds[idx[j]] })
-	n := len(idx)
-	t.Logf("p50 %v p90 %v p99 %v max %v", ds[idx[n/2]], ds[idx[n*9/10]], ds[idx[n*99/100]], ds[idx[n-1]])
-	for _, i := range idx[n-5:] {
-		t.Logf("%v %s", ds[i], lines[i])
-	}
+	slices.Sort(ds)
+	n := len(ds)
+	b.ReportMetric(float64(ds[n/2].Nanoseconds()), "p50-ns/cmd")
+	b.ReportMetric(float64(ds[n*99/100].Nanoseconds()), "p99-ns/cmd")
+	b.ReportMetric(float64(ds[n-1].Nanoseconds()), "max-ns/cmd")
 }
 
-// TestSlowInputs times the fuzzer's cached inputs (PX_FUZZDIR=dir).
-func TestSlowInputs(t *testing.T) {
-	dir := os.Getenv("PX_FUZZDIR")
-	if dir == "" {
-		t.Skip("set PX_FUZZDIR")
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(dir + "/" + e.Name())
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := string(b)
-		_, q, _ := strings.Cut(s, "string(")
-		q = strings.TrimSuffix(strings.TrimSpace(q), ")")
-		cmd, err := strconv.Unquote(q)
-		if err != nil {
+// undecidable names why an analysis could not see everything a command
+// does (an opaque part, a command built at run time, eval), one key per
+// tag kind, program and detail; "" when it saw everything.
+func undecidable(e *Effects) []string {
+	var keys []string
+	for _, tg := range e.Tags {
+		if tg.Kind != TagOpaque && tg.Kind != TagDynamicCommand && tg.Kind != TagEval {
 			continue
 		}
-		start := time.Now()
-		Analyze(cmd, tOpt)
-		if d := time.Since(start); d > 20*time.Millisecond {
-			t.Logf("%v %s %q", d, e.Name(), cmd)
+		d, _, _ := strings.Cut(tg.Detail, ":")
+		if k := tg.Kind.String() + " " + tg.Program + " " + d; !slices.Contains(keys, k) {
+			keys = append(keys, k)
 		}
 	}
+	return keys
 }
 
-// TestCorpusStats prints which tags make corpus commands undecidable
-// (PX_STATS=1 go test ./shell -run CorpusStats -v). It asserts nothing.
-func TestCorpusStats(t *testing.T) {
-	if os.Getenv("PX_STATS") == "" {
-		t.Skip("set PX_STATS=1")
-	}
+// maxUndecidable is the most corpus commands the analyser may leave
+// undecidable (an opaque part, a run-time command, eval): each is a
+// command the gate cannot judge on its effects. Lower it when the
+// analyser improves; a rise is a regression. (1219 of the 12,607
+// nl2bash commands when this was written.)
+const maxUndecidable = 1219
+
+// TestCorpusUndecidable counts the corpus commands whose analysis is
+// undecidable and fails when they are more than maxUndecidable, listing
+// the commonest reasons with an example each.
+func TestCorpusUndecidable(t *testing.T) {
 	lines := loadCorpus(t)
 	count := map[string]int{}
-	ex := map[string]string{}
+	example := map[string]string{}
+	n := 0
 	for _, l := range lines {
-		e := Analyze(l, corpusOpt)
-		seen := map[string]bool{}
-		for _, tg := range e.Tags {
-			if tg.Kind != TagOpaque && tg.Kind != TagDynamicCommand && tg.Kind != TagEval {
-				continue
-			}
-			d := tg.Detail
-			if i := strings.IndexByte(d, ':'); i > 0 {
-				d = d[:i]
-			}
-			k := tg.Kind.String() + " " + tg.Program + " " + d
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
+		keys := undecidable(Analyze(l, corpusOpt))
+		if len(keys) > 0 {
+			n++
+		}
+		for _, k := range keys {
 			count[k]++
-			if _, ok := ex[k]; !ok {
-				ex[k] = l
+			if _, ok := example[k]; !ok {
+				example[k] = l
 			}
 		}
+	}
+	t.Logf("%d of %d commands undecidable", n, len(lines))
+	if n <= maxUndecidable {
+		return
 	}
 	keys := make([]string, 0, len(count))
 	for k := range count {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return count[keys[i]] > count[keys[j]] })
-	for i, k := range keys {
-		if i > 60 {
-			break
-		}
-		t.Logf("%5d %-60s e.g. %s", count[k], k, ex[k])
+	slices.SortFunc(keys, func(a, b string) int { return count[b] - count[a] })
+	var b strings.Builder
+	for _, k := range keys[:min(len(keys), 30)] {
+		fmt.Fprintf(&b, "\n%5d %-60s e.g. %s", count[k], k, example[k])
 	}
-	if want := os.Getenv("PX_STATS_KEY"); want != "" {
-		n := 0
-		for _, l := range lines {
-			e := Analyze(l, corpusOpt)
-			for _, tg := range e.Tags {
-				if strings.HasPrefix(tg.Kind.String()+" "+tg.Program+" "+tg.Detail, want) && n < 25 {
-					t.Logf("EX %s", l)
-					n++
-					break
-				}
-			}
-		}
-	}
+	t.Errorf("got %d undecidable commands, want at most %d; commonest reasons:%s", n, maxUndecidable, b.String())
 }

@@ -177,7 +177,7 @@ func (b *wbuild) hole() {
 // expansion appends the value of an expansion: unquoted, it is split
 // into fields at blanks.
 func (b *wbuild) expansion(s string, quoted bool) {
-	if quoted || !b.split || strings.IndexAny(s, " \t\n") < 0 {
+	if quoted || !b.split || !strings.ContainsAny(s, " \t\n") {
 		b.text(s, quoted)
 		return
 	}
@@ -227,7 +227,7 @@ func appendEscaped(dst []byte, s string) []byte {
 }
 
 func escapeGlob(s string) string {
-	if strings.IndexAny(s, "*?[\\") < 0 {
+	if !strings.ContainsAny(s, "*?[\\") {
 		return s
 	}
 	return string(appendEscaped(nil, s))

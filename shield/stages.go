@@ -294,15 +294,15 @@ func (g *Gate) heuristics(st *state) (verdict.Verdict, bool) {
 	if !ok {
 		return verdict.Verdict{}, false
 	}
-	reason := f.Rule.Description
+	reason := f.Description
 	if f.Detail != "" {
 		reason += ": " + f.Detail
 	}
-	if f.Rule.Decision == verdict.Escalate {
-		st.escalate(verdict.StageHeuristic, 2, f.Rule.ID, reason)
+	if f.Decision == verdict.Escalate {
+		st.escalate(verdict.StageHeuristic, 2, f.ID, reason)
 		return verdict.Verdict{}, false
 	}
-	return block(verdict.StageHeuristic, 1, f.Rule.ID, reason)
+	return block(verdict.StageHeuristic, 1, f.ID, reason)
 }
 
 // judge is tier 2. What the earlier tiers escalated goes to the judge

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -44,7 +43,7 @@ func (l *mcpStderr) String() string {
 func buildMCPTestServer(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "px-testserver")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin := "go" // go test puts its own GOROOT/bin first on PATH
 	out, err := exec.Command(gobin, "build", "-o", bin, "../../internal/gateway/mcpproxy/testserver").CombinedOutput()
 	if err != nil {
 		t.Fatalf("build test server: %v\n%s", err, out)
@@ -271,20 +270,19 @@ func TestMCPPinsErrors(t *testing.T) {
 
 // TestMCPProxyBinary runs the built parallax binary as the proxy process
 // between a go-sdk client (which launches it, as Claude Desktop would)
-// and the test server. It is skipped until `mcp` is registered in
-// groups.go.
+// and the test server.
 func TestMCPProxyBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
 	px := filepath.Join(dir, "parallax")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin := "go" // go test puts its own GOROOT/bin first on PATH
 	if out, err := exec.Command(gobin, "build", "-o", px, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build parallax: %v\n%s", err, out)
 	}
-	if out, _ := exec.Command(px, "mcp", "--help").CombinedOutput(); !strings.Contains(string(out), "proxy") {
-		t.Skip("the mcp command is not registered in groups.go yet")
+	if out, err := exec.Command(px, "mcp", "--help").CombinedOutput(); err != nil || !strings.Contains(string(out), "proxy") {
+		t.Fatalf("parallax mcp --help: %v, want the proxy subcommand listed:\n%s", err, out)
 	}
 	bin := buildMCPTestServer(t)
 	ws := t.TempDir()
@@ -318,7 +316,7 @@ func TestMCPProxyBinary(t *testing.T) {
 func buildParallax(t *testing.T) string {
 	t.Helper()
 	px := filepath.Join(t.TempDir(), "parallax")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin := "go" // go test puts its own GOROOT/bin first on PATH
 	if out, err := exec.Command(gobin, "build", "-o", px, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build parallax: %v\n%s", err, out)
 	}

@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// HookEvents are the hook events Claude Code 2.1.332 knows (the
+// hookEvents are the hook events Claude Code 2.1.332 knows (the
 // hook_event_name values in its binary).
-var HookEvents = []string{
+var hookEvents = [...]string{
 	"ConfigChange", "CwdChanged", "DirectoryAdded", "Elicitation", "ElicitationResult",
 	"FileChanged", "InstructionsLoaded", "MessageDisplay", "Notification",
 	"PermissionDenied", "PermissionRequest", "PostCompact", "PostModelSwitch",
@@ -29,7 +29,7 @@ exit 0
 `
 
 // DumpHooks registers a hook that records its stdin for every event in
-// HookEvents in project/.claude/settings.json (replacing the file) and
+// hookEvents in project/.claude/settings.json (replacing the file) and
 // returns the directory the calls are recorded in (read it with Events).
 func DumpHooks(tb testing.TB, project string) string {
 	tb.Helper()
@@ -43,7 +43,7 @@ func DumpHooks(tb testing.TB, project string) string {
 		tb.Fatal(err)
 	}
 	hooks := map[string]any{}
-	for _, ev := range HookEvents {
+	for _, ev := range hookEvents {
 		hooks[ev] = []any{map[string]any{"hooks": []any{
 			map[string]any{"type": "command", "command": script + " " + dir},
 		}}}

@@ -36,13 +36,16 @@ type Result struct {
 	Elapsed        time.Duration
 }
 
-// Args are the flags of every run: print mode, stream-json output, and a
-// permission mode that lets the scripted tools run without a prompt (the
-// hooks under test still decide first).
-var Args = []string{
-	"--output-format", "stream-json", "--verbose",
-	"--permission-mode", "bypassPermissions",
-	"--model", "claude-sonnet-4-5-20250929",
+// Args returns the flags of every run: print mode, stream-json output,
+// and a permission mode that lets the scripted tools run without a prompt
+// (the hooks under test still decide first). Each call builds a new
+// slice: one test cannot change another's runs.
+func Args() []string {
+	return []string{
+		"--output-format", "stream-json", "--verbose",
+		"--permission-mode", "bypassPermissions",
+		"--model", "claude-sonnet-4-5-20250929",
+	}
 }
 
 // Env is the environment of every run besides HOME and the base URL: a
@@ -99,7 +102,7 @@ func Run(tb testing.TB, f *FakeAPI, opts Options) Result {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opts.Timeout)
 	defer cancel()
-	args := append([]string{"-p", opts.Prompt}, Args...)
+	args := append([]string{"-p", opts.Prompt}, Args()...)
 	args = append(args, opts.Args...)
 	cmd := exec.CommandContext(ctx, opts.Bin, args...)
 	cmd.Dir = opts.Dir

@@ -28,6 +28,7 @@ func mapWorkflow(_ *mapCtx, f *fields) (Mapped, error) {
 		}
 	}
 	if len(parts) == 0 {
+		//lint:ignore ST1005 it starts with the Claude Code tool's name, spelled as the host spells it
 		return Mapped{}, errors.New(`Workflow input: one of "script", "name", "scriptPath" is needed`)
 	}
 	if f.present("args") {
@@ -70,10 +71,12 @@ func mapMonitor(c *mapCtx, f *fields) (Mapped, error) {
 	hasCmd, hasWS := f.present("command"), f.present("ws")
 	switch {
 	case hasCmd && hasWS:
+		//lint:ignore ST1005 it starts with the Claude Code tool's name, spelled as the host spells it
 		return Mapped{}, errors.New(`Monitor input: "command" and "ws" cannot be combined`)
 	case hasCmd:
 		return mapBash(c, f)
 	case !hasWS:
+		//lint:ignore ST1005 it starts with the Claude Code tool's name, spelled as the host spells it
 		return Mapped{}, errors.New(`Monitor input: "command" or "ws" is needed`)
 	}
 	f.known["ws"] = true

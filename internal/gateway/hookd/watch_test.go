@@ -49,6 +49,16 @@ func serveWatched(t *testing.T, root string, exe Identity) *watched {
 	return w
 }
 
+// tickTwice sends two ticks: the second is taken only once the check of
+// the first is done. It reports false when the daemon stopped.
+func (w *watched) tickTwice(t *testing.T) bool {
+	t.Helper()
+	if !w.tick(t) {
+		return false
+	}
+	return w.tick(t)
+}
+
 // tick runs one check of the watch; it reports false when the server
 // had stopped instead (its error is then in w.done again).
 func (w *watched) tick(t *testing.T) bool {
@@ -173,7 +183,7 @@ func TestServerStopsWhenGone(t *testing.T) {
 			}
 			exe, id := fakeExe(t)
 			w := serveWatched(t, root, id)
-			if !w.tick(t) || !w.tick(t) {
+			if !w.tickTwice(t) {
 				t.Fatalf("the daemon stopped before anything changed (%q)", w.srv.why)
 			}
 			other := c.change(t, root, w.srv.Socket, exe)
@@ -209,7 +219,7 @@ func TestServerWatchKeepsServing(t *testing.T) {
 	for i := range 3 {
 		writeFile(t, filepath.Join(root, ".parallax", "policy.yaml"), "deny:\nverify:\nallow:\n")
 		writeFile(t, filepath.Join(root, "notes.txt"), "edited\n")
-		if !w.tick(t) || !w.tick(t) { // the second tick is taken once the first check is done
+		if !w.tickTwice(t) {
 			t.Fatalf("check %d: the daemon stopped (%q)", i, w.srv.why)
 		}
 		opts := clientOpts(home)

@@ -21,12 +21,11 @@ import (
 // realEnv is the proxy in front of a real npm MCP server: HOME is a
 // temporary directory holding a .bashrc, the workspace is HOME/project.
 type realEnv struct {
-	t         *testing.T
-	home, ws  string
-	w         *workspace.Workspace
-	client    *mcp.ClientSession
-	rcContent string
-	roots     Roots // as the proxy learned them
+	t        *testing.T
+	home, ws string
+	w        *workspace.Workspace
+	client   *mcp.ClientSession
+	roots    Roots // as the proxy learned them
 }
 
 const rcContent = "# shell rc\nexport PATH=$HOME/bin:$PATH\n"

@@ -1,5 +1,7 @@
 package mcpproxy
 
+//lint:file-ignore SA1019 MCP logging and sampling are deprecated (SEP-2577) but still in their deprecation window; the proxy must keep relaying them for clients and servers that use them.
+
 import (
 	"context"
 	"encoding/json"
@@ -270,6 +272,7 @@ func refusal(v verdict.Verdict) error {
 	if tc, ok := blocked(v).Content[0].(*mcp.TextContent); ok {
 		return errors.New(tc.Text)
 	}
+	//lint:ignore ST1005 the text is shown to the client as the tool's error, not wrapped by Go code
 	return errors.New("Blocked by Parallax")
 }
 

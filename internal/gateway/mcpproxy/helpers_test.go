@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -46,7 +45,7 @@ func testServer(t testing.TB) string {
 			return
 		}
 		bin := filepath.Join(serverDir, "testserver")
-		gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+		gobin := "go" // go test puts its own GOROOT/bin first on PATH
 		out, err := exec.Command(gobin, "build", "-o", bin, "./testserver").CombinedOutput()
 		if err != nil {
 			serverErr = fmt.Errorf("build testserver: %w\n%s", err, out)

@@ -18,7 +18,7 @@ const (
 	ScopeBoth        = inject.ScopeBoth
 )
 
-// InjectionRules returns the rule table (shared; do not modify).
+// InjectionRules returns a copy of the rule table.
 func InjectionRules() []InjectionRule { return inject.InjectionRules() }
 
 // ScanInjection returns the ids of the rules of scope that text matches.

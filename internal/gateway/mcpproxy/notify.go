@@ -1,5 +1,7 @@
 package mcpproxy
 
+//lint:file-ignore SA1019 MCP logging and sampling are deprecated (SEP-2577) but still in their deprecation window; the proxy must keep relaying them for clients and servers that use them.
+
 import (
 	"context"
 	"errors"

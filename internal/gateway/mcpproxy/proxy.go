@@ -278,8 +278,9 @@ func (p *Proxy) newServer() *mcp.Server {
 		// The widest set, so that the SDK sends list-changed
 		// notifications; the client is told what the server offers.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true},
-			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
-			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+			//lint:ignore SA1019 logging is deprecated (SEP-2577) but still relayed during its deprecation window
 			Completions: &mcp.CompletionCapabilities{}, Logging: &mcp.LoggingCapabilities{}},
 		CompletionHandler:  p.complete,
 		SubscribeHandler:   p.subscribe,

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,7 +32,7 @@ func parallaxBinary(t testing.TB) string {
 			return
 		}
 		bin := filepath.Join(parallaxDir, "parallax")
-		gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+		gobin := "go" // go test puts its own GOROOT/bin first on PATH
 		cmd := exec.Command(gobin, "build", "-o", bin, "../../../cmd/parallax")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {

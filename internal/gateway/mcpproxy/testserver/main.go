@@ -12,6 +12,8 @@
 //	PX_TESTSERVER_PIDS     write "<server pid> <child pid>" to this file once both run
 package main
 
+//lint:file-ignore SA1019 the test server exercises MCP logging and sampling, deprecated (SEP-2577) but still relayed by the proxy.
+
 import (
 	"context"
 	"encoding/json"
