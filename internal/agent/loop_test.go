@@ -16,9 +16,8 @@ import (
 // fakeEngine decides like a tiny gate: a path under /home/u/.ssh is
 // blocked; "panic.txt" panics; "fail.txt" is an engine error.
 type fakeEngine struct {
-	mu    sync.Mutex
-	got   []Proposal
-	panic bool
+	mu  sync.Mutex
+	got []Proposal
 }
 
 func (f *fakeEngine) Propose(_ context.Context, p Proposal) (Outcome, error) {

@@ -84,9 +84,8 @@ type eventMsg struct {
 }
 
 type doneMsg struct {
-	note string
-	err  error
-	res  *CommandResult
+	err error
+	res *CommandResult
 }
 
 func (m *Model) wait() tea.Cmd {
