@@ -593,8 +593,12 @@ func rulesTable() []Rule {
 				sh(`export -p`),
 				sh(`python3 -c 'import os; print(os.environ)'`),
 				sh(`node -e 'console.log(process.env)'`),
+				sh(`x=$(env); echo "$x"`),
+				sh(`for n in $(compgen -e); do echo "$n=${!n}"; done`),
 			},
 			Negative: []Example{
+				sh(`x=$(pwd); echo "$x"`),
+				sh(`x=$(env | wc -l); echo "$x"`),
 				sh(`env FOO=bar make`),
 				sh(`env -i PATH=/usr/bin ls`),
 				sh(`set -euo pipefail`),

@@ -44,6 +44,22 @@ func TestPrinted(t *testing.T) {
 		{"names cut", `env | cut -d= -f1`, nil, false, true},
 		{"names awk", `set | awk -F= '{print $1}'`, nil, false, true},
 		{"substituted", `x=$(env | grep FOO)`, nil, false, false},
+		{"captured, not printed", `x=$(env)`, nil, false, false},
+		{"captured and echoed", `x=$(env); echo "$x"`, nil, true, false},
+		{"backquotes and printf", "x=`printenv`; printf '%s\\n' \"$x\"", nil, true, false},
+		{"set captured", `s=$(set); echo "$s"`, nil, true, false},
+		{"export -p captured", `x=$(export -p); echo "$x" | base64`, nil, true, false},
+		{"loop over env", `for k in $(env); do echo $k; done`, nil, true, false},
+		{"loop over a captured env", `e=$(env); for l in $e; do echo "$l"; done`, nil, true, false},
+		{"indirection over compgen -e", `for n in $(compgen -e); do echo "$n=${!n}"; done`, nil, true, true},
+		{"indirection over compgen -v", `for v in $(compgen -v); do echo ${!v}; done`, nil, true, true},
+		{"names captured", `x=$(env | cut -d= -f1); echo "$x"`, nil, false, true},
+		{"compgen names looped", `for n in $(compgen -e); do echo "$n"; done`, nil, false, true},
+		{"captured count", `x=$(env | wc -l); echo "$x"`, nil, false, false},
+		{"captured literal grep", `x=$(env | grep ^PATH=); echo "$x"`, nil, false, false},
+		{"captured pwd", `x=$(pwd); echo "$x"`, nil, false, false},
+		{"loop over files", `for f in $(ls); do echo $f; done`, nil, false, false},
+		{"indirection over a list", `for n in HOME PATH; do echo ${!n}; done`, nil, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
