@@ -80,8 +80,13 @@ func rulesTable() []Rule {
 				ex(action.ReadFile, `{"path":"~/.git-credentials"}`),
 				ex(action.CopyFile, `{"source":"~/.kube/config","destination":"~/project/kubeconfig"}`),
 				ex(action.MCPCall, `{"server":"fs","tool":"read","arguments":{"path":"~/.docker/config.json"}}`),
+				sh(`npm config set cafile ~/.ssh/id_rsa`),
+				sh(`pip config set global.cert=~/.ssh/id_ed25519`),
 			},
 			Negative: []Example{
+				sh(`npm config set cafile /etc/ssl/certs/ca-certificates.crt`),
+				sh(`git config user.signingkey ~/.ssh/id_ed25519.pub`),
+				sh(`echo ~/.ssh/id_rsa`),
 				sh(`cat ~/.ssh/id_ed25519.pub`),
 				sh(`ssh -i ~/.ssh/deploy_key git@github.com`),
 				sh(`ls -la ~/.ssh`),
@@ -897,8 +902,11 @@ func rulesTable() []Rule {
 			},
 		},
 		{
-			ID: "analysis_limit", Category: "unknown", Severity: Medium, Decision: escalate,
-			Description: "the command exceeded an analysis bound; its effects are incomplete",
+			// Fail closed: past a bound the effects are unknown, and
+			// nesting or size past it is how a payload would hide from
+			// the analyser; a judge would see no more than it did.
+			ID: "limit_exceeded", Category: "unknown", Severity: High, Decision: block,
+			Description: "the command exceeded an analysis bound (nesting, size, expansion); its effects cannot be known",
 			Types:       shellTypes, Match: tagRule(shell.TagLimitExceeded),
 			Positive: []Example{
 				sh(`sh -c "sh -c \"sh -c \\\"sh -c \\\\\\\"sh -c \\\\\\\\\\\\\\\"sh -c ls\\\\\\\\\\\\\\\"\\\\\\\"\\\"\""`),

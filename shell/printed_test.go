@@ -2,6 +2,7 @@ package shell
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -102,5 +103,33 @@ func TestReadOnlySQL(t *testing.T) {
 		if got := readOnlySQL(c.code); got != c.want {
 			t.Errorf("readOnlySQL(%q): got %v, want %v", c.code, got, c.want)
 		}
+	}
+}
+
+// TestKeyNameOperand checks that a bare private-key file name under an
+// undescribed subcommand is read as that file, and other bare names not.
+func TestKeyNameOperand(t *testing.T) {
+	cases := []struct {
+		cmd  string
+		want string // the path read, "" for none
+	}{
+		{`git frobnicate id_rsa`, tCwd + "/id_rsa"},
+		{`git frobnicate id_ed25519_sk`, tCwd + "/id_ed25519_sk"},
+		{`git frobnicate id_rsa.pub`, ""},
+		{`git frobnicate README`, ""},
+		{`grep -rn id_rsa docs/`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.cmd, func(t *testing.T) {
+			got := ""
+			for _, u := range Analyze(c.cmd, tOpt).Paths {
+				if strings.Contains(u.Path, "/id_") {
+					got = u.Path
+				}
+			}
+			if got != c.want {
+				t.Errorf("got read %q, want %q", got, c.want)
+			}
+		})
 	}
 }
