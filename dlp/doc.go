@@ -44,7 +44,10 @@
 //     nothing decodable.
 //   - Crypto keys carry checks too: a Bitcoin WIF key must pass
 //     base58check with version 0x80; an Ethereum key (0x + 64 hex, the
-//     shape of a transaction hash) counts only under a key label.
+//     shape of a transaction hash) counts only under a key label. A BIP39
+//     seed phrase (12 to 24 words of the standard's list) must pass its
+//     SHA-256 checksum and not be a degenerate test vector or a list
+//     excerpt (bip39.go).
 //   - Generic yields to specific: a bearer token, URL password or
 //     assigned secret whose span a specific credential scanner also
 //     matched is reported once, by the specific scanner; anything inside a

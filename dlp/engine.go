@@ -162,6 +162,9 @@ func (d *dispatch) runScan(sc *scan) []hit {
 			i = next - 1
 		}
 	}
+	if len(s) >= minSeedText {
+		scanSeedPhrases(sc)
+	}
 	return sc.hits
 }
 

@@ -49,6 +49,7 @@ const (
 	idPyPIToken
 	idSendGridKey
 	idCryptoKey
+	idSeedPhrase
 	idJWT
 	idBasicAuth
 	idBearerToken
@@ -95,6 +96,8 @@ var scanners = [numScanners]Scanner{
 	idPyPIToken:    {ID: "pypi_token", Description: "PyPI upload token (pypi-AgE...)", Category: Credential, Class: Secret, Action: Redact, prefix: 5},
 	idSendGridKey:  {ID: "sendgrid_key", Description: "SendGrid API key (SG.x.y)", Category: Credential, Class: Secret, Action: Redact, prefix: 3},
 	idCryptoKey: {ID: "crypto_private_key", Description: "Bitcoin WIF private key (base58check) or Ethereum private key (0x + 64 hex under a key label)",
+		Category: Credential, Class: Secret, Action: Block},
+	idSeedPhrase: {ID: "bip39_seed_phrase", Description: "wallet seed phrase: 12 to 24 BIP39 English words with a valid checksum",
 		Category: Credential, Class: Secret, Action: Block},
 	idJWT:         {ID: "jwt", Description: "JSON Web Token whose header decodes to JSON naming alg", Category: Credential, Class: Secret, Action: Redact, prefix: 3},
 	idBasicAuth:   {ID: "basic_auth", Description: "HTTP Basic credentials (base64 user:password)", Category: Credential, Class: Secret, Action: Redact},

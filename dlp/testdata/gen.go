@@ -2,7 +2,7 @@
 
 // Command gen writes labelled.jsonl, the labelled set TestLabelled reads:
 //
-//	go run ./dlp/testdata/gen.go > dlp/testdata/labelled.jsonl
+//	go run ./dlp/testdata/gen.go ./dlp/testdata/negatives.go > dlp/testdata/labelled.jsonl
 //
 // Every secret and identifier it writes is fake: random values in the
 // vendors' formats (with valid checksums where a format has one), placed in
@@ -84,6 +84,7 @@ func main() {
 	negatives()
 	encodedURLs()
 	cryptoKeys()
+	seedPhrases()
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false)
 	for _, rec := range out {
@@ -774,4 +775,80 @@ func cryptoKeys() {
 		w := b58(append([]byte{0x80}, key()...))
 		neg("crypto_private_key", "wallet backup: "+w[:len(w)-1]+string("23"[r.IntN(2)]))
 	})
+}
+
+// seedPhrases writes BIP39 seed phrases (random entropy, valid checksum,
+// 12 to 24 words) where they turn up, and their look-alikes: phrases
+// with a wrong last word, prose made of list words, the standard's
+// degenerate test vectors, an excerpt of the list. It runs last so the
+// records before it keep their random values. Run from the repository
+// root (it reads dlp/bip39_english.txt).
+func seedPhrases() {
+	b, err := os.ReadFile("dlp/bip39_english.txt")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	words := strings.Fields(string(b))
+	encode := func(ent []byte) []string {
+		sum := sha256.Sum256(ent)
+		n := new(big.Int).SetBytes(append(append([]byte{}, ent...), sum[0]))
+		cs := len(ent) * 8 / 32
+		n.Rsh(n, uint(8-cs))
+		nw := (len(ent)*8 + cs) / 11
+		out := make([]string, nw)
+		m := new(big.Int)
+		for i := nw - 1; i >= 0; i-- {
+			n.DivMod(n, big.NewInt(2048), m)
+			out[i] = words[m.Int64()]
+		}
+		return out
+	}
+	entropy := func() []byte {
+		b, _ := hex.DecodeString(rs(pick(32, 40, 48, 56, 64), hexlc))
+		return b
+	}
+	each(4, func() {
+		ws := encode(entropy())
+		pos(pick("seed: ", "wallet recovery phrase\n", "MNEMONIC=\"", "Your 12 words, keep them safe: ")+strings.Join(ws, " "), "bip39_seed_phrase")
+		var list strings.Builder
+		for i, w := range ws {
+			fmt.Fprintf(&list, "%d. %s\n", i+1, w)
+		}
+		pos("Recovery words:\n"+list.String(), "bip39_seed_phrase")
+	})
+	each(3, func() {
+		ws := encode(entropy())
+		for {
+			ws[len(ws)-1] = words[r.IntN(2048)]
+			if strings.Join(encode(decodeWords(words, ws)), " ") != strings.Join(ws, " ") {
+				break
+			}
+		}
+		neg("bip39_seed_phrase", "seed: "+strings.Join(ws, " "))
+	})
+	neg("bip39_seed_phrase", "The test vector abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about is the all-zero entropy.")
+	neg("bip39_seed_phrase", "BIP39 vector: legal winner thank year wave sausage worth useful legal winner thank yellow")
+	neg("bip39_seed_phrase", "The list starts abandon ability able about above absent absorb abstract absurd abuse access accident account accuse.")
+	neg("bip39_seed_phrase", "Please review the budget plan and share your feedback before the final meeting with the design team on Monday.")
+	neg("bip39_seed_phrase", "Each word of a BIP39 phrase comes from a list of 2048 words such as apple, river, orange and zoo.")
+}
+
+// decodeWords returns the entropy a phrase encodes (its checksum bits
+// dropped), to tell whether a changed phrase still has a valid checksum.
+func decodeWords(words, ws []string) []byte {
+	idx := map[string]int64{}
+	for i, w := range words {
+		idx[w] = int64(i)
+	}
+	n := new(big.Int)
+	for _, w := range ws {
+		n.Lsh(n, 11)
+		n.Or(n, big.NewInt(idx[w]))
+	}
+	bits := len(ws) * 11
+	ent := bits * 32 / 33
+	n.Rsh(n, uint(bits-ent))
+	out := make([]byte, ent/8)
+	return n.FillBytes(out)
 }
