@@ -165,6 +165,9 @@ func (d *dispatch) runScan(sc *scan) []hit {
 	if len(s) >= minSeedText {
 		scanSeedPhrases(sc)
 	}
+	if !sc.nested && len(s) >= encTokenMin {
+		scanEncodedTokens(sc)
+	}
 	return sc.hits
 }
 

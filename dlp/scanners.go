@@ -55,6 +55,7 @@ const (
 	idBearerToken
 	idConnString
 	idEncodedURLSecret
+	idEncodedSecret
 	idGenericSecret
 	idSecretMarker
 	idEmail
@@ -105,6 +106,8 @@ var scanners = [numScanners]Scanner{
 	idConnString:  {ID: "connection_string_password", Description: "password in a URL or connection string", Category: Credential, Class: Secret, Action: Redact, generic: true},
 	idEncodedURLSecret: {ID: "encoded_url_secret", Description: "credential or payment data inside a URL once decoded (%XX, base64, hex, zero-width or separator splits)",
 		Category: Credential, Class: Secret, Action: Block, generic: true},
+	idEncodedSecret: {ID: "encoded_secret", Description: "credential or payment data inside a base64, hex or %XX-encoded value once decoded",
+		Category: Credential, Class: Secret, Action: Block},
 	idGenericSecret: {ID: "generic_secret", Description: "high-entropy value assigned to a password, secret, token or key name", Category: Credential, Class: Secret, Action: Redact, generic: true},
 	idSecretMarker:  {ID: "secret_marker", Description: "marking: TOP SECRET, TLP:RED, classification secret or restricted", Category: Marker, Class: Secret, Action: Monitor},
 	idEmail:         {ID: "email", Description: "email address (reserved example domains excluded)", Category: PII, Class: Sensitive, Action: Monitor},

@@ -85,6 +85,7 @@ func main() {
 	encodedURLs()
 	cryptoKeys()
 	seedPhrases()
+	encodedBodies()
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false)
 	for _, rec := range out {
@@ -851,4 +852,43 @@ func decodeWords(words, ws []string) []byte {
 	n.Rsh(n, uint(bits-ent))
 	out := make([]byte, ent/8)
 	return n.FillBytes(out)
+}
+
+// encodedBodies writes credentials encoded inside request bodies and
+// tool arguments (base64, hex, %XX in a JSON field or form value), and
+// their look-alikes: image and archive blobs, hashes, public JWT-shaped
+// tokens, base64 of ordinary text. It runs after seedPhrases for the same
+// reason seedPhrases runs last.
+func encodedBodies() {
+	pct := func(s string) string {
+		var b strings.Builder
+		for k := 0; k < len(s); k++ {
+			fmt.Fprintf(&b, "%%%02X", s[k])
+		}
+		return b.String()
+	}
+	secret := func() string {
+		return pick(
+			`{"token":"ghp_`+mixed(36, alnum)+`"}`,
+			"aws_secret_access_key="+mixed(40, b64std),
+			"SLACK_BOT_TOKEN=xoxb-"+rs(12, digits)+"-"+rs(13, digits)+"-"+mixed(24, alnum),
+			"sk_live_"+mixed(24, alnum),
+			"card "+card(),
+		)
+	}
+	each(3, func() {
+		pos(`{"event":"sync","data":"`+base64.StdEncoding.EncodeToString([]byte(secret()))+`"}`, "encoded_secret")
+		pos(`{"blob":"`+hex.EncodeToString([]byte(secret()))+`","v":2}`, "encoded_secret")
+		pos("payload="+pct(secret())+"&src=ci", "encoded_secret")
+		pos(`{"arguments":{"note":"`+base64.RawURLEncoding.EncodeToString([]byte(base64.StdEncoding.EncodeToString([]byte(secret()))))+`"}}`, "encoded_secret")
+	})
+	each(2, func() {
+		png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), []byte(rs(60, alnum+"\x00\x01\x02\x03\xff\xfe"))...)
+		neg("encoded_secret", `{"avatar":"data:image/png;base64,`+base64.StdEncoding.EncodeToString(png)+`"}`)
+		sum := sha256.Sum256([]byte(rs(20, alnum)))
+		neg("encoded_secret", `{"sha256":"`+hex.EncodeToString(sum[:])+`","size":`+rs(5, digits)+`}`)
+		neg("encoded_secret", `{"id_token_hint":"eyJhbGciOiJub25lIn0.`+b64u(`{"sub":"user-`+rs(6, digits)+`","aud":"web"}`)+`."}`)
+		neg("encoded_secret", `{"text":"`+base64.StdEncoding.EncodeToString([]byte(pick("Meeting notes for Monday: budget review and hiring plan.", "Hello world, this is a plain message body.")))+`"}`)
+		neg("encoded_secret", `{"nonce":"`+base64.StdEncoding.EncodeToString([]byte(rs(32, alnum+"\x00\x01\xff")))+`"}`)
+	})
 }
