@@ -32,23 +32,41 @@ import (
 //go:embed bip39_english.txt
 var bip39File string
 
-// bip39Words maps each list word to its index. The list is a fact of
-// the standard (its SHA-256 is checked by a test); a malformed copy is a
-// build error, reported at start.
-var bip39Words = func() map[string]uint16 {
+// bip39Words maps each list word, packed by packWord, to its index. The
+// list is a fact of the standard (its SHA-256 is checked by a test); a
+// malformed copy is a build error, reported at start.
+var bip39Words = func() map[uint64]uint16 {
 	words := strings.Fields(bip39File)
 	if len(words) != 2048 {
 		panic("dlp: bip39_english.txt must hold 2048 words")
 	}
-	m := make(map[string]uint16, len(words))
+	m := make(map[uint64]uint16, len(words))
 	for i, w := range words {
-		if i > 0 && words[i-1] >= w {
-			panic("dlp: bip39_english.txt is not sorted and unique at " + w)
+		k, ok := packWord(w)
+		if !ok || i > 0 && words[i-1] >= w {
+			panic("dlp: bip39_english.txt is not sorted, unique, 3 to 8 letters at " + w)
 		}
-		m[w] = uint16(i)
+		m[k] = uint16(i)
 	}
 	return m
 }()
+
+// packWord packs a word of 3 to 8 ASCII letters, case folded, into 5 bits
+// a letter: a map key that costs no string hashing.
+func packWord(w string) (uint64, bool) {
+	if len(w) < 3 || len(w) > 8 {
+		return 0, false
+	}
+	var k uint64
+	for i := 0; i < len(w); i++ {
+		c := toLower(w[i])
+		if c < 'a' || c > 'z' {
+			return 0, false
+		}
+		k = k<<5 | uint64(c-'a'+1)
+	}
+	return k, true
+}
 
 // minSeedText is the shortest text that can hold a phrase: twelve
 // three-letter words and eleven separators.
@@ -63,11 +81,17 @@ type seedWord struct {
 	start, end int
 }
 
-// scanSeedPhrases finds seed phrases in sc.s and records them.
+// wordSpan is one word-shaped token: 3 to 8 letters at word boundaries.
+type wordSpan struct{ start, end int }
+
+// scanSeedPhrases finds seed phrases in sc.s and records them. A first
+// pass finds stretches of twelve or more word-shaped tokens between
+// separators, without lookups (short words such as "a", "of", "to" and
+// code punctuation end most stretches early); only those are looked up.
 func scanSeedPhrases(sc *scan) {
 	s := sc.s
-	var run []seedWord
-	var buf [8]byte
+	var buf [32]wordSpan
+	stretch := buf[:0]
 	prevEnd := -1
 	for i := 0; i < len(s); {
 		if !isLetter(s[i]) {
@@ -80,23 +104,37 @@ func scanSeedPhrases(sc *scan) {
 		}
 		start, end := i, j
 		i = j
-		idx, ok := uint16(0), false
-		if end-start >= 3 && end-start <= 8 && (start == 0 || !isWord(s[start-1])) && (end == len(s) || !isWord(s[end])) {
-			for k := start; k < end; k++ {
-				buf[k-start] = toLower(s[k])
-			}
-			idx, ok = bip39Words[string(buf[:end-start])]
+		shaped := end-start >= 3 && end-start <= 8 && (start == 0 || !isWord(s[start-1])) && (end == len(s) || !isWord(s[end]))
+		if !shaped || prevEnd >= 0 && !seedSeparator(s[prevEnd:start]) {
+			lookupStretch(sc, stretch)
+			stretch = stretch[:0]
 		}
-		if !ok || prevEnd >= 0 && !seedSeparator(s[prevEnd:start]) {
+		prevEnd = -1
+		if shaped {
+			stretch = append(stretch, wordSpan{start, end})
+			prevEnd = end
+		}
+	}
+	lookupStretch(sc, stretch)
+}
+
+// lookupStretch splits a stretch of word-shaped tokens into runs of list
+// words and checks each run.
+func lookupStretch(sc *scan, stretch []wordSpan) {
+	if len(stretch) < 12 {
+		return
+	}
+	var buf [24]seedWord
+	run := buf[:0]
+	for _, w := range stretch {
+		k, _ := packWord(sc.s[w.start:w.end])
+		idx, ok := bip39Words[k]
+		if !ok {
 			checkSeedRun(sc, run)
 			run = run[:0]
+			continue
 		}
-		if ok {
-			run = append(run, seedWord{idx, start, end})
-			prevEnd = end
-		} else {
-			prevEnd = -1
-		}
+		run = append(run, seedWord{idx, w.start, w.end})
 	}
 	checkSeedRun(sc, run)
 }
@@ -109,13 +147,20 @@ func seedSeparator(sep string) bool {
 		return false
 	}
 	for k := 0; k < len(sep); k++ {
-		c := sep[k]
-		if !isDigit(c) && !strings.ContainsRune(" \t\r\n,;.()[]\"'+-", rune(c)) {
+		if !seedSepByte[sep[k]] {
 			return false
 		}
 	}
 	return true
 }
+
+// seedSepByte marks the bytes seedSeparator accepts.
+var seedSepByte = func() (t [256]bool) {
+	for _, c := range []byte(" \t\r\n,;.()[]\"'+-0123456789") {
+		t[c] = true
+	}
+	return t
+}()
 
 // checkSeedRun checks a run of list words: a run of a phrase length is
 // checked whole (a 15-word phrase with a wrong word is not searched for a
@@ -181,4 +226,11 @@ func validSeedPhrase(w []seedWord) bool {
 	return got == uint(sum[0])>>(8-cs)
 }
 
-func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isLetter(c byte) bool { return letterByte[c] }
+
+var letterByte = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	return t
+}()
