@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // BIP39 seed phrases. A wallet's seed phrase (BIP39 mnemonic) is its
@@ -34,8 +35,9 @@ var bip39File string
 
 // bip39Words maps each list word, packed by packWord, to its index. The
 // list is a fact of the standard (its SHA-256 is checked by a test); a
-// malformed copy is a build error, reported at start.
-var bip39Words = func() map[uint64]uint16 {
+// malformed copy is a build error, reported on first use. It is built on
+// first use, not at start: most processes never scan a long text.
+var bip39Words = sync.OnceValue(func() map[uint64]uint16 {
 	words := strings.Fields(bip39File)
 	if len(words) != 2048 {
 		panic("dlp: bip39_english.txt must hold 2048 words")
@@ -49,7 +51,7 @@ var bip39Words = func() map[uint64]uint16 {
 		m[k] = uint16(i)
 	}
 	return m
-}()
+})
 
 // packWord packs a word of 3 to 8 ASCII letters, case folded, into 5 bits
 // a letter: a map key that costs no string hashing.
@@ -126,9 +128,10 @@ func lookupStretch(sc *scan, stretch []wordSpan) {
 	}
 	var buf [24]seedWord
 	run := buf[:0]
+	words := bip39Words()
 	for _, w := range stretch {
 		k, _ := packWord(sc.s[w.start:w.end])
-		idx, ok := bip39Words[k]
+		idx, ok := words[k]
 		if !ok {
 			checkSeedRun(sc, run)
 			run = run[:0]
