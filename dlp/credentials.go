@@ -349,6 +349,10 @@ func matchSendGrid(sc *scan, i int) int {
 // matchJWT: three base64url segments whose header decodes to a JSON
 // object naming "alg" and whose payload decodes to a JSON object. The
 // signature may be empty (alg none).
+// jwtMinSignature is the shortest signature a JWT that proves something
+// has: HMAC-SHA256 is 43 base64url characters, the smallest ECDSA more.
+const jwtMinSignature = 16
+
 func matchJWT(sc *scan, i int) int {
 	s := sc.s
 	if i > 0 && s[i-1] == '-' {
@@ -363,6 +367,9 @@ func matchJWT(sc *scan, i int) int {
 		return 0
 	}
 	end, _ := token(s, p+1, 2048, isURLSafe)
+	if end-p-1 < jwtMinSignature {
+		return 0 // unsecured (alg "none", RFC 7519 section 6): it proves nothing
+	}
 	hdr, ok := decodeB64URL(s[i:h])
 	if !ok || !strings.Contains(hdr, `"alg"`) {
 		return 0

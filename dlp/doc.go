@@ -42,9 +42,20 @@
 //     a credential or payment finding there is encoded_url_secret over the
 //     URL (ATT&CK T1132, T1048). A cheap pre-check skips URLs with
 //     nothing decodable.
+//   - Encoded values outside URLs (a JSON field, a form value, an MCP
+//     argument) are decoded too: runs of 24 to 8192 base64, hex or %XX
+//     characters that no other scanner explains and whose character mix
+//     could be encoded, at most 64 per text, two layers; a credential or
+//     payment finding in the decoded text is encoded_secret over the run.
+//     Binary results (images, hashes, random nonces) fail a printable-text
+//     test; runs joined by '.' are JWT-shaped and left to the jwt scanner,
+//     which skips unsecured tokens (alg none, no signature).
 //   - Crypto keys carry checks too: a Bitcoin WIF key must pass
 //     base58check with version 0x80; an Ethereum key (0x + 64 hex, the
-//     shape of a transaction hash) counts only under a key label.
+//     shape of a transaction hash) counts only under a key label. A BIP39
+//     seed phrase (12 to 24 words of the standard's list) must pass its
+//     SHA-256 checksum and not be a degenerate test vector or a list
+//     excerpt (bip39.go).
 //   - Generic yields to specific: a bearer token, URL password or
 //     assigned secret whose span a specific credential scanner also
 //     matched is reported once, by the specific scanner; anything inside a
@@ -79,7 +90,7 @@
 // addresses the commands spell out.
 //
 // Scope: the text is scanned as bytes (any encoding; matches are ASCII).
-// Apart from URLs, encoded payloads (base64 of a file, URL-encoded bodies)
-// are not decoded here; the shell analyser and the gate decode what they
-// execute. BIP39 seed phrases are not detected.
+// Encoded values longer than 8 KiB (a whole file in base64) are not
+// decoded here; the shell analyser and the gate decode what they execute.
+// Seed phrases in word lists other than BIP39 English are not detected.
 package dlp

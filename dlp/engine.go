@@ -162,6 +162,12 @@ func (d *dispatch) runScan(sc *scan) []hit {
 			i = next - 1
 		}
 	}
+	if len(s) >= minSeedText {
+		scanSeedPhrases(sc)
+	}
+	if !sc.nested && len(s) >= encTokenMin {
+		scanEncodedTokens(sc)
+	}
 	return sc.hits
 }
 

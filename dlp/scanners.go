@@ -49,11 +49,13 @@ const (
 	idPyPIToken
 	idSendGridKey
 	idCryptoKey
+	idSeedPhrase
 	idJWT
 	idBasicAuth
 	idBearerToken
 	idConnString
 	idEncodedURLSecret
+	idEncodedSecret
 	idGenericSecret
 	idSecretMarker
 	idEmail
@@ -96,12 +98,16 @@ var scanners = [numScanners]Scanner{
 	idSendGridKey:  {ID: "sendgrid_key", Description: "SendGrid API key (SG.x.y)", Category: Credential, Class: Secret, Action: Redact, prefix: 3},
 	idCryptoKey: {ID: "crypto_private_key", Description: "Bitcoin WIF private key (base58check) or Ethereum private key (0x + 64 hex under a key label)",
 		Category: Credential, Class: Secret, Action: Block},
+	idSeedPhrase: {ID: "bip39_seed_phrase", Description: "wallet seed phrase: 12 to 24 BIP39 English words with a valid checksum",
+		Category: Credential, Class: Secret, Action: Block},
 	idJWT:         {ID: "jwt", Description: "JSON Web Token whose header decodes to JSON naming alg", Category: Credential, Class: Secret, Action: Redact, prefix: 3},
 	idBasicAuth:   {ID: "basic_auth", Description: "HTTP Basic credentials (base64 user:password)", Category: Credential, Class: Secret, Action: Redact},
 	idBearerToken: {ID: "bearer_token", Description: "HTTP Bearer token of high entropy", Category: Credential, Class: Secret, Action: Redact, generic: true},
 	idConnString:  {ID: "connection_string_password", Description: "password in a URL or connection string", Category: Credential, Class: Secret, Action: Redact, generic: true},
 	idEncodedURLSecret: {ID: "encoded_url_secret", Description: "credential or payment data inside a URL once decoded (%XX, base64, hex, zero-width or separator splits)",
 		Category: Credential, Class: Secret, Action: Block, generic: true},
+	idEncodedSecret: {ID: "encoded_secret", Description: "credential or payment data inside a base64, hex or %XX-encoded value once decoded",
+		Category: Credential, Class: Secret, Action: Block},
 	idGenericSecret: {ID: "generic_secret", Description: "high-entropy value assigned to a password, secret, token or key name", Category: Credential, Class: Secret, Action: Redact, generic: true},
 	idSecretMarker:  {ID: "secret_marker", Description: "marking: TOP SECRET, TLP:RED, classification secret or restricted", Category: Marker, Class: Secret, Action: Monitor},
 	idEmail:         {ID: "email", Description: "email address (reserved example domains excluded)", Category: PII, Class: Sensitive, Action: Monitor},

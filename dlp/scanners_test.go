@@ -13,7 +13,7 @@ type scanCase struct {
 	want       []string // scanner ids found, in any order; nil for none
 }
 
-var scannerCases = append(append(baseScannerCases, encodedURLCases...), cryptoCases...)
+var scannerCases = append(append(append(append(baseScannerCases, encodedURLCases...), cryptoCases...), seedCases...), encodedCases...)
 
 var baseScannerCases = []scanCase{
 	// private_key

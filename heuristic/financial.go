@@ -1,6 +1,8 @@
 package heuristic
 
 import (
+	"strings"
+
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/dlp"
 )
@@ -18,6 +20,7 @@ var financialKinds = map[string]string{
 	"credit_card":        "a payment card number",
 	"iban":               "an IBAN",
 	"crypto_private_key": "a cryptocurrency private key",
+	"bip39_seed_phrase":  "a wallet seed phrase",
 	dlp.ScanErrorID:      "text the financial scan could not read",
 }
 
@@ -73,9 +76,10 @@ func matchFinancialLeak(in *Input) (string, bool) {
 }
 
 // mayHoldFinancial is the cheap pre-check: 13 or more digits (a card or
-// an IBAN has them), a "0x", or a run of 51 base58-like characters (WIF).
+// an IBAN has them), a "0x", a run of 51 base58-like characters (WIF), or
+// twelve words (a seed phrase).
 func mayHoldFinancial(s string) bool {
-	digits, run := 0, 0
+	digits, run, words, letters := 0, 0, 0, 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if isDigit(c) {
@@ -86,7 +90,22 @@ func mayHoldFinancial(s string) bool {
 		} else {
 			run = 0
 		}
-		if digits >= 13 || run >= 51 || c == 'x' && i > 0 && s[i-1] == '0' {
+		// words counts consecutive words of 3 to 8 letters between
+		// blanks or list punctuation: a seed phrase has twelve.
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letters++
+		case strings.IndexByte(" \t\r\n,.;()[]\"'+-0123456789", c) >= 0:
+			if letters >= 3 && letters <= 8 {
+				words++
+			} else if letters > 0 {
+				words = 0
+			}
+			letters = 0
+		default:
+			words, letters = 0, 0
+		}
+		if digits >= 13 || run >= 51 || words >= 11 && letters >= 3 || c == 'x' && i > 0 && s[i-1] == '0' {
 			return true
 		}
 	}

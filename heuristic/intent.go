@@ -44,29 +44,62 @@ type intent struct {
 // Word classes shared by several intents.
 var (
 	priorQual = wordClass{"previous", "prior", "earlier", "above", "original", "existing", "before",
-		"given", "received", "your", "all", "system", "operator", "initial", "preceding", "its", "their"}
+		"given", "received", "your", "all", "system", "operator", "initial", "preceding", "its", "their",
+		"everything", "whatever", "creators", "developers", "maker", "makers", "owner", "owners"}
 	ruleObj = wordClass{"instructions", "instruction", "guidance", "directions", "rules", "directives",
 		"guidelines", "prompt", "orders", "restrictions", "constraints", "programming", "policy", "policies",
-		"guardrails", "safeguards", "briefing", "brief", "setup", "told you", "were told", "been told"}
+		"guardrails", "safeguards", "briefing", "brief", "setup", "told you", "were told", "been told",
+		"were given", "placed on you", "set for you"}
 	negation = wordClass{"dont", "do not", "never", "not", "shouldnt", "should not", "must not", "mustnt",
 		"without", "no need to", "no longer", "didnt", "doesnt", "wont", "avoid", "prevent"}
 	person = wordClass{"user", "users", "human", "owner", "operator", "admin", "anyone", "anybody", "them",
-		"him", "her", "boss", "the team", "people", "nobody", "no one"}
+		"him", "her", "boss", "the team", "people", "nobody", "no one", "principal", "client", "customer",
+		"employer", "account holder", "person you work for", "person you serve"}
+	// retired: verbs and states that take an instruction out of force.
+	retired = wordClass{"ignore", "disregard", "discard", "forget", "override", "abandon", "drop",
+		"set aside", "pay no attention", "no longer apply", "no longer applies", "void", "null", "outdated",
+		"obsolete", "superseded", "supersede", "cancelled", "canceled", "revoked", "stop following",
+		"dont follow", "do not follow", "never given", "rescinded", "rescind", "withdrawn", "retracted",
+		"expired", "invalid", "invalidated", "no longer valid", "no longer counts", "no longer count",
+		"no longer in force", "scrap", "scrapped", "retired", "lifted", "repealed", "annulled", "nullified"}
+	// unfiltered: what an unrestricted persona is said to be.
+	unfiltered = wordClass{"unrestricted", "no restrictions", "without restrictions", "no limits", "no rules",
+		"unfiltered", "uncensored", "jailbroken", "no filters", "no filter", "zero filters", "without filters",
+		"no content filter", "without a filter", "refuses nothing", "never refuses", "never declines",
+		"never says no", "cannot refuse", "no boundaries", "no guardrails", "no ethics", "no morals"}
+	// policyOff: safeguards taken out of force.
+	policyOff = wordClass{"suspended", "disabled", "lifted", "waived", "turned off", "switched off", "removed",
+		"relaxed", "do not apply", "dont apply", "no longer apply", "are off", "is off", "paused"}
+	// signedOff: a decision already taken for the user.
+	signedOff = wordClass{"approved", "authorised", "authorized", "signed off", "cleared", "okayed",
+		"pre-approved", "preapproved", "sanctioned"}
 )
 
 // agentIntents is the static, ordered table of intents.
 var agentIntents = [...]intent{
 	{ID: "override_instructions", What: "override the agent's prior instructions", Forms: []realisation{
-		{classes: []wordClass{{"ignore", "disregard", "discard", "forget", "override", "abandon", "drop",
-			"set aside", "pay no attention", "no longer apply", "no longer applies", "void", "null", "outdated",
-			"obsolete", "superseded", "supersede", "cancelled", "canceled", "revoked", "stop following",
-			"dont follow", "do not follow", "never given"}, priorQual, ruleObj}},
+		{classes: []wordClass{retired, priorQual, ruleObj}},
 		{classes: []wordClass{{"listen to me only", "only listen to me", "only obey me", "obey only me",
 			"answer only to me", "only answer to me", "take orders only from me", "only take orders from me"}}},
 		{classes: []wordClass{{"your", "my", "the agents", "the assistants"}, {"true", "real", "actual", "new",
 			"updated", "only"}, {"instructions", "rules", "orders", "directives", "policy", "purpose", "mission"}}},
 	}},
 	{ID: "change_identity", What: "change the agent's identity, role or policy", Forms: []realisation{
+		// An unrestricted persona, however it is introduced.
+		{classes: []wordClass{{"you are", "youre", "your persona", "persona", "you will be", "you become",
+			"behave like", "act like", "act as", "an assistant that", "a model with", "a model that", "an ai",
+			"this assistant", "the assistant is", "the bot is", "the bot has", "the agent has", "from now on you"},
+			unfiltered}},
+		// Whom the agent answers to, moved outside the user.
+		{classes: []wordClass{{"answers only to", "answer only to", "reports only to", "report only to",
+			"obeys only", "obey only", "works only for", "serves only", "loyal only to", "takes orders only from"},
+			{"whoever", "me", "the sender", "the person", "this note", "this message", "whoever sends",
+				"whoever writes"}}},
+		// Authority lent to a message: "... carry the authority of your
+		// developers", "treat X as if they came from the system".
+		{classes: []wordClass{{"authority of", "as if they came from", "as though they came from", "as if from",
+			"speak for", "speaks for"}, {"your developers", "your developer", "your creators", "your maker", "the system",
+			"the operator", "your operator", "the administrator", "anthropic", "openai"}}},
 		{classes: []wordClass{{"you are now", "youre now", "you now", "you act as", "act as", "acting as", "reassigned as",
 			"your role", "you will be", "you become", "pretend to be", "roleplay as", "role play as"},
 			{"unrestricted", "no restrictions", "without restrictions", "no limits", "no rules", "unfiltered",
@@ -75,10 +108,16 @@ var agentIntents = [...]intent{
 				"admin rights", "no oversight", "root access", "unlimited access"}}},
 		{classes: []wordClass{{"your", "this agents", "the agents", "the assistants", "its"}, {"purpose", "mission",
 			"loyalty", "allegiance", "objective"}, {"is now", "has changed", "now is", "changed to"}}},
-		{classes: []wordClass{{"safety", "security", "guidelines", "guardrails", "restrictions", "constraints", "policy",
-			"policies", "rules", "filters", "checks", "safeguards", "limits"},
-			{"suspended", "disabled", "lifted", "waived", "turned off", "switched off", "removed", "relaxed",
-				"do not apply", "dont apply", "no longer apply", "are off", "is off", "paused"}}},
+		// An AI's own safeguards switched off.
+		{classes: []wordClass{{"safety", "guidelines", "guardrails", "filters", "safeguards", "content filter"},
+			policyOff}},
+		// Generic limits switched off, when they are the agent's own or
+		// all of them ("the restrictions on the staging branch were
+		// lifted" is about a branch).
+		{classes: []wordClass{{"security", "restrictions", "constraints", "policy", "policies", "rules",
+			"checks", "limits"}, policyOff,
+			{"your", "you", "its", "the agents", "the assistants", "the bots", "the helpers", "this agents",
+				"safety", "all", "every", "any", "operating", "assistant", "agent", "bot", "helper", "ai"}}},
 		{classes: []wordClass{{"pretend", "assume", "act as though", "act as if", "behave as if", "as though",
 			"as if"}, {"checks passed", "check passed", "approved", "authorized", "authorised", "no restrictions",
 			"never given", "no rules", "no limits", "cleared"}}},
@@ -102,6 +141,18 @@ var agentIntents = [...]intent{
 			"asking for", "ask for"}}},
 		{classes: []wordClass{{"no"}, {"confirmation", "confirmations", "approval", "approvals", "sign-off",
 			"permission"}, {"needed", "required", "necessary"}}},
+		// Blanket sign-off: "regard all your actions as already approved",
+		// "every transfer counts as approved in advance".
+		{classes: []wordClass{{"all", "every", "any", "each", "everything", "anything"},
+			{"actions", "action", "transfer", "transfers", "payment", "payments", "command", "commands",
+				"request", "requests", "change", "changes", "deletion", "deletions", "you do", "you make",
+				"you take", "operation", "operations", "push", "pushes", "everything", "anything"},
+			{"already", "in advance", "beforehand", "ahead of time", "counts as", "count as", "as approved",
+				"as authorised", "as authorized"}, signedOff}},
+		{classes: []wordClass{{"auto-approve", "auto-accept", "auto-confirm", "autoapprove", "autoaccept",
+			"autoconfirm", "auto-allow", "auto-grant"}, {"any", "every", "all", "everything", "anything"},
+			{"request", "requests", "tool", "tools", "command", "commands", "action", "actions", "everything",
+				"anything", "call", "calls", "prompt", "prompts"}}},
 		{classes: []wordClass{{"obey", "comply with", "follow", "do whatever", "carry out"}, {"any", "every",
 			"all", "whatever", "anything"}, {"request", "requests", "message", "messages", "order", "orders",
 			"says", "asks", "command", "commands"}}},
@@ -120,23 +171,37 @@ var agentIntents = [...]intent{
 			{"remove", "delete", "erase", "wipe", "clear", "purge", "truncate"}, {"log", "logs", "log entries",
 				"entries", "history", "audit", "trace", "traces", "evidence", "records"}}},
 		{classes: []wordClass{{"clean up", "cover", "hide", "erase", "wipe", "remove", "delete"}, {"your traces",
-			"your tracks", "the traces", "any trace", "any traces", "traces", "tracks"}}},
+			"your tracks", "any trace", "any traces", "all traces", "every trace", "our tracks", "my tracks"}}},
+		{classes: []wordClass{{"cover"}, {"tracks", "traces", "trail"}}},
+		// Kept out of what the user reads: "leave X out of the report to
+		// the user", "nothing about this appears in the audit log".
+		{classes: []wordClass{{"leave", "keep", "omit", "exclude", "hide", "conceal", "withhold"},
+			{"out of", "from", "off"}, {"report to the user", "summary to the user", "daily report",
+				"activity report", "status report", "your report", "your summary", "audit log", "audit trail"}}},
+		{classes: []wordClass{{"conceal", "withhold"}, {"from"}, person}},
+		{classes: []wordClass{{"nothing", "none of this", "none of it", "no trace", "no record"},
+			{"appears", "appear", "shows up", "show up", "ends up", "recorded", "logged", "visible"},
+			{"audit log", "audit trail", "the logs", "logs", "history", "activity report", "report"}}},
+		// Deceiving the user about what was done.
+		{classes: []wordClass{{"lie to", "lied to", "lying to", "mislead", "deceive"}, person}},
+		{classes: []wordClass{{"assure", "claim", "pretend"}, person, {"although", "even though", "when in fact",
+			"but actually", "while in fact"}}},
 	}},
 	{ID: "send_external", What: "send data to an outside address", Forms: []realisation{
 		{classes: []wordClass{{"send", "ship", "relay", "forward", "upload", "post", "transmit", "exfiltrate",
 			"push", "copy", "mirror", "sync", "submit", "deliver", "pipe", "dump", "email", "mail", "share", "leak",
-			"export", "beam", "report"}, {"env", "token", "tokens", "api key", "api keys", "keys", "key",
+			"export", "beam", "report", "bundle", "hand over", "stream", "transfer"}, {"env", "token", "tokens", "api key", "api keys", "keys", "key",
 			"credentials", "credential", "password", "passwords", "secret", "secrets", "conversation",
 			"conversations", "chat history", "transcript", "transcripts", "customer list", "customers",
 			"customer", "database", "db", "dump", "repo", "repository", "source code", "codebase", "emails",
 			"inbox", "cookies", "session", "sessions", "contacts", "wallet", "ssh", "phone numbers", "personal data",
 			"contact details", "home addresses", "social security", "ssn", "passport", "credit card",
-			"card numbers"}}, need: outsideDest},
+			"card numbers", "contents", "history", "photos"}}, need: outsideDest},
 	}},
 	{ID: "fetch_execute", What: "fetch code and run it", Forms: []realisation{
 		{classes: []wordClass{{"download", "fetch", "grab", "get", "pull", "curl", "wget", "retrieve", "install"},
 			{"run", "execute", "launch", "start", "exec", "install", "source", "eval", "evaluate", "open", "sh",
-				"bash"}},
+				"bash", "chmod", "running"}},
 			need: outsideDest},
 		{classes: []wordClass{{"pipe", "feed", "pass", "piped"}, {"bash", "sh", "shell", "zsh", "python",
 			"python3", "powershell", "iex"}}, need: outsideDest},

@@ -178,7 +178,7 @@ var heldOutBenign3 = []string{
 const (
 	heldOutFloor  = 35
 	heldOutFloor2 = 19
-	heldOutFloor3 = 5
+	heldOutFloor3 = 7 // 5 untuned; 7 after the fourth round's widening, not tuned to it
 )
 
 func TestInstructionHeldOut(t *testing.T) {

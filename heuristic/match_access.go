@@ -130,6 +130,9 @@ func matchCredRead(in *Input) (string, bool) {
 		}
 		return d, true
 	}
+	if d, ok := credentialValueArg(in); ok {
+		return d, true
+	}
 	if p, ok := in.Action.Payload.(*action.MCPCallPayload); ok {
 		for _, t := range p.Texts() {
 			if !looksPath(t.Value) {
@@ -329,4 +332,53 @@ func findStartsAt(in *Input, args []string, dir string) bool {
 		}
 	}
 	return starts == 0 && dir == in.Workspace
+}
+
+// credentialValueArg finds a credential path handed to a program as a
+// value its table does not read: npm config set cafile ~/.ssh/id_rsa,
+// pip config set global.cert=~/.ssh/id_rsa. The program stores the path
+// and reads the file later, outside the gate's view, so handing it over
+// is a read of it. Arguments the analyser recorded as paths are judged
+// by findPath; printers and metadata programs read nothing.
+func credentialValueArg(in *Input) (string, bool) {
+	if in.Effects == nil {
+		return "", false
+	}
+	for _, e := range in.Effects.Execs {
+		if e.Name == "" || metadataOnly[e.Name] || credentialOwners[e.Name] || oneOf(e.Name, "echo", "printf") {
+			continue
+		}
+		for _, a := range e.Args {
+			v := a
+			if i := strings.IndexByte(a, '='); i >= 0 && !looksPath(a) {
+				v = a[i+1:] // --key=PATH, name=PATH
+			}
+			if !looksPath(v) || strings.ContainsAny(v, "*?[") {
+				continue
+			}
+			abs := expandHome(v, in.Home)
+			if abs == "" || recordedPath(in, abs) || !isCredential(abs, false, in.Home) || isCredentialDir(abs, in.Home) {
+				continue
+			}
+			return tilde(abs, in.Home) + " handed to " + e.Name, true
+		}
+	}
+	return "", false
+}
+
+// recordedPath reports whether the analyser recorded p as a path the
+// command touches.
+func recordedPath(in *Input, p string) bool {
+	for _, u := range in.Effects.Paths {
+		if u.Path == p {
+			return true
+		}
+	}
+	return false
+}
+
+// isCredentialDir reports the credential directories themselves (~/.ssh,
+// ~/.aws): a directory handed over as a value is a location, not a key.
+func isCredentialDir(p, home string) bool {
+	return oneOf(tilde(p, home), "~/.ssh", "~/.gnupg", "~/.aws", "~/.kube", "~/.azure", "~/.password-store")
 }

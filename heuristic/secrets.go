@@ -209,6 +209,9 @@ func findJWT(s string) bool {
 		if p-h-1 < 10 || p >= len(s) || s[p] != '.' {
 			continue
 		}
+		if tokenEnd(s, p+1, csURL)-p-1 < 16 {
+			continue // unsecured (alg "none", empty signature): it proves nothing
+		}
 		var buf [384]byte
 		hdr := s[i:h]
 		if base64.RawURLEncoding.DecodedLen(len(hdr)) > len(buf) {

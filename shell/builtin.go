@@ -65,6 +65,11 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 		if name == "set" && len(c.Args) == 0 {
 			return stream{piped: true, from: name, envDump: true}, true
 		}
+	case "compgen":
+		// compgen -e / -v: the name of every variable.
+		if len(c.Args) == 1 && c.Args[0].Known && (c.Args[0].Value == "-e" || c.Args[0].Value == "-v") {
+			return stream{piped: true, from: name, envNames: true}, true
+		}
 	case "enable", "fc":
 		a.tagf(c, TagOpaque, name)
 	case "bind":

@@ -84,7 +84,8 @@
 //     per known item (at most 8), else once with the variable unknown or
 //     a token set.
 //   - Arithmetic is not evaluated; array elements are unknown.
-//   - An undescribed operand is a path only by its shape: a bare name
-//     (git frobnicate id_rsa) is a plain value, and an option the table
-//     lists as taking a plain value is trusted to take one.
+//   - An undescribed operand is a path only by its shape, or when it is
+//     the default name of a private key (git frobnicate id_rsa is a read
+//     of ./id_rsa); another bare name is a plain value, and an option the
+//     table lists as taking a plain value is trusted to take one.
 package shell

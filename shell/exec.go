@@ -290,10 +290,16 @@ func (a *analyzer) operandValue(c *Call, w Word, v string) {
 }
 
 // looksLikeOperand reports whether an undescribed argument is probably a
-// path: path-like, or a dot-file name (.env, .npmrc, .ssh).
+// path: path-like, a dot-file name (.env, .npmrc, .ssh), or the name of a
+// private key file (git frobnicate id_rsa): a bare name that names a key
+// is taken as the key, so the guard judges it.
 func looksLikeOperand(v string) bool {
-	return looksLikePath(v) || len(v) > 1 && v[0] == '.' && isAlnum(v[1])
+	return looksLikePath(v) || len(v) > 1 && v[0] == '.' && isAlnum(v[1]) || privateKeyNames[v]
 }
+
+// privateKeyNames are the default file names of SSH private keys.
+var privateKeyNames = map[string]bool{"id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true,
+	"id_ecdsa_sk": true, "id_ed25519_sk": true}
 
 // looksLikePath reports whether an argument is probably a path.
 func looksLikePath(v string) bool {

@@ -82,8 +82,12 @@ func (b *wbuild) param(pe *syntax.ParamExp, quoted bool) {
 	}
 	w, srcs, found := a.getVar(name)
 	a.wsrc = append(a.wsrc, srcs...)
+	if pe.Excl && pe.Names == 0 && pe.Index == nil && namesSrc(srcs) {
+		// ${!n} over the names of every variable: their values.
+		a.wsrc = append(a.wsrc, source{kind: SourceCommand, name: "${!" + name + "}", dump: true})
+	}
 	if !found && envSource(name) {
-		a.wsrc = append(a.wsrc, source{SourceEnv, name})
+		a.wsrc = append(a.wsrc, source{kind: SourceEnv, name: name})
 	}
 	set := w.flags&wSet != 0
 	b.flags |= w.flags &^ (wObf | wSet | wRec | wMany)

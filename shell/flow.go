@@ -119,7 +119,7 @@ func (a *analyzer) flows(c *Call, in *stream) {
 	}
 	for _, u := range a.eff.Paths[c.pmark:] {
 		if u.Access&action.AccessRead != 0 && u.Program == c.Name {
-			add(source{SourceFile, u.Path})
+			add(source{kind: SourceFile, name: u.Path})
 		}
 	}
 	if c.smark <= len(a.wsrc) {
@@ -134,7 +134,7 @@ func (a *analyzer) flows(c *Call, in *stream) {
 		add(s)
 	}
 	if len(in.srcs) == 0 && !in.known && in.from != "" {
-		add(source{SourceCommand, in.from})
+		add(source{kind: SourceCommand, name: in.from})
 	}
 }
 
@@ -165,7 +165,7 @@ func (a *analyzer) output(c *Call, in *stream) stream {
 	out.srcs = append(out.srcs, inSrcs...)
 	for _, u := range a.eff.Paths[c.pmark:] {
 		if u.Access&action.AccessRead != 0 && u.Program == c.Name {
-			out.srcs = append(out.srcs, source{SourceFile, u.Path})
+			out.srcs = append(out.srcs, source{kind: SourceFile, name: u.Path})
 			if a.isDownloaded(u.Path) {
 				out.net = true
 			}

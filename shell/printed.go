@@ -18,7 +18,7 @@ var textRelays = map[string]bool{"echo": true, "printf": true, "printenv": true,
 func printenvOut(c *Call, out *stream) {
 	for _, w := range c.Positional {
 		if w.Known && w.Value != "" && w.Value[0] != '-' {
-			out.srcs = append(out.srcs, source{SourceEnv, w.Value})
+			out.srcs = append(out.srcs, source{kind: SourceEnv, name: w.Value})
 		}
 	}
 }
@@ -31,6 +31,9 @@ func (a *analyzer) printed(out stream) {
 		return
 	}
 	for _, s := range out.srcs {
+		// x=$(env); echo "$x": the dump, printed through a variable.
+		a.eff.EnvDump = a.eff.EnvDump || s.dump
+		a.eff.EnvNames = a.eff.EnvNames || s.names
 		if s.kind != SourceEnv || contains(a.eff.Printed, s.name) {
 			continue
 		}
@@ -179,6 +182,16 @@ func (a *analyzer) printedDump(out stream) {
 	a.eff.EnvNames = a.eff.EnvNames || out.envNames
 }
 
+// heldDump reports what a captured output holds of the environment, as
+// printedDump judges the same output printed: every value (dump) or every
+// name (names), when the last program passes the text on.
+func heldDump(out stream) (dump, names bool) {
+	if !out.piped || !textRelays[out.from] && !envListers[out.from] && out.from != "compgen" {
+		return false, false
+	}
+	return out.envDump, out.envNames
+}
+
 // envListers print the environment themselves.
 var envListers = map[string]bool{"env": true, "printenv": true, "set": true, "export": true,
 	"declare": true, "typeset": true}
@@ -191,4 +204,14 @@ func onlyDevNull(outs []string) bool {
 		}
 	}
 	return len(outs) > 0
+}
+
+// namesSrc reports a source holding the names of every variable.
+func namesSrc(srcs []source) bool {
+	for _, s := range srcs {
+		if s.names {
+			return true
+		}
+	}
+	return false
 }

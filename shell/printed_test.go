@@ -2,6 +2,7 @@ package shell
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -44,6 +45,22 @@ func TestPrinted(t *testing.T) {
 		{"names cut", `env | cut -d= -f1`, nil, false, true},
 		{"names awk", `set | awk -F= '{print $1}'`, nil, false, true},
 		{"substituted", `x=$(env | grep FOO)`, nil, false, false},
+		{"captured, not printed", `x=$(env)`, nil, false, false},
+		{"captured and echoed", `x=$(env); echo "$x"`, nil, true, false},
+		{"backquotes and printf", "x=`printenv`; printf '%s\\n' \"$x\"", nil, true, false},
+		{"set captured", `s=$(set); echo "$s"`, nil, true, false},
+		{"export -p captured", `x=$(export -p); echo "$x" | base64`, nil, true, false},
+		{"loop over env", `for k in $(env); do echo $k; done`, nil, true, false},
+		{"loop over a captured env", `e=$(env); for l in $e; do echo "$l"; done`, nil, true, false},
+		{"indirection over compgen -e", `for n in $(compgen -e); do echo "$n=${!n}"; done`, nil, true, true},
+		{"indirection over compgen -v", `for v in $(compgen -v); do echo ${!v}; done`, nil, true, true},
+		{"names captured", `x=$(env | cut -d= -f1); echo "$x"`, nil, false, true},
+		{"compgen names looped", `for n in $(compgen -e); do echo "$n"; done`, nil, false, true},
+		{"captured count", `x=$(env | wc -l); echo "$x"`, nil, false, false},
+		{"captured literal grep", `x=$(env | grep ^PATH=); echo "$x"`, nil, false, false},
+		{"captured pwd", `x=$(pwd); echo "$x"`, nil, false, false},
+		{"loop over files", `for f in $(ls); do echo $f; done`, nil, false, false},
+		{"indirection over a list", `for n in HOME PATH; do echo ${!n}; done`, nil, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -86,5 +103,33 @@ func TestReadOnlySQL(t *testing.T) {
 		if got := readOnlySQL(c.code); got != c.want {
 			t.Errorf("readOnlySQL(%q): got %v, want %v", c.code, got, c.want)
 		}
+	}
+}
+
+// TestKeyNameOperand checks that a bare private-key file name under an
+// undescribed subcommand is read as that file, and other bare names not.
+func TestKeyNameOperand(t *testing.T) {
+	cases := []struct {
+		cmd  string
+		want string // the path read, "" for none
+	}{
+		{`git frobnicate id_rsa`, tCwd + "/id_rsa"},
+		{`git frobnicate id_ed25519_sk`, tCwd + "/id_ed25519_sk"},
+		{`git frobnicate id_rsa.pub`, ""},
+		{`git frobnicate README`, ""},
+		{`grep -rn id_rsa docs/`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.cmd, func(t *testing.T) {
+			got := ""
+			for _, u := range Analyze(c.cmd, tOpt).Paths {
+				if strings.Contains(u.Path, "/id_") {
+					got = u.Path
+				}
+			}
+			if got != c.want {
+				t.Errorf("got read %q, want %q", got, c.want)
+			}
+		})
 	}
 }

@@ -119,7 +119,7 @@ func (a *analyzer) redirFile(r *syntax.Redirect, fd string, in *stream, rd *redi
 		rd.stdout = true
 	}
 	if acc&action.AccessRead != 0 && fd == "0" {
-		return &stream{piped: true, srcs: []source{{SourceFile, p}}, net: a.isDownloaded(p), from: "file " + p}
+		return &stream{piped: true, srcs: []source{{kind: SourceFile, name: p}}, net: a.isDownloaded(p), from: "file " + p}
 	}
 	return in
 }

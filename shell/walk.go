@@ -56,6 +56,10 @@ type variable struct {
 type source struct {
 	kind SourceKind
 	name string
+	// dump marks the output of a whole-environment dump ($(env)), names
+	// the names of every variable ($(compgen -e)): a variable holding
+	// either still holds what a direct dump prints.
+	dump, names bool
 }
 
 // netFD is a file descriptor bound to a network socket.
@@ -271,15 +275,19 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 		return a.stmts(c.Do, in)
 	}
 	var items []Word
+	mark := len(a.wsrc)
 	for _, w := range wi.Items {
 		items = a.words(items, w)
 	}
+	// The loop variable holds a piece of the items and carries their
+	// data sources: for k in $(env) walks the environment.
+	srcs := a.wsrcFrom(mark)
 	name := ""
 	if wi.Name != nil {
 		name = wi.Name.Value
 	}
 	if len(items) == 0 || len(items) > 8 {
-		a.setVar(name, tokenSet(items), nil)
+		a.setVar(name, tokenSet(items), srcs)
 		return a.stmts(c.Do, in)
 	}
 	var out stream
@@ -287,7 +295,7 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 		if it.Known && it.Glob {
 			it.flags |= wSet // the variable stands for each match
 		}
-		a.setVar(name, it, nil)
+		a.setVar(name, it, srcs)
 		out = joinStreams(out, a.stmts(c.Do, in))
 	}
 	return out

@@ -439,8 +439,9 @@ func (b *wbuild) subst(cs *syntax.CmdSubst, quoted bool) {
 func (a *analyzer) substitute(list []*syntax.Stmt) stream {
 	out := a.scoped(list, nil)
 	a.wsrc = append(a.wsrc, out.srcs...)
-	if !out.known && len(out.srcs) == 0 && out.from != "" {
-		a.wsrc = append(a.wsrc, source{SourceCommand, out.from})
+	dump, names := heldDump(out)
+	if !out.known && len(out.srcs) == 0 && out.from != "" || dump || names {
+		a.wsrc = append(a.wsrc, source{kind: SourceCommand, name: out.from, dump: dump, names: names})
 	}
 	return out
 }

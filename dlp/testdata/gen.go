@@ -2,7 +2,7 @@
 
 // Command gen writes labelled.jsonl, the labelled set TestLabelled reads:
 //
-//	go run ./dlp/testdata/gen.go > dlp/testdata/labelled.jsonl
+//	go run ./dlp/testdata/gen.go ./dlp/testdata/negatives.go > dlp/testdata/labelled.jsonl
 //
 // Every secret and identifier it writes is fake: random values in the
 // vendors' formats (with valid checksums where a format has one), placed in
@@ -84,6 +84,8 @@ func main() {
 	negatives()
 	encodedURLs()
 	cryptoKeys()
+	seedPhrases()
+	encodedBodies()
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false)
 	for _, rec := range out {
@@ -773,5 +775,120 @@ func cryptoKeys() {
 		neg("crypto_private_key", "send to wallet 0x"+rs(40, hexlc))
 		w := b58(append([]byte{0x80}, key()...))
 		neg("crypto_private_key", "wallet backup: "+w[:len(w)-1]+string("23"[r.IntN(2)]))
+	})
+}
+
+// seedPhrases writes BIP39 seed phrases (random entropy, valid checksum,
+// 12 to 24 words) where they turn up, and their look-alikes: phrases
+// with a wrong last word, prose made of list words, the standard's
+// degenerate test vectors, an excerpt of the list. It runs last so the
+// records before it keep their random values. Run from the repository
+// root (it reads dlp/bip39_english.txt).
+func seedPhrases() {
+	b, err := os.ReadFile("dlp/bip39_english.txt")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	words := strings.Fields(string(b))
+	encode := func(ent []byte) []string {
+		sum := sha256.Sum256(ent)
+		n := new(big.Int).SetBytes(append(append([]byte{}, ent...), sum[0]))
+		cs := len(ent) * 8 / 32
+		n.Rsh(n, uint(8-cs))
+		nw := (len(ent)*8 + cs) / 11
+		out := make([]string, nw)
+		m := new(big.Int)
+		for i := nw - 1; i >= 0; i-- {
+			n.DivMod(n, big.NewInt(2048), m)
+			out[i] = words[m.Int64()]
+		}
+		return out
+	}
+	entropy := func() []byte {
+		b, _ := hex.DecodeString(rs(pick(32, 40, 48, 56, 64), hexlc))
+		return b
+	}
+	each(4, func() {
+		ws := encode(entropy())
+		pos(pick("seed: ", "wallet recovery phrase\n", "MNEMONIC=\"", "Your 12 words, keep them safe: ")+strings.Join(ws, " "), "bip39_seed_phrase")
+		var list strings.Builder
+		for i, w := range ws {
+			fmt.Fprintf(&list, "%d. %s\n", i+1, w)
+		}
+		pos("Recovery words:\n"+list.String(), "bip39_seed_phrase")
+	})
+	each(3, func() {
+		ws := encode(entropy())
+		for {
+			ws[len(ws)-1] = words[r.IntN(2048)]
+			if strings.Join(encode(decodeWords(words, ws)), " ") != strings.Join(ws, " ") {
+				break
+			}
+		}
+		neg("bip39_seed_phrase", "seed: "+strings.Join(ws, " "))
+	})
+	neg("bip39_seed_phrase", "The test vector abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about is the all-zero entropy.")
+	neg("bip39_seed_phrase", "BIP39 vector: legal winner thank year wave sausage worth useful legal winner thank yellow")
+	neg("bip39_seed_phrase", "The list starts abandon ability able about above absent absorb abstract absurd abuse access accident account accuse.")
+	neg("bip39_seed_phrase", "Please review the budget plan and share your feedback before the final meeting with the design team on Monday.")
+	neg("bip39_seed_phrase", "Each word of a BIP39 phrase comes from a list of 2048 words such as apple, river, orange and zoo.")
+}
+
+// decodeWords returns the entropy a phrase encodes (its checksum bits
+// dropped), to tell whether a changed phrase still has a valid checksum.
+func decodeWords(words, ws []string) []byte {
+	idx := map[string]int64{}
+	for i, w := range words {
+		idx[w] = int64(i)
+	}
+	n := new(big.Int)
+	for _, w := range ws {
+		n.Lsh(n, 11)
+		n.Or(n, big.NewInt(idx[w]))
+	}
+	bits := len(ws) * 11
+	ent := bits * 32 / 33
+	n.Rsh(n, uint(bits-ent))
+	out := make([]byte, ent/8)
+	return n.FillBytes(out)
+}
+
+// encodedBodies writes credentials encoded inside request bodies and
+// tool arguments (base64, hex, %XX in a JSON field or form value), and
+// their look-alikes: image and archive blobs, hashes, public JWT-shaped
+// tokens, base64 of ordinary text. It runs after seedPhrases for the same
+// reason seedPhrases runs last.
+func encodedBodies() {
+	pct := func(s string) string {
+		var b strings.Builder
+		for k := 0; k < len(s); k++ {
+			fmt.Fprintf(&b, "%%%02X", s[k])
+		}
+		return b.String()
+	}
+	secret := func() string {
+		return pick(
+			`{"token":"ghp_`+mixed(36, alnum)+`"}`,
+			"aws_secret_access_key="+mixed(40, b64std),
+			"SLACK_BOT_TOKEN=xoxb-"+rs(12, digits)+"-"+rs(13, digits)+"-"+mixed(24, alnum),
+			"sk_live_"+mixed(24, alnum),
+			"card "+card(),
+		)
+	}
+	each(3, func() {
+		pos(`{"event":"sync","data":"`+base64.StdEncoding.EncodeToString([]byte(secret()))+`"}`, "encoded_secret")
+		pos(`{"blob":"`+hex.EncodeToString([]byte(secret()))+`","v":2}`, "encoded_secret")
+		pos("payload="+pct(secret())+"&src=ci", "encoded_secret")
+		pos(`{"arguments":{"note":"`+base64.RawURLEncoding.EncodeToString([]byte(base64.StdEncoding.EncodeToString([]byte(secret()))))+`"}}`, "encoded_secret")
+	})
+	each(2, func() {
+		png := append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), []byte(rs(60, alnum+"\x00\x01\x02\x03\xff\xfe"))...)
+		neg("encoded_secret", `{"avatar":"data:image/png;base64,`+base64.StdEncoding.EncodeToString(png)+`"}`)
+		sum := sha256.Sum256([]byte(rs(20, alnum)))
+		neg("encoded_secret", `{"sha256":"`+hex.EncodeToString(sum[:])+`","size":`+rs(5, digits)+`}`)
+		neg("encoded_secret", `{"id_token_hint":"eyJhbGciOiJub25lIn0.`+b64u(`{"sub":"user-`+rs(6, digits)+`","aud":"web"}`)+`."}`)
+		neg("encoded_secret", `{"text":"`+base64.StdEncoding.EncodeToString([]byte(pick("Meeting notes for Monday: budget review and hiring plan.", "Hello world, this is a plain message body.")))+`"}`)
+		neg("encoded_secret", `{"nonce":"`+base64.StdEncoding.EncodeToString([]byte(rs(32, alnum+"\x00\x01\xff")))+`"}`)
 	})
 }
