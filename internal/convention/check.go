@@ -34,9 +34,12 @@ func SharedTables(root string) ([]Finding, error) {
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, p, nil, 0)
+		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
 		if err != nil {
 			return fmt.Errorf("parse %s: %w", p, err)
+		}
+		if ast.IsGenerated(f) {
+			return nil // protoc's output: its tables are the generator's, not ours to shape
 		}
 		dir := filepath.Dir(p)
 		pkgs[dir] = append(pkgs[dir], f)
