@@ -1,0 +1,149 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// requireLandlock skips only where the kernel has no Landlock at all.
+func requireLandlock(t testing.TB) {
+	t.Helper()
+	if err := Support().Usable(); err != nil {
+		t.Skipf("kernel cannot sandbox: %v", err)
+	}
+}
+
+// agentFixture is a fake workspace and home with one file each, a temp
+// dir for the write probe, and a loopback listener playing the engine.
+type agentFixture struct {
+	workspace, home, tmp string
+	targets              ProbeTargets
+}
+
+func newAgentFixture(t testing.TB) agentFixture {
+	t.Helper()
+	root := t.TempDir()
+	f := agentFixture{
+		workspace: filepath.Join(root, "ws"), home: filepath.Join(root, "home"), tmp: filepath.Join(root, "tmp"),
+	}
+	for _, d := range []string{f.workspace, f.home, f.tmp} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{filepath.Join(f.workspace, "main.go"), filepath.Join(f.home, ".bashrc")} {
+		if err := os.WriteFile(p, []byte("data\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	f.targets = ProbeTargets{
+		WorkspaceFile: filepath.Join(f.workspace, "main.go"),
+		HomeFile:      filepath.Join(f.home, ".bashrc"),
+		TempDir:       f.tmp,
+		EngineAddr:    ln.Addr().String(),
+	}
+	return f
+}
+
+// runAgentChild starts the test binary as an agent child with a pipe on
+// fd 3 carrying msg, and decodes what it printed.
+func runAgentChild(t testing.TB, in agentChildInput, msg string) agentChildOutput {
+	t.Helper()
+	raw, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), roleEnv+"=agent", "PARALLAX_SANDBOX_TEST_INPUT="+string(raw))
+	cmd.ExtraFiles = []*os.File{r}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if _, err := w.WriteString(msg); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("agent child: %v\nstderr: %s", err, stderr.String())
+	}
+	var out agentChildOutput
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatalf("decode child output %q: %v (stderr: %s)", stdout.String(), err, stderr.String())
+	}
+	return out
+}
+
+func TestAgentSandboxBlocksEveryProbe(t *testing.T) {
+	requireLandlock(t)
+	cases := []struct {
+		name        string
+		apply       bool
+		wantBlocked bool
+	}{
+		{"sandboxed", true, true},
+		// The negative control: the same probes, unsandboxed, succeed,
+		// so a blocked probe above means the sandbox blocked it.
+		{"unsandboxed control", false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newAgentFixture(t)
+			out := runAgentChild(t, agentChildInput{
+				Apply: tc.apply, Forbidden: []string{f.workspace, f.home}, Targets: f.targets,
+			}, "hello from the engine")
+			if out.ApplyErr != "" {
+				t.Fatalf("ApplyAgent: %s", out.ApplyErr)
+			}
+			if out.FromPipe != "hello from the engine" || out.Threads != 8 || out.Alloc != 8 {
+				t.Errorf("child stopped working: pipe %q, threads %d, alloc %d", out.FromPipe, out.Threads, out.Alloc)
+			}
+			if len(out.Probes) != len(ProbeNames) {
+				t.Fatalf("got %d probes, want %d", len(out.Probes), len(ProbeNames))
+			}
+			t.Logf("report: %+v", out.Report)
+			for i, p := range out.Probes {
+				if p.Name != ProbeNames[i] {
+					t.Errorf("probe %d: got %s, want %s", i, p.Name, ProbeNames[i])
+				}
+				if p.Blocked != tc.wantBlocked {
+					t.Errorf("probe %s: blocked %v, want %v (%s)", p.Name, p.Blocked, tc.wantBlocked, p.Detail)
+				}
+			}
+			if got := out.Report.OK(); got != tc.wantBlocked {
+				t.Errorf("Report.OK() = %v, want %v (failures: %s)", got, tc.wantBlocked, out.Report.Failures())
+			}
+			entries, err := os.ReadDir(f.tmp)
+			if err != nil || len(entries) != 0 {
+				t.Errorf("write probe left %v (%v)", entries, err)
+			}
+		})
+	}
+}

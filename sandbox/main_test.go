@@ -1,0 +1,94 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// roleEnv makes the test binary play a child process instead of running
+// tests: the sandbox is irreversible, so every sandboxed check happens
+// in a fresh process.
+const roleEnv = "PARALLAX_SANDBOX_TEST_ROLE"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(roleEnv) {
+	case "":
+		os.Exit(m.Run())
+	case "agent":
+		os.Exit(agentChild())
+	case "exec":
+		os.Exit(2) // TODO ExecMain
+	default:
+		fmt.Fprintln(os.Stderr, "unknown role", os.Getenv(roleEnv))
+		os.Exit(2)
+	}
+}
+
+// agentChildInput is what the parent passes to an agent child.
+type agentChildInput struct {
+	Apply     bool         `json:"apply"`
+	Forbidden []string     `json:"forbidden"`
+	Targets   ProbeTargets `json:"targets"`
+}
+
+// agentChildOutput is what the child prints on stdout.
+type agentChildOutput struct {
+	ApplyErr string        `json:"apply_err,omitempty"`
+	Report   Report        `json:"report"`
+	FromPipe string        `json:"from_pipe"`
+	Threads  int           `json:"threads"`
+	Alloc    int           `json:"alloc"`
+	Probes   []ProbeResult `json:"probes"`
+}
+
+// agentChild sandboxes itself (when asked), then proves it still works:
+// it reads the pipe it inherited as fd 3, allocates, and runs goroutines
+// locked to their own OS threads; last, it runs the probes.
+func agentChild() int {
+	var in agentChildInput
+	if err := json.Unmarshal([]byte(os.Getenv("PARALLAX_SANDBOX_TEST_INPUT")), &in); err != nil {
+		fmt.Fprintln(os.Stderr, "decode input:", err)
+		return 2
+	}
+	var out agentChildOutput
+	if in.Apply {
+		rep, err := ApplyAgent(AgentSpec{ReadOnly: DefaultAgentReadOnly(), Forbidden: in.Forbidden})
+		out.Report = rep
+		if err != nil {
+			out.ApplyErr = err.Error()
+		}
+	}
+	b, err := io.ReadAll(os.NewFile(3, "pipe"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "read inherited pipe:", err)
+		return 2
+	}
+	out.FromPipe = string(b)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for range 8 {
+		wg.Go(func() {
+			runtime.LockOSThread() // keep the thread: the next goroutine needs a new one
+			buf := make([]byte, 4<<20)
+			buf[len(buf)-1] = 1
+			mu.Lock()
+			out.Threads++
+			out.Alloc += int(buf[len(buf)-1])
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	out.Probes = RunProbes(in.Targets)
+	out.Report.Probes = out.Probes
+	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
+		return 2
+	}
+	return 0
+}
