@@ -4,12 +4,16 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"runtime"
 	"sync"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // roleEnv makes the test binary play a child process instead of running
@@ -18,13 +22,16 @@ import (
 const roleEnv = "PARALLAX_SANDBOX_TEST_ROLE"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == ExecArg { // what CommandSpec.Command runs
+		os.Exit(ExecMain(os.Args[2:]))
+	}
 	switch os.Getenv(roleEnv) {
 	case "":
 		os.Exit(m.Run())
 	case "agent":
 		os.Exit(agentChild())
-	case "exec":
-		os.Exit(2) // TODO ExecMain
+	case "net":
+		os.Exit(netChild())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown role", os.Getenv(roleEnv))
 		os.Exit(2)
@@ -91,4 +98,33 @@ func agentChild() int {
 		return 2
 	}
 	return 0
+}
+
+// Exit statuses of netChild.
+const (
+	netOK           = 0
+	netSocketEACCES = 3
+	netSocketOther  = 4
+	netConnectFail  = 5
+)
+
+// netChild opens a TCP socket and connects it to the address in
+// PARALLAX_SANDBOX_TEST_ADDR, as a command under its sandbox would.
+func netChild() int {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	switch {
+	case errors.Is(err, unix.EACCES):
+		return netSocketEACCES
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "socket:", err)
+		return netSocketOther
+	}
+	unix.Close(fd)
+	c, err := net.Dial("tcp4", os.Getenv("PARALLAX_SANDBOX_TEST_ADDR"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "connect:", err)
+		return netConnectFail
+	}
+	c.Close()
+	return netOK
 }

@@ -18,4 +18,5 @@ var commandGroups = []func() *cobra.Command{
 	newMCPCmd,
 	newHookCmd,
 	newJudgeCmd,
+	newSandboxExecCmd,
 }
