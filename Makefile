@@ -21,7 +21,7 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./shell/ ./action/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/ ./llm/
+	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./sandbox/ ./shell/ ./action/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/ ./llm/
 
 fuzz:
 	$(FUZZ) ./shell/ -fuzz=FuzzAnalyze

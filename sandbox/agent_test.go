@@ -9,7 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // requireLandlock skips only where the kernel has no Landlock at all.
@@ -129,6 +132,13 @@ func TestAgentSandboxBlocksEveryProbe(t *testing.T) {
 				t.Fatalf("got %d probes, want %d", len(out.Probes), len(ProbeNames))
 			}
 			t.Logf("report: %+v", out.Report)
+			wantSignal := "<nil>"
+			if tc.apply && out.Report.Scoped {
+				wantSignal = unix.EPERM.Error()
+			}
+			if out.SignalParent != wantSignal {
+				t.Errorf("kill(parent, 0): got %s, want %s", out.SignalParent, wantSignal)
+			}
 			for i, p := range out.Probes {
 				if p.Name != ProbeNames[i] {
 					t.Errorf("probe %d: got %s, want %s", i, p.Name, ProbeNames[i])
@@ -143,6 +153,68 @@ func TestAgentSandboxBlocksEveryProbe(t *testing.T) {
 			entries, err := os.ReadDir(f.tmp)
 			if err != nil || len(entries) != 0 {
 				t.Errorf("write probe left %v (%v)", entries, err)
+			}
+		})
+	}
+}
+
+func TestApplyAgentRefusesOverlaps(t *testing.T) {
+	requireLandlock(t)
+	f := newAgentFixture(t)
+	cases := []struct {
+		name     string
+		readOnly []string
+		want     string
+	}{
+		{"parent of the workspace", []string{filepath.Dir(f.workspace)}, "overlaps forbidden"},
+		{"file in the home", []string{f.targets.HomeFile}, "overlaps forbidden"},
+		{"relative path", []string{"etc/localtime"}, "not absolute"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := runAgentChild(t, agentChildInput{
+				Apply: true, ReadOnly: tc.readOnly, Forbidden: []string{f.workspace, f.home}, Targets: f.targets,
+			}, "")
+			if !strings.Contains(out.ApplyErr, tc.want) {
+				t.Fatalf("ApplyAgent error %q, want one with %q", out.ApplyErr, tc.want)
+			}
+			if out.Report.OK() {
+				t.Errorf("Report.OK() after a refused spec")
+			}
+		})
+	}
+}
+
+func TestReportOK(t *testing.T) {
+	all := func(blocked bool) []ProbeResult {
+		out := make([]ProbeResult, len(ProbeNames))
+		for i, n := range ProbeNames {
+			out[i] = ProbeResult{Name: n, Blocked: blocked}
+		}
+		return out
+	}
+	applied := Report{LandlockABI: 7, Seccomp: true, NoNewPrivs: true}
+	oneOpen := all(true)
+	oneOpen[3].Blocked = false
+	cases := []struct {
+		name   string
+		rep    Report
+		probes []ProbeResult
+		want   bool
+	}{
+		{"all blocked", applied, all(true), true},
+		{"no probes", applied, nil, false},
+		{"one probe missing", applied, all(true)[1:], false},
+		{"one probe not blocked", applied, oneOpen, false},
+		{"none blocked", applied, all(false), false},
+		{"no seccomp", Report{LandlockABI: 7, NoNewPrivs: true}, all(true), false},
+		{"no landlock", Report{Seccomp: true, NoNewPrivs: true}, all(true), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.rep.Probes = tc.probes
+			if got := tc.rep.OK(); got != tc.want {
+				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})
 	}

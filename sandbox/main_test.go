@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -41,6 +42,7 @@ func TestMain(m *testing.M) {
 // agentChildInput is what the parent passes to an agent child.
 type agentChildInput struct {
 	Apply     bool         `json:"apply"`
+	ReadOnly  []string     `json:"read_only"` // nil: DefaultAgentReadOnly
 	Forbidden []string     `json:"forbidden"`
 	Targets   ProbeTargets `json:"targets"`
 }
@@ -53,6 +55,12 @@ type agentChildOutput struct {
 	Threads  int           `json:"threads"`
 	Alloc    int           `json:"alloc"`
 	Probes   []ProbeResult `json:"probes"`
+	// SignalParent is the errno of kill(parent, 0): scoped signals
+	// (Landlock ABI >= 6) refuse it with EPERM.
+	SignalParent string `json:"signal_parent"`
+	// ApplyNs and ProbesNs time ApplyAgent and RunProbes in the child.
+	ApplyNs  int64 `json:"apply_ns"`
+	ProbesNs int64 `json:"probes_ns"`
 }
 
 // agentChild sandboxes itself (when asked), then proves it still works:
@@ -66,7 +74,13 @@ func agentChild() int {
 	}
 	var out agentChildOutput
 	if in.Apply {
-		rep, err := ApplyAgent(AgentSpec{ReadOnly: DefaultAgentReadOnly(), Forbidden: in.Forbidden})
+		ro := in.ReadOnly
+		if ro == nil {
+			ro = DefaultAgentReadOnly()
+		}
+		start := time.Now()
+		rep, err := ApplyAgent(AgentSpec{ReadOnly: ro, Forbidden: in.Forbidden})
+		out.ApplyNs = time.Since(start).Nanoseconds()
 		out.Report = rep
 		if err != nil {
 			out.ApplyErr = err.Error()
@@ -92,7 +106,10 @@ func agentChild() int {
 		})
 	}
 	wg.Wait()
+	out.SignalParent = fmt.Sprint(unix.Kill(os.Getppid(), 0))
+	start := time.Now()
 	out.Probes = RunProbes(in.Targets)
+	out.ProbesNs = time.Since(start).Nanoseconds()
 	out.Report.Probes = out.Probes
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {
 		return 2
