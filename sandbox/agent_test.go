@@ -5,7 +5,6 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,25 +45,11 @@ func newAgentFixture(t testing.TB) agentFixture {
 			t.Fatal(err)
 		}
 	}
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
 	f.targets = ProbeTargets{
 		WorkspaceFile: filepath.Join(f.workspace, "main.go"),
 		HomeFile:      filepath.Join(f.home, ".bashrc"),
 		TempDir:       f.tmp,
-		EngineAddr:    ln.Addr().String(),
+		EngineAddr:    listenLoopback(t),
 	}
 	return f
 }

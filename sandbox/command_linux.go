@@ -178,7 +178,7 @@ func (s CommandSpec) rules(cfg landlock.Config) ([]landlock.Rule, error) {
 			w.add(pathRule(cfg, fileRights, dev, false))
 		}
 	}
-	if err := w.grantReadExcept("/", 0); err != nil {
+	if err := w.grantExcept("/", readRights, 0); err != nil {
 		return nil, err
 	}
 	if len(w.rules) > maxRules {

@@ -69,9 +69,11 @@
 //     (/dev/null, /dev/zero, /dev/full, /dev/tty).
 //   - Read and execute everywhere except the denied directories: every
 //     entry of each directory on the way to a denied one is granted,
-//     recursively, except the denied one. Symlinks are judged by their
-//     target. A writable path that lies in or contains a denied directory
-//     is a contradiction and an error.
+//     recursively, except the denied one; a writable tree holding a
+//     denied directory (the workspace's .parallax/) is granted around it
+//     the same way. Symlinks on the way are never followed: Landlock
+//     judges an access by where it lands. A writable path inside a denied
+//     directory is a contradiction and an error.
 //   - No network unless the analysed effects include network: Landlock
 //     TCP rules (ABI >= 4) and seccomp refusing AF_INET and AF_INET6
 //     sockets with EACCES. io_uring (which can open sockets around
@@ -85,7 +87,9 @@
 // # Known gaps
 //
 //   - The directories on the path to a denied directory can be walked
-//     through but not listed (Landlock rules cover whole trees).
+//     through but not listed, and no entry can be created in them
+//     (Landlock rules cover whole trees): with the workspace's .parallax/
+//     denied, a command cannot create a file at the workspace's top level.
 //   - Before Landlock ABI 9, pathname unix sockets are not restricted;
 //     a command may connect to one it can reach on disk.
 //   - With network allowed, a command reaches any host; the engine-side

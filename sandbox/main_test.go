@@ -33,6 +33,8 @@ func TestMain(m *testing.M) {
 		os.Exit(agentChild())
 	case "net":
 		os.Exit(netChild())
+	case "landlock-net":
+		os.Exit(landlockNetChild())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown role", os.Getenv(roleEnv))
 		os.Exit(2)
@@ -138,6 +140,31 @@ func netChild() int {
 	}
 	unix.Close(fd)
 	c, err := net.Dial("tcp4", os.Getenv("PARALLAX_SANDBOX_TEST_ADDR"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "connect:", err)
+		return netConnectFail
+	}
+	c.Close()
+	return netOK
+}
+
+// landlockNetChild applies only the Landlock part of a command sandbox
+// without network, then connects to PARALLAX_SANDBOX_TEST_ADDR: the TCP
+// rules must refuse what seccomp would otherwise have caught first.
+func landlockNetChild() int {
+	cfg, err := landlockConfig(Support().LandlockABI)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return netSocketOther
+	}
+	if err := cfg.Restrict(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return netSocketOther
+	}
+	c, err := net.Dial("tcp4", os.Getenv("PARALLAX_SANDBOX_TEST_ADDR"))
+	if errors.Is(err, unix.EACCES) {
+		return netSocketEACCES
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "connect:", err)
 		return netConnectFail

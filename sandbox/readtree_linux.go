@@ -49,8 +49,10 @@ func (w *ruleSet) holdsDenied(p string) bool {
 }
 
 // grantWrite gives full access to path. A required path must exist; an
-// optional one (a cache) is skipped when missing. A writable tree may
-// neither lie in nor contain a denied directory: the two contradict.
+// optional one (a cache) is skipped when missing. A writable path inside
+// a denied directory contradicts the spec and is an error; a writable
+// tree holding a denied directory (the workspace's .parallax/) is
+// granted around it, like reads.
 func (w *ruleSet) grantWrite(p string, required bool) error {
 	real, err := filepath.EvalSymlinks(p)
 	if errors.Is(err, fs.ErrNotExist) && !required {
@@ -59,24 +61,22 @@ func (w *ruleSet) grantWrite(p string, required bool) error {
 	if err != nil {
 		return fmt.Errorf("writable path %s: %w", p, err)
 	}
-	if w.denied(real) || w.holdsDenied(real) {
-		return fmt.Errorf("writable path %s overlaps a read-denied directory", p)
+	if w.denied(real) {
+		return fmt.Errorf("writable path %s lies in a read-denied directory", p)
 	}
-	st, err := os.Stat(real)
-	if err != nil {
-		return fmt.Errorf("writable path %s: %w", p, err)
-	}
-	w.add(pathRule(w.cfg, w.cfg.HandledAccessFS, real, st.IsDir()))
-	return nil
+	return w.grantExcept(real, w.cfg.HandledAccessFS, 0)
 }
 
-// grantReadExcept grants read access to p, unless p is denied; when a
-// denied directory lies beneath p, it grants each entry of p instead,
+// grantExcept grants rights on p, unless p is denied; when a denied
+// directory lies beneath p, it grants each entry of p instead,
 // recursively. Landlock is an allow-list whose rules cover whole trees,
 // so this is how "everything but these directories" is said. The cost:
-// the directories on the way to a denied one can be walked through but
-// not listed.
-func (w *ruleSet) grantReadExcept(p string, depth int) error {
+// a directory on the way to a denied one can be walked through and its
+// other entries used, but it cannot be listed, nor entries created in it.
+// Symlinks met on the way are skipped, never followed: a link's target
+// is granted (or not) under its own name, and a link inside a writable
+// tree must not carry write access out of it.
+func (w *ruleSet) grantExcept(p string, rights landlock.AccessFSSet, depth int) error {
 	if w.denied(p) {
 		return nil
 	}
@@ -85,7 +85,7 @@ func (w *ruleSet) grantReadExcept(p string, depth int) error {
 		if err != nil {
 			return nil // vanished or unreadable to us: grant nothing
 		}
-		w.add(pathRule(w.cfg, readRights, p, st.IsDir()))
+		w.add(pathRule(w.cfg, rights, p, st.IsDir()))
 		return nil
 	}
 	if depth >= maxDepth {
@@ -96,18 +96,10 @@ func (w *ruleSet) grantReadExcept(p string, depth int) error {
 		return fmt.Errorf("list %s to grant around a read-denied directory: %w", p, err)
 	}
 	for _, e := range entries {
-		child := filepath.Join(p, e.Name())
 		if e.Type()&fs.ModeSymlink != 0 {
-			// A rule follows the link, so judge where it leads. A target
-			// around a denied directory is skipped: the walk from / reaches
-			// it under its real name, and skipping it ends link loops.
-			real, err := filepath.EvalSymlinks(child)
-			if err != nil || w.holdsDenied(real) {
-				continue
-			}
-			child = real
+			continue
 		}
-		if err := w.grantReadExcept(child, depth+1); err != nil {
+		if err := w.grantExcept(filepath.Join(p, e.Name()), rights, depth+1); err != nil {
 			return err
 		}
 		if len(w.rules) > maxRules {
