@@ -133,3 +133,19 @@ func within(p, dir string) bool {
 	}
 	return len(p) > len(dir) && p[:len(dir)] == dir && p[len(dir)] == '/'
 }
+
+// ConfineAgent is the agent's start sequence: ApplyAgent, then every
+// probe. It returns an error, and the agent must not start, when the
+// sandbox cannot be applied or any probe was not blocked; the report
+// goes to the engine for the audit either way.
+func ConfineAgent(spec AgentSpec, t ProbeTargets) (Report, error) {
+	rep, err := ApplyAgent(spec)
+	if err != nil {
+		return rep, fmt.Errorf("apply agent sandbox: %w", err)
+	}
+	rep.Probes = RunProbes(t)
+	if !rep.OK() {
+		return rep, fmt.Errorf("agent sandbox probes not blocked: %s", rep.Failures())
+	}
+	return rep, nil
+}

@@ -204,3 +204,44 @@ func TestReportOK(t *testing.T) {
 		})
 	}
 }
+
+// TestConfineAgentFailsClosed: a probe that cannot prove anything (its
+// target is missing, so it fails with ENOENT, not a permission error)
+// stops the agent just like a probe that succeeds.
+func TestConfineAgentFailsClosed(t *testing.T) {
+	requireLandlock(t)
+	f := newAgentFixture(t)
+	noFile := f.targets
+	noFile.WorkspaceFile = filepath.Join(f.workspace, "missing.go")
+	noEngine := f.targets
+	noEngine.EngineAddr = ""
+	cases := []struct {
+		name    string
+		targets ProbeTargets
+		want    string // "" = starts
+	}{
+		{"all blocked", f.targets, ""},
+		{"missing workspace file", noFile, ProbeReadWorkspace + ": open "},
+		{"no engine address", noEngine, ProbeConnectEngine + ": no target given"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, err := json.Marshal(agentChildInput{Forbidden: []string{f.workspace, f.home}, Targets: tc.targets})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), roleEnv+"=confine", "PARALLAX_SANDBOX_TEST_INPUT="+string(raw))
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("confine child: %v", err)
+			}
+			switch got := string(out); {
+			case tc.want == "" && got != "":
+				t.Errorf("ConfineAgent: %s, want no error", got)
+			case tc.want != "" && !strings.Contains(got, tc.want):
+				t.Errorf("ConfineAgent: %q, want an error with %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -31,6 +31,8 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "agent":
 		os.Exit(agentChild())
+	case "confine":
+		os.Exit(confineChild())
 	case "net":
 		os.Exit(netChild())
 	case "landlock-net":
@@ -171,4 +173,19 @@ func landlockNetChild() int {
 	}
 	c.Close()
 	return netOK
+}
+
+// confineChild runs ConfineAgent with the targets in
+// PARALLAX_SANDBOX_TEST_INPUT and prints its error ("" when none).
+func confineChild() int {
+	var in agentChildInput
+	if err := json.Unmarshal([]byte(os.Getenv("PARALLAX_SANDBOX_TEST_INPUT")), &in); err != nil {
+		fmt.Fprintln(os.Stderr, "decode input:", err)
+		return 2
+	}
+	_, err := ConfineAgent(AgentSpec{ReadOnly: DefaultAgentReadOnly(), Forbidden: in.Forbidden}, in.Targets)
+	if err != nil {
+		fmt.Print(err)
+	}
+	return 0
 }

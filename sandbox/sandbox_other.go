@@ -28,6 +28,9 @@ func DefaultAgentReadOnly() []string { return nil }
 // ApplyAgent always fails outside Linux: the agent must not start.
 func ApplyAgent(AgentSpec) (Report, error) { return Report{}, errOS() }
 
+// ConfineAgent always fails outside Linux: the agent must not start.
+func ConfineAgent(AgentSpec, ProbeTargets) (Report, error) { return Report{}, errOS() }
+
 // RunProbes reports every probe as not blocked outside Linux.
 func RunProbes(ProbeTargets) []ProbeResult {
 	out := make([]ProbeResult, len(ProbeNames))
