@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
 )
 
@@ -47,9 +45,9 @@ func ApplyAgent(spec AgentSpec) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	var rules []landlock.Rule
+	var grants []grant
 	for _, p := range spec.ReadOnly {
-		rule, ok, err := agentReadRule(cfg, p, forbidden)
+		g, ok, err := agentReadGrant(p, forbidden)
 		if err != nil {
 			return rep, err
 		}
@@ -57,11 +55,11 @@ func ApplyAgent(spec AgentSpec) (Report, error) {
 			rep.Skipped = append(rep.Skipped, p)
 			continue
 		}
-		rules = append(rules, rule)
+		grants = append(grants, g)
 		rep.ReadOnly = append(rep.ReadOnly, p)
 	}
-	if err := cfg.Restrict(rules...); err != nil {
-		return rep, fmt.Errorf("apply landlock %v: %w", cfg, err)
+	if err := restrictLandlock(cfg, grants); err != nil {
+		return rep, err
 	}
 	rep.Landlock = cfg.String()
 	rep.TCPDenied = cfg.HandledAccessNet != 0
@@ -78,30 +76,26 @@ func ApplyAgent(spec AgentSpec) (Report, error) {
 	return rep, nil
 }
 
-// agentReadRule grants read access to one path; ok is false for a path
+// agentReadGrant grants read access to one path; ok is false for a path
 // that does not exist. A relative path, or one that overlaps a forbidden
 // tree (either way round, after resolving symlinks), is an error.
-func agentReadRule(cfg landlock.Config, p string, forbidden []string) (landlock.Rule, bool, error) {
+func agentReadGrant(p string, forbidden []string) (grant, bool, error) {
 	if !filepath.IsAbs(p) {
-		return nil, false, fmt.Errorf("read-only path %q: not absolute", p)
-	}
-	st, err := os.Stat(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("read-only path %s: %w", p, err)
+		return grant{}, false, fmt.Errorf("read-only path %q: not absolute", p)
 	}
 	real, err := filepath.EvalSymlinks(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return grant{}, false, nil
+	}
 	if err != nil {
-		return nil, false, fmt.Errorf("read-only path %s: %w", p, err)
+		return grant{}, false, fmt.Errorf("read-only path %s: %w", p, err)
 	}
 	for _, f := range forbidden {
 		if within(real, f) || within(f, real) {
-			return nil, false, fmt.Errorf("read-only path %s overlaps forbidden %s", p, f)
+			return grant{}, false, fmt.Errorf("read-only path %s overlaps forbidden %s", p, f)
 		}
 	}
-	return pathRule(cfg, rightReadFile|rightReadDir, real, st.IsDir()), true, nil
+	return grant{path: real, rights: rightReadFile | rightReadDir}, true, nil
 }
 
 // resolveAll makes each path absolute and clean and resolves its

@@ -146,8 +146,8 @@ func (s CommandSpec) apply() error {
 	if err != nil {
 		return err
 	}
-	if err := cfg.Restrict(rules...); err != nil {
-		return fmt.Errorf("apply landlock %v: %w", cfg, err)
+	if err := restrictLandlock(cfg, rules); err != nil {
+		return err
 	}
 	return installSeccomp(filterKind{network: s.Network})
 }
@@ -155,7 +155,7 @@ func (s CommandSpec) apply() error {
 // rules lists the Landlock rules: full access to the writable trees and
 // the character devices a shell needs; read and execute everywhere else
 // except the denied directories.
-func (s CommandSpec) rules(cfg landlock.Config) ([]landlock.Rule, error) {
+func (s CommandSpec) rules(cfg landlock.Config) ([]grant, error) {
 	deny, err := resolveAll(s.ReadDeny, "read_deny")
 	if err != nil {
 		return nil, err
@@ -174,9 +174,7 @@ func (s CommandSpec) rules(cfg landlock.Config) ([]landlock.Rule, error) {
 		}
 	}
 	for _, dev := range shellDevices {
-		if st, err := os.Stat(dev); err == nil && !st.IsDir() {
-			w.add(pathRule(cfg, fileRights, dev, false))
-		}
+		w.add(grant{path: dev, rights: fileRights, optional: true})
 	}
 	if err := w.grantExcept("/", readRights, 0); err != nil {
 		return nil, err

@@ -72,8 +72,11 @@
 //     recursively, except the denied one; a writable tree holding a
 //     denied directory (the workspace's .parallax/) is granted around it
 //     the same way. Symlinks on the way are never followed: Landlock
-//     judges an access by where it lands. A writable path inside a denied
-//     directory is a contradiction and an error.
+//     judges an access by where it lands. Every rule is added from a
+//     descriptor opened with RESOLVE_NO_SYMLINKS, so a path swapped for a
+//     symlink between planning and enforcement is refused, not followed.
+//     A writable path inside a denied directory is a contradiction and an
+//     error.
 //   - No network unless the analysed effects include network: Landlock
 //     TCP rules (ABI >= 4) and seccomp refusing AF_INET and AF_INET6
 //     sockets with EACCES. io_uring (which can open sockets around

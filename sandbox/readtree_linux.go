@@ -23,10 +23,10 @@ const readRights = rightReadFile | rightReadDir | rightExecute
 type ruleSet struct {
 	cfg   landlock.Config
 	deny  []string // cleaned and resolved denied directories
-	rules []landlock.Rule
+	rules []grant
 }
 
-func (w *ruleSet) add(r landlock.Rule) { w.rules = append(w.rules, r) }
+func (w *ruleSet) add(g grant) { w.rules = append(w.rules, g) }
 
 // denied reports whether p is a denied directory or lies beneath one.
 func (w *ruleSet) denied(p string) bool {
@@ -64,6 +64,10 @@ func (w *ruleSet) grantWrite(p string, required bool) error {
 	if w.denied(real) {
 		return fmt.Errorf("writable path %s lies in a read-denied directory", p)
 	}
+	if !w.holdsDenied(real) {
+		w.add(grant{path: real, rights: w.cfg.HandledAccessFS, optional: !required})
+		return nil
+	}
 	return w.grantExcept(real, w.cfg.HandledAccessFS, 0)
 }
 
@@ -81,11 +85,7 @@ func (w *ruleSet) grantExcept(p string, rights landlock.AccessFSSet, depth int) 
 		return nil
 	}
 	if !w.holdsDenied(p) {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil // vanished or unreadable to us: grant nothing
-		}
-		w.add(pathRule(w.cfg, rights, p, st.IsDir()))
+		w.add(grant{path: p, rights: rights, optional: true})
 		return nil
 	}
 	if depth >= maxDepth {
