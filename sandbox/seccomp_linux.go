@@ -67,13 +67,30 @@ type filterKind struct {
 	network bool // command only: AF_INET/AF_INET6 sockets allowed
 }
 
+// Errno returns of the filters.
+var (
+	retEPERM  = uint32(retErrno | uint32(unix.EPERM))
+	retEACCES = uint32(retErrno | uint32(unix.EACCES))
+	retENOSYS = uint32(retErrno | uint32(unix.ENOSYS))
+)
+
+// program is a filter under construction.
+type program []bpf.Instruction
+
+// deny returns ret for each of the syscalls nrs.
+func (p *program) deny(ret uint32, nrs ...uint32) {
+	for _, nr := range nrs {
+		*p = append(*p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1}, bpf.RetConstant{Val: ret})
+	}
+}
+
 // assemble builds the filter: architecture check, x32 refusal, then one
 // block per syscall that ends in a return; everything else is allowed.
 func assemble(k filterKind) ([]bpf.RawInstruction, error) {
 	if !archSupported {
 		return nil, fmt.Errorf("%w: no seccomp syscall table for %s", ErrUnsupported, runtime.GOARCH)
 	}
-	p := []bpf.Instruction{
+	p := program{
 		bpf.LoadAbsolute{Off: offArch, Size: 4},
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: auditArch, SkipTrue: 1},
 		bpf.RetConstant{Val: retKillProcess},
@@ -84,45 +101,14 @@ func assemble(k filterKind) ([]bpf.RawInstruction, error) {
 			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: x32Bit, SkipFalse: 1},
 			bpf.RetConstant{Val: retKillProcess})
 	}
-	eperm := uint32(retErrno | uint32(unix.EPERM))
-	enosys := uint32(retErrno | uint32(unix.ENOSYS))
-	deny := func(ret uint32, nrs ...uint32) {
-		for _, nr := range nrs {
-			p = append(p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: nr, SkipFalse: 1}, bpf.RetConstant{Val: ret})
-		}
-	}
-	deny(eperm, commonDenied...)
+	p.deny(retEPERM, commonDenied...)
 	// clone3 keeps its flags behind a pointer the filter cannot read:
 	// ENOSYS makes libc fall back to clone, whose flags it can.
-	deny(enosys, unix.SYS_CLONE3)
+	p.deny(retENOSYS, unix.SYS_CLONE3)
 	if k.agent {
-		deny(eperm, ioURing...)
-		deny(eperm, unix.SYS_EXECVE, unix.SYS_EXECVEAT, unix.SYS_SOCKET, unix.SYS_SOCKETPAIR)
-		deny(eperm, forkSyscalls...)
-		p = append(p, argBlock(unix.SYS_CLONE,
-			// no CLONE_THREAD: a new process, refused.
-			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: unix.CLONE_THREAD, SkipTrue: 1},
-			bpf.RetConstant{Val: eperm},
-			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: nsFlags, SkipFalse: 1},
-			bpf.RetConstant{Val: eperm},
-			bpf.RetConstant{Val: retAllow},
-		)...)
+		p.agentRules()
 	} else {
-		deny(enosys, ioURing...)
-		p = append(p, argBlock(unix.SYS_CLONE,
-			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: nsFlags, SkipFalse: 1},
-			bpf.RetConstant{Val: eperm},
-			bpf.RetConstant{Val: retAllow},
-		)...)
-		if !k.network {
-			eacces := uint32(retErrno | uint32(unix.EACCES))
-			p = append(p, argBlock(unix.SYS_SOCKET,
-				bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET, SkipTrue: 2},
-				bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET6, SkipTrue: 1},
-				bpf.RetConstant{Val: retAllow},
-				bpf.RetConstant{Val: eacces},
-			)...)
-		}
+		p.commandRules(k.network)
 	}
 	p = append(p, bpf.RetConstant{Val: retAllow})
 	raw, err := bpf.Assemble(p)
@@ -130,6 +116,41 @@ func assemble(k filterKind) ([]bpf.RawInstruction, error) {
 		return nil, fmt.Errorf("assemble seccomp filter: %w", err)
 	}
 	return raw, nil
+}
+
+// agentRules: no exec, no process, no socket, no io_uring.
+func (p *program) agentRules() {
+	p.deny(retEPERM, ioURing...)
+	p.deny(retEPERM, unix.SYS_EXECVE, unix.SYS_EXECVEAT, unix.SYS_SOCKET, unix.SYS_SOCKETPAIR)
+	p.deny(retEPERM, forkSyscalls...)
+	*p = append(*p, argBlock(unix.SYS_CLONE,
+		// no CLONE_THREAD: a new process, refused.
+		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: unix.CLONE_THREAD, SkipTrue: 1},
+		bpf.RetConstant{Val: retEPERM},
+		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: nsFlags, SkipFalse: 1},
+		bpf.RetConstant{Val: retEPERM},
+		bpf.RetConstant{Val: retAllow},
+	)...)
+}
+
+// commandRules: processes and exec allowed, but no new namespace, no
+// io_uring (ENOSYS, so runtimes fall back to plain syscalls) and, unless
+// network was analysed, no AF_INET or AF_INET6 socket.
+func (p *program) commandRules(network bool) {
+	p.deny(retENOSYS, ioURing...)
+	*p = append(*p, argBlock(unix.SYS_CLONE,
+		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: nsFlags, SkipFalse: 1},
+		bpf.RetConstant{Val: retEPERM},
+		bpf.RetConstant{Val: retAllow},
+	)...)
+	if !network {
+		*p = append(*p, argBlock(unix.SYS_SOCKET,
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET, SkipTrue: 2},
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET6, SkipTrue: 1},
+			bpf.RetConstant{Val: retAllow},
+			bpf.RetConstant{Val: retEACCES},
+		)...)
+	}
 }
 
 // argBlock matches syscall nr, loads its first argument's low word and

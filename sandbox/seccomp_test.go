@@ -22,9 +22,7 @@ func seccompData(arch, nr uint32, arg0 uint32) []byte {
 }
 
 func TestSeccompFilterDecisions(t *testing.T) {
-	eperm := uint32(retErrno | uint32(unix.EPERM))
-	eacces := uint32(retErrno | uint32(unix.EACCES))
-	enosys := uint32(retErrno | uint32(unix.ENOSYS))
+	eperm, eacces, enosys := retEPERM, retEACCES, retENOSYS
 	agent := filterKind{agent: true}
 	offline := filterKind{}
 	online := filterKind{network: true}
