@@ -5,6 +5,7 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,37 +55,50 @@ func newAgentFixture(t testing.TB) agentFixture {
 	return f
 }
 
-// runAgentChild starts the test binary as an agent child with a pipe on
-// fd 3 carrying msg, and decodes what it printed.
+// runAgentChild starts the test binary as an agent child with one end
+// of a unix socketpair on fd 3, as the engine will, writes msg on it,
+// and decodes what the child printed. The child answers "ack: "+msg on
+// the socket; the answer is checked here.
 func runAgentChild(t testing.TB, in agentChildInput, msg string) agentChildOutput {
 	t.Helper()
 	raw, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, w, err := os.Pipe()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	engine, agent := os.NewFile(uintptr(fds[0]), "engine"), os.NewFile(uintptr(fds[1]), "agent")
+	defer engine.Close()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), roleEnv+"=agent", "PARALLAX_SANDBOX_TEST_INPUT="+string(raw))
-	cmd.ExtraFiles = []*os.File{r}
+	cmd.ExtraFiles = []*os.File{agent}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r.Close()
-	if _, err := w.WriteString(msg); err != nil {
+	agent.Close()
+	if _, err := engine.WriteString(msg); err != nil {
 		t.Fatal(err)
 	}
-	w.Close()
+	if err := unix.Shutdown(fds[0], unix.SHUT_WR); err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("agent child: %v\nstderr: %s", err, stderr.String())
 	}
 	var out agentChildOutput
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatalf("decode child output %q: %v (stderr: %s)", stdout.String(), err, stderr.String())
+	}
+	answer, err := io.ReadAll(engine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(answer) != "ack: "+msg {
+		t.Errorf("agent answered %q on its socket, want %q", answer, "ack: "+msg)
 	}
 	return out
 }
@@ -110,8 +124,8 @@ func TestAgentSandboxBlocksEveryProbe(t *testing.T) {
 			if out.ApplyErr != "" {
 				t.Fatalf("ApplyAgent: %s", out.ApplyErr)
 			}
-			if out.FromPipe != "hello from the engine" || out.Threads != 8 || out.Alloc != 8 {
-				t.Errorf("child stopped working: pipe %q, threads %d, alloc %d", out.FromPipe, out.Threads, out.Alloc)
+			if out.FromSocket != "hello from the engine" || out.Threads != 8 || out.Alloc != 8 {
+				t.Errorf("child stopped working: socket %q, threads %d, alloc %d", out.FromSocket, out.Threads, out.Alloc)
 			}
 			if len(out.Probes) != len(ProbeNames) {
 				t.Fatalf("got %d probes, want %d", len(out.Probes), len(ProbeNames))

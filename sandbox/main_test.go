@@ -53,12 +53,12 @@ type agentChildInput struct {
 
 // agentChildOutput is what the child prints on stdout.
 type agentChildOutput struct {
-	ApplyErr string        `json:"apply_err,omitempty"`
-	Report   Report        `json:"report"`
-	FromPipe string        `json:"from_pipe"`
-	Threads  int           `json:"threads"`
-	Alloc    int           `json:"alloc"`
-	Probes   []ProbeResult `json:"probes"`
+	ApplyErr   string        `json:"apply_err,omitempty"`
+	Report     Report        `json:"report"`
+	FromSocket string        `json:"from_socket"`
+	Threads    int           `json:"threads"`
+	Alloc      int           `json:"alloc"`
+	Probes     []ProbeResult `json:"probes"`
 	// SignalParent is the errno of kill(parent, 0): scoped signals
 	// (Landlock ABI >= 6) refuse it with EPERM.
 	SignalParent string `json:"signal_parent"`
@@ -67,9 +67,27 @@ type agentChildOutput struct {
 	ProbesNs int64 `json:"probes_ns"`
 }
 
+// talk wraps the inherited socket the way the agent's gRPC link will
+// (net.FileConn: no socket(2) call), reads until the engine shuts its
+// side, and answers.
+func talk(f *os.File) (string, error) {
+	c, err := net.FileConn(f)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	f.Close()
+	b, err := io.ReadAll(c)
+	if err != nil {
+		return "", err
+	}
+	_, err = c.Write([]byte("ack: " + string(b)))
+	return string(b), err
+}
+
 // agentChild sandboxes itself (when asked), then proves it still works:
-// it reads the pipe it inherited as fd 3, allocates, and runs goroutines
-// locked to their own OS threads; last, it runs the probes.
+// it talks over the socket it inherited as fd 3, allocates, and runs
+// goroutines locked to their own OS threads; last, it runs the probes.
 func agentChild() int {
 	var in agentChildInput
 	if err := json.Unmarshal([]byte(os.Getenv("PARALLAX_SANDBOX_TEST_INPUT")), &in); err != nil {
@@ -90,12 +108,12 @@ func agentChild() int {
 			out.ApplyErr = err.Error()
 		}
 	}
-	b, err := io.ReadAll(os.NewFile(3, "pipe"))
+	msg, err := talk(os.NewFile(3, "engine"))
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "read inherited pipe:", err)
+		fmt.Fprintln(os.Stderr, "inherited socket:", err)
 		return 2
 	}
-	out.FromPipe = string(b)
+	out.FromSocket = msg
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for range 8 {
