@@ -87,6 +87,16 @@
 //     and a one-line reason on stderr; the command never runs without
 //     its sandbox.
 //
+// # Figures
+//
+//	go test -run='^$' -bench=. -benchtime=30x -count=3 ./sandbox/
+//
+// prints the medians. When this was written (2 shared cores under other
+// builds): ApplyAgent 0.37-0.41 ms and all probes 0.10-0.13 ms inside
+// the agent; /bin/true under a command sandbox 4.6-5.3 ms against
+// 0.77-0.87 ms for a plain exec, most of it starting the Go binary a
+// second time.
+//
 // # Known gaps
 //
 //   - The directories on the path to a denied directory can be walked
