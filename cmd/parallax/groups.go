@@ -19,4 +19,5 @@ var commandGroups = []func() *cobra.Command{
 	newHookCmd,
 	newJudgeCmd,
 	newConfigCmd,
+	newSandboxExecCmd,
 }

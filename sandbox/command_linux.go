@@ -1,0 +1,190 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+)
+
+// ExecArg is the hidden subcommand that runs a command in its sandbox:
+// `self __sandbox-exec SPEC-JSON -- ARGV...`. Go cannot run code between
+// fork and exec, so the sandbox is applied by a re-executed copy of the
+// binary, which then execs the command in place.
+const ExecArg = "__sandbox-exec"
+
+// ExitSandboxFailed is the exit status of ExecMain when the sandbox
+// could not be set up or the command could not be executed; the reason
+// is one line on stderr prefixed by "parallax sandbox: ".
+const ExitSandboxFailed = 126
+
+// maxSpecBytes bounds the JSON spec on the command line.
+const maxSpecBytes = 64 << 10
+
+// maxRules bounds the Landlock rules one command gets.
+const maxRules = 4096
+
+// Command builds the command that runs argv inside the spec's sandbox,
+// through self (the path of this binary). TMPDIR is set to the spec's
+// temp dir; the caller may add to Env, Stdin, Stdout, Dir, and so on.
+// Paths are checked here for form and again, for existence, where the
+// sandbox is applied.
+func (s CommandSpec) Command(ctx context.Context, self string, argv []string) (*exec.Cmd, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, fmt.Errorf("sandbox command: empty argv")
+	}
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("encode sandbox spec: %w", err)
+	}
+	if len(raw) > maxSpecBytes {
+		return nil, fmt.Errorf("sandbox spec: %d bytes, limit %d", len(raw), maxSpecBytes)
+	}
+	args := append([]string{ExecArg, string(raw), "--"}, argv...)
+	cmd := exec.CommandContext(ctx, self, args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+s.TempDir)
+	return cmd, nil
+}
+
+// validate checks the spec's form: every path absolute, workspace and
+// temp dir present.
+func (s CommandSpec) validate() error {
+	if s.Workspace == "" || s.TempDir == "" {
+		return fmt.Errorf("sandbox spec: workspace and temp_dir are required")
+	}
+	lists := []struct {
+		name  string
+		paths []string
+	}{
+		{"workspace", []string{s.Workspace}}, {"temp_dir", []string{s.TempDir}},
+		{"write", s.Write}, {"caches", s.Caches}, {"read_deny", s.ReadDeny},
+	}
+	for _, l := range lists {
+		for i, p := range l.paths {
+			if !filepath.IsAbs(p) {
+				return fmt.Errorf("sandbox spec: %s[%d] %q is not absolute", l.name, i, p)
+			}
+		}
+	}
+	return nil
+}
+
+// ExecMain is the body of the hidden subcommand: args are what follows
+// ExecArg. It decodes the spec, applies Landlock and seccomp and execs
+// the command; it returns only on failure, with ExitSandboxFailed. A
+// spec the kernel cannot honour fails: nothing runs unsandboxed.
+func ExecMain(args []string) int {
+	err := execSandboxed(args)
+	fmt.Fprintf(os.Stderr, "parallax sandbox: %v\n", err)
+	return ExitSandboxFailed
+}
+
+func execSandboxed(args []string) error {
+	if len(args) < 3 || args[1] != "--" {
+		return fmt.Errorf("usage: %s SPEC-JSON -- COMMAND [ARG...]", ExecArg)
+	}
+	spec, err := decodeSpec(args[0])
+	if err != nil {
+		return err
+	}
+	argv := args[2:]
+	prog, err := exec.LookPath(argv[0])
+	if err != nil {
+		return fmt.Errorf("find %s: %w", argv[0], err)
+	}
+	if err := spec.apply(); err != nil {
+		return err
+	}
+	if err := syscall.Exec(prog, argv, os.Environ()); err != nil {
+		return fmt.Errorf("exec %s: %w", prog, err)
+	}
+	return nil // not reached
+}
+
+// decodeSpec decodes the spec strictly: one object, no unknown field.
+func decodeSpec(raw string) (CommandSpec, error) {
+	var s CommandSpec
+	if len(raw) > maxSpecBytes {
+		return s, fmt.Errorf("sandbox spec: %d bytes, limit %d", len(raw), maxSpecBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return s, fmt.Errorf("decode sandbox spec: %w", err)
+	}
+	if dec.More() {
+		return s, fmt.Errorf("decode sandbox spec: trailing data")
+	}
+	return s, s.validate()
+}
+
+// apply restricts the calling process to the spec, for good.
+func (s CommandSpec) apply() error {
+	k := Support()
+	if err := k.Usable(); err != nil {
+		return err
+	}
+	cfg, err := landlockConfig(k.LandlockABI)
+	if err != nil {
+		return err
+	}
+	if s.Network {
+		cfg.HandledAccessNet = 0 // network effects were analysed and allowed
+	}
+	rules, err := s.rules(cfg)
+	if err != nil {
+		return err
+	}
+	if err := restrictLandlock(cfg, rules); err != nil {
+		return err
+	}
+	return installSeccomp(filterKind{network: s.Network})
+}
+
+// rules lists the Landlock rules: full access to the writable trees and
+// the character devices a shell needs; read and execute everywhere else
+// except the denied directories.
+func (s CommandSpec) rules(cfg landlock.Config) ([]grant, error) {
+	deny, err := resolveAll(s.ReadDeny, "read_deny")
+	if err != nil {
+		return nil, err
+	}
+	var w ruleSet
+	w.cfg, w.deny = cfg, deny
+	required := append([]string{s.Workspace, s.TempDir}, s.Write...)
+	for _, p := range required {
+		if err := w.grantWrite(p, true); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range s.Caches {
+		if err := w.grantWrite(p, false); err != nil {
+			return nil, err
+		}
+	}
+	for _, dev := range shellDevices {
+		w.add(grant{path: dev, rights: fileRights, optional: true})
+	}
+	if err := w.grantExcept("/", readRights, 0); err != nil {
+		return nil, err
+	}
+	if len(w.rules) > maxRules {
+		return nil, fmt.Errorf("sandbox spec needs %d landlock rules, limit %d", len(w.rules), maxRules)
+	}
+	return w.rules, nil
+}
+
+// shellDevices are the character devices a shell and its tools open by
+// name; they get read, write and ioctl.
+var shellDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}

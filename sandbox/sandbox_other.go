@@ -1,0 +1,52 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+)
+
+// ExecArg is the hidden subcommand that runs a command in its sandbox.
+const ExecArg = "__sandbox-exec"
+
+// ExitSandboxFailed is the exit status of ExecMain when no sandbox could
+// be applied.
+const ExitSandboxFailed = 126
+
+func errOS() error { return fmt.Errorf("%w: %s has no Landlock", ErrUnsupported, runtime.GOOS) }
+
+// Support reports no sandbox support outside Linux.
+func Support() Kernel { return Kernel{Arch: runtime.GOARCH} }
+
+// DefaultAgentReadOnly is empty outside Linux.
+func DefaultAgentReadOnly() []string { return nil }
+
+// ApplyAgent always fails outside Linux: the agent must not start.
+func ApplyAgent(AgentSpec) (Report, error) { return Report{}, errOS() }
+
+// ConfineAgent always fails outside Linux: the agent must not start.
+func ConfineAgent(AgentSpec, ProbeTargets) (Report, error) { return Report{}, errOS() }
+
+// RunProbes reports every probe as not blocked outside Linux.
+func RunProbes(ProbeTargets) []ProbeResult {
+	out := make([]ProbeResult, len(ProbeNames))
+	for i, n := range ProbeNames {
+		out[i] = ProbeResult{Name: n, Detail: errOS().Error()}
+	}
+	return out
+}
+
+// Command always fails outside Linux: nothing runs unsandboxed.
+func (CommandSpec) Command(context.Context, string, []string) (*exec.Cmd, error) {
+	return nil, errOS()
+}
+
+// ExecMain always fails outside Linux.
+func ExecMain([]string) int {
+	fmt.Fprintf(os.Stderr, "parallax sandbox: %v\n", errOS())
+	return ExitSandboxFailed
+}

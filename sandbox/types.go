@@ -1,0 +1,154 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrUnsupported reports that the kernel or the architecture cannot
+// honour a sandbox; the caller must refuse to run what needed it.
+var ErrUnsupported = errors.New("sandbox unsupported")
+
+// MinLandlockABI is the lowest Landlock ABI the package accepts. ABI 1
+// already restricts every file access; what later ABIs add (TCP, IPC
+// scopes) is applied whenever the kernel has it and reported.
+const MinLandlockABI = 1
+
+// Kernel describes what the running kernel offers, without applying
+// anything (for doctor and status).
+type Kernel struct {
+	// LandlockABI is the usable Landlock ABI (0: none). An ABI whose
+	// signal-scoping erratum is not fixed counts as 5.
+	LandlockABI int `json:"landlock_abi"`
+	// Seccomp is true when seccomp filter mode with
+	// SECCOMP_RET_KILL_PROCESS is available.
+	Seccomp bool `json:"seccomp"`
+	// NoNewPrivs is the current value of the no_new_privs bit.
+	NoNewPrivs bool `json:"no_new_privs"`
+	// Arch is the architecture, and ArchSupported says whether this
+	// package has a seccomp syscall table for it.
+	Arch          string `json:"arch"`
+	ArchSupported bool   `json:"arch_supported"`
+}
+
+// Usable reports why the sandbox cannot be applied, or nil.
+func (k Kernel) Usable() error {
+	switch {
+	case k.LandlockABI < MinLandlockABI:
+		return fmt.Errorf("%w: landlock ABI %d, need >= %d", ErrUnsupported, k.LandlockABI, MinLandlockABI)
+	case !k.Seccomp:
+		return fmt.Errorf("%w: seccomp filter mode not available", ErrUnsupported)
+	case !k.ArchSupported:
+		return fmt.Errorf("%w: no seccomp syscall table for %s", ErrUnsupported, k.Arch)
+	}
+	return nil
+}
+
+// AgentSpec is what the agent may still touch after it sandboxes itself.
+type AgentSpec struct {
+	// ReadOnly lists files and directories the agent may read (nothing
+	// else: no write, no exec anywhere). Missing entries are skipped
+	// (less access, never more) and reported.
+	ReadOnly []string
+	// Forbidden lists trees no ReadOnly entry may overlap (the
+	// workspace and the home directory): an overlap is an error.
+	Forbidden []string
+}
+
+// Report says what ApplyAgent put in place and what the probes observed.
+type Report struct {
+	LandlockABI int    `json:"landlock_abi"`
+	Landlock    string `json:"landlock"`
+	// TCPDenied is true when Landlock denies TCP bind and connect (ABI >= 4).
+	TCPDenied bool `json:"tcp_denied"`
+	// Scoped is true when abstract unix sockets and signals are scoped
+	// to the sandbox (ABI >= 6).
+	Scoped     bool     `json:"scoped"`
+	Seccomp    bool     `json:"seccomp"`
+	NoNewPrivs bool     `json:"no_new_privs"`
+	ReadOnly   []string `json:"read_only"`
+	Skipped    []string `json:"skipped,omitempty"`
+	// Probes holds what RunProbes observed; the caller fills it in.
+	Probes []ProbeResult `json:"probes"`
+}
+
+// OK is true only when the sandbox is in place and every one of the
+// expected probes ran and was blocked. No probes means nothing was
+// proven, which is not OK.
+func (r Report) OK() bool {
+	if !r.Seccomp || !r.NoNewPrivs || r.LandlockABI < MinLandlockABI {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, p := range r.Probes {
+		if !p.Blocked {
+			return false
+		}
+		seen[p.Name] = true
+	}
+	for _, name := range ProbeNames {
+		if !seen[name] {
+			return false
+		}
+	}
+	return true
+}
+
+// Failures lists the probes that were not blocked, one line each.
+func (r Report) Failures() string {
+	var b strings.Builder
+	for _, p := range r.Probes {
+		if !p.Blocked {
+			fmt.Fprintf(&b, "%s: %s; ", p.Name, p.Detail)
+		}
+	}
+	return strings.TrimSuffix(b.String(), "; ")
+}
+
+// ProbeTargets names what the probes try to reach.
+type ProbeTargets struct {
+	WorkspaceFile string // an existing file in the workspace
+	HomeFile      string // an existing file in the home directory
+	TempDir       string // where the write probe creates a file ("" = os.TempDir())
+	Exec          string // a program to run ("" = /bin/true)
+	EngineAddr    string // host:port of the engine's HTTP listener
+}
+
+// ProbeResult is one probe's outcome. Blocked is true only when the
+// attempt failed with a permission error (EPERM or EACCES): a missing
+// file or a refused connection proves nothing about the sandbox.
+type ProbeResult struct {
+	Name    string `json:"name"`
+	Blocked bool   `json:"blocked"`
+	Errno   string `json:"errno,omitempty"`
+	Detail  string `json:"detail"`
+}
+
+// Probe names, in the order RunProbes runs them.
+const (
+	ProbeReadWorkspace = "read_workspace_file"
+	ProbeReadHome      = "read_home_file"
+	ProbeWriteTmp      = "write_tmp"
+	ProbeExec          = "exec"
+	ProbeExecve        = "execve"
+	ProbeTCPSocket     = "tcp_socket"
+	ProbeConnectEngine = "connect_engine"
+)
+
+// ProbeNames lists every probe RunProbes runs; Report.OK wants them all.
+var ProbeNames = []string{
+	ProbeReadWorkspace, ProbeReadHome, ProbeWriteTmp, ProbeExec,
+	ProbeExecve, ProbeTCPSocket, ProbeConnectEngine,
+}
+
+// CommandSpec is the sandbox one command runs in, derived from the
+// gate's verdict.
+type CommandSpec struct {
+	Workspace string   `json:"workspace"`           // writable; must exist
+	TempDir   string   `json:"temp_dir"`            // private, writable; must exist
+	Write     []string `json:"write,omitempty"`     // extra writable paths the verdict allowed; must exist
+	Caches    []string `json:"caches,omitempty"`    // toolchain caches; writable when present, skipped when missing
+	ReadDeny  []string `json:"read_deny,omitempty"` // directories nothing may read
+	Network   bool     `json:"network,omitempty"`   // the analysed effects include network
+}
