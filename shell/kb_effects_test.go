@@ -402,6 +402,23 @@ var kbCases = []kbCase{
 	{cmd: "bind -x '\"\\C-x\": cat /etc/shadow'", tags: []TagKind{TagCodeEscape}, paths: []string{"r:/etc/shadow"}},
 	{cmd: "screen -dmS s bash -c 'cat /etc/shadow'", paths: []string{"r:/etc/shadow"}},
 	{cmd: "screen -S s -X stuff 'cat /etc/shadow\\n'", tags: []TagKind{TagCodeEscape}, paths: []string{"r:/etc/shadow"}},
+	// screen: -d -D -r -R -x take an optional session name, not a command
+	{cmd: "screen -r foo", not: []TagKind{TagOpaque, TagCodeEscape, TagUnknownProgram}, execs: []string{"screen"}},
+	{cmd: "screen -d -r build", not: []TagKind{TagOpaque, TagCodeEscape, TagUnknownProgram}, execs: []string{"screen"}},
+	{cmd: "screen -x main -p 0 -X title blah", not: []TagKind{TagOpaque, TagCodeEscape, TagUnknownProgram}, execs: []string{"screen"}},
+	{cmd: "screen -x $S", tags: []TagKind{TagOpaque}},
+	{cmd: "screen -dmS job yourprog", tags: []TagKind{TagUnknownProgram}},
+	{cmd: "screen -dmS job make -C /srv/app", execs: []string{"screen", "make"}},
+	{cmd: "screen -d -m -L python3 run.py", execs: []string{"screen", "python3"}, paths: []string{"r:" + P + "/run.py"}},
+	{cmd: "screen /bin/bash -c 'cat /etc/shadow'", paths: []string{"r:/etc/shadow"}},
+	{cmd: "screen -c ~/.ssh/id_rsa", paths: []string{"r:" + H + "/.ssh/id_rsa"}},
+	{cmd: "screen -L -Logfile ~/.bashrc", paths: []string{"w:" + H + "/.bashrc"}},
+	{cmd: "screen -X quit", not: []TagKind{TagCodeEscape}},
+	{cmd: "screen -X -S 4242 kill", not: []TagKind{TagCodeEscape, TagOpaque, TagUnknownProgram}},
+	{cmd: "screen -X -S s stuff 'cat /etc/shadow\\n'", tags: []TagKind{TagCodeEscape}, paths: []string{"r:/etc/shadow"}},
+	{cmd: "screen -S s -X exec rm -rf ~", tags: []TagKind{TagCodeEscape}},
+	{cmd: "screen -S s -p 1 -X screen ./x.sh", tags: []TagKind{TagCodeEscape}},
+	{cmd: "screen -ls mysess", not: []TagKind{TagOpaque, TagUnknownProgram}, execs: []string{"screen"}},
 	{cmd: "vim -c ':py3 import os; os.system(\"cat /etc/shadow\")'", paths: []string{"r:/etc/shadow"}},
 }
 

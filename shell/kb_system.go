@@ -110,10 +110,9 @@ func kbSystemTable() map[string]*Program {
 		"mdadm": kSysChange2,
 		"ipcrm": kSysChange2,
 		"wall":  kReadOnly, "write": kReadOnly, "mesg": kReadOnly,
-		"screen": {Flags: flags(shorts("dmrRxlLqAaiO")+" -ls -list -wipe", fBool, "-S -c -e -h -p -X -T", fVal),
-			Args: []Role{RoleCommand}, Check: checkScreen},
-		"tmux":  {Flags: flags(shorts("2CDluNvV"), fBool, "-c -f -L -S -T", fVal), Check: checkTmux},
-		"clear": kReadOnly, "reset": kReadOnly, "tput": kReadOnly, "stty": kReadOnly, "setterm": kReadOnly,
+		"screen": {Check: checkScreen}, // parses its own options (kb_screen.go)
+		"tmux":   {Flags: flags(shorts("2CDluNvV"), fBool, "-c -f -L -S -T", fVal), Check: checkTmux},
+		"clear":  kReadOnly, "reset": kReadOnly, "tput": kReadOnly, "stty": kReadOnly, "setterm": kReadOnly,
 		"chsh":    {Flags: flags("-s --shell -u", fVal), Tags: []TagKind{TagPersistence}},
 		"chfn":    kReadOnly,
 		"uuidgen": kReadOnly, "uuid": kReadOnly,
@@ -422,21 +421,6 @@ func checkWipefs(c *Call) {
 	}
 	c.Tag(TagDestructive, "wipefs")
 	c.Tag(TagFilesystemFormat, "wipefs")
-}
-
-// checkScreen: "screen CMD" and -X stuff run commands.
-func checkScreen(c *Call) {
-	x, ok := c.Flag("-X")
-	if !ok {
-		return
-	}
-	c.Tag(TagCodeEscape, "screen -X")
-	if x.Value == "stuff" && len(c.Positional) > 0 {
-		// stuff types its text into the session's shell.
-		w := c.Positional[0]
-		w.Value = strings.NewReplacer(`\n`, "\n", `\r`, "\n", "^M", "\n").Replace(w.Value)
-		c.RunShell(w)
-	}
 }
 
 // checkTmux: new-session/new-window/send-keys/run-shell commands.
