@@ -419,6 +419,21 @@ var kbCases = []kbCase{
 	{cmd: "screen -S s -X exec rm -rf ~", tags: []TagKind{TagCodeEscape}},
 	{cmd: "screen -S s -p 1 -X screen ./x.sh", tags: []TagKind{TagCodeEscape}},
 	{cmd: "screen -ls mysess", not: []TagKind{TagOpaque, TagUnknownProgram}, execs: []string{"screen"}},
+	// tmux: option values are not the command; global -c runs, -f reads
+	{cmd: "tmux new -d -s w 'cat /etc/shadow'", paths: []string{"r:/etc/shadow"}, execs: []string{"tmux", "cat"}},
+	{cmd: "tmux new-session -ds cf", not: []TagKind{TagUnknownProgram, TagOpaque}},
+	{cmd: "tmux new-window -t vims -d -n win0 'vim notes.txt'", execs: []string{"vim"}, not: []TagKind{TagUnknownProgram}},
+	{cmd: "tmux new-session -c ~/.ssh -d ls", paths: []string{"r:" + H + "/.ssh"}},
+	{cmd: "tmux display-popup -d ~/.aws -E ls", paths: []string{"r:" + H + "/.aws"}},
+	{cmd: "tmux run-shell -d 5 'cat /etc/shadow'", paths: []string{"r:/etc/shadow"}},
+	{cmd: "tmux -c 'cat /etc/shadow'", paths: []string{"r:/etc/shadow"}},
+	{cmd: "tmux -f ~/.ssh/id_rsa", paths: []string{"r:" + H + "/.ssh/id_rsa"}},
+	{cmd: "tmux source-file ~/.ssh/id_rsa", paths: []string{"r:" + H + "/.ssh/id_rsa"}},
+	{cmd: "tmux new -d \\; split-window 'cat /etc/shadow'", paths: []string{"r:/etc/shadow"}},
+	{cmd: "tmux if-shell 'test -f x' 'cat /etc/shadow'", execs: []string{"test"}},
+	{cmd: "tmux send-keys -t cf 'cd ~/server' C-m", tags: []TagKind{TagCodeEscape}},
+	{cmd: "tmux new -d -s $S 'cat x'", not: []TagKind{TagUnknownProgram}, execs: []string{"cat"}},
+	{cmd: "tmux $SUB", tags: []TagKind{TagOpaque}},
 	{cmd: "vim -c ':py3 import os; os.system(\"cat /etc/shadow\")'", paths: []string{"r:/etc/shadow"}},
 }
 

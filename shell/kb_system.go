@@ -422,25 +422,3 @@ func checkWipefs(c *Call) {
 	c.Tag(TagDestructive, "wipefs")
 	c.Tag(TagFilesystemFormat, "wipefs")
 }
-
-// checkTmux: new-session/new-window/send-keys/run-shell commands.
-func checkTmux(c *Call) {
-	p := c.Positional
-	if len(p) == 0 {
-		return
-	}
-	switch p[0].Value {
-	case "send-keys", "send", "run-shell", "run", "new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane":
-		var cmd []Word
-		for _, w := range p[1:] {
-			if !strings.HasPrefix(w.Value, "-") {
-				cmd = append(cmd, w)
-			}
-		}
-		if len(cmd) > 0 && p[0].Value != "send-keys" && p[0].Value != "send" {
-			c.RunShell(joinWords(cmd))
-		} else if len(cmd) > 0 {
-			c.Tag(TagCodeEscape, "tmux send-keys")
-		}
-	}
-}
