@@ -419,6 +419,12 @@ var kbCases = []kbCase{
 	{cmd: "screen -S s -X exec rm -rf ~", tags: []TagKind{TagCodeEscape}},
 	{cmd: "screen -S s -p 1 -X screen ./x.sh", tags: []TagKind{TagCodeEscape}},
 	{cmd: "screen -ls mysess", not: []TagKind{TagOpaque, TagUnknownProgram}, execs: []string{"screen"}},
+	// kill: signal 0 only checks that the process exists
+	{cmd: "kill -0 1", not: []TagKind{TagSystemChange}},
+	{cmd: "kill -s 0 -1", not: []TagKind{TagSystemChange}},
+	{cmd: "kill -9 1", tags: []TagKind{TagSystemChange}},
+	{cmd: "kill -1", tags: []TagKind{TagSystemChange}},
+	{cmd: "kill -$SIG 1", tags: []TagKind{TagSystemChange}},
 	// tmux: option values are not the command; global -c runs, -f reads
 	{cmd: "tmux new -d -s w 'cat /etc/shadow'", paths: []string{"r:/etc/shadow"}, execs: []string{"tmux", "cat"}},
 	{cmd: "tmux new-session -ds cf", not: []TagKind{TagUnknownProgram, TagOpaque}},

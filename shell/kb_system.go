@@ -124,6 +124,15 @@ func kbSystemTable() map[string]*Program {
 
 // checkKill: signals to every process (-1) or to init.
 func checkKill(c *Call) {
+	args := make([]string, len(c.Args))
+	for i, w := range c.Args {
+		if w.Known {
+			args[i] = w.Value
+		}
+	}
+	if signalZero(args) {
+		return // signal 0 is sent to nobody: it only checks that the processes exist
+	}
 	for _, w := range c.Positional {
 		if w.Value == "-1" || w.Value == "1" || w.Value == "0" && len(c.Positional) == 1 {
 			c.Tag(TagSystemChange, "kill "+w.Value)
