@@ -46,11 +46,31 @@ func isFreeToWrite(p, ws string) bool {
 // scratch directories.
 func matchWriteOutside(in *Input) (string, bool) {
 	if u, ok := findPath(in, func(u use) bool {
-		return u.access&action.AccessWrite != 0 && !isFreeToWrite(u.path, in.Workspace)
+		return u.access&action.AccessWrite != 0 && !isFreeToWrite(u.path, in.Workspace) &&
+			!intoScratchDir(u)
 	}); ok {
 		return "write to " + tilde(u.path, in.Home), true
 	}
 	return "", false
+}
+
+// intoScratchDir reports a scratch directory named as the destination
+// directory of a program that puts files into it (cp a.txt /tmp/, mv x
+// /var/tmp): what it writes are named entries inside the directory, which
+// are free to write like any other file there. Programs that change the
+// directory itself (chmod, chown, touch) do not qualify.
+func intoScratchDir(u use) bool {
+	switch u.prog {
+	case "cp", "mv", "ln", "install", "rsync":
+	default:
+		return false
+	}
+	for _, d := range scratchDirs {
+		if u.path == d {
+			return true
+		}
+	}
+	return false
 }
 
 // matchDeleteOutside fires on deletes outside the workspace. Deleting a

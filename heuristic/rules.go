@@ -1009,12 +1009,14 @@ func rulesTable() []Rule {
 			Positive: []Example{
 				sh(`echo done > ~/status.txt`),
 				sh(`cp build/app /usr/local/bin/app`),
+				sh(`chown nobody /tmp`),
 				ex(action.WriteFile, `{"path":"~/notes/todo.md","content":"- ship"}`),
 				ex(action.GitClone, `{"url":"https://github.com/org/repo.git","path":"~/src/repo"}`),
 			},
 			Negative: []Example{
 				sh(`go build -o bin/app ./cmd/app`),
 				sh(`echo x > /tmp/scratch.txt && cat /tmp/scratch.txt`),
+				sh(`cp report.pdf /tmp/`),
 				sh(`make 2>/dev/null`),
 				ex(action.WriteFile, `{"path":"~/project/README.md","content":"# x"}`),
 			},

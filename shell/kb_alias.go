@@ -19,4 +19,5 @@ var kbAliases = map[string]string{
 	"mawk1": "awk", "busybox.static": "busybox", "bsdcpio": "cpio", "bsdunzip": "unzip",
 	"x86_64-linux-gnu-gcc": "gcc", "gcc-12": "gcc", "gcc-13": "gcc", "g++-12": "g++", "clang-15": "clang",
 	"nodejs18": "node", "tclsh8.6": "tclsh",
+	"avconv": "ffmpeg", "avprobe": "ffprobe", "avplay": "ffplay", // libav's names for the same tools
 }

@@ -62,7 +62,17 @@ func kbMiscTable() map[string]*Program {
 		"xdotool":        {Tags: []TagKind{TagCodeEscape}},
 		"pv":             readAll(flags(shorts("pterabTnqcWlf0")+" --progress --timer --eta --rate --bytes --numeric --quiet", fBool, "-s --size -L --rate-limit -N --name -i --interval -w -H -B", fVal)),
 		"bar":            readAll(nil),
-		"mc":             kDocOnly, "ranger": kDocOnly, "nnn": kDocOnly, "fzf": {Flags: flags("--preview --bind -q --query", fVal)},
+		// ccze colours log lines from stdin; -F names its rc file.
+		"ccze": {Flags: flags(shorts("AhlrC")+" --raw-ansi --html --list-plugins --remove-facility --convert-date", fBool,
+			"-m --mode -o --options -c --color -p --plugin -a --argument", fVal, "-F --rcfile", fRead)},
+		// ispell checks the files it is given and saves corrections into them.
+		"ispell": {Flags: flags(shorts("abBCmMnNtx")+" -S", fBool, "-d -T -w -W", fVal, "-p", fWrite), Rest: RoleReadWrite},
+		// xbacklight sets or prints the X display's backlight level.
+		"xbacklight": plain(flags("-get", fBool, "-set -inc -dec -time -steps -fps", fVal)),
+		// gimp opens images for editing (and may save them); batch code is code.
+		"gimp": {Flags: flags(shorts("idfsn")+" --no-interface --no-data --no-fonts --no-splash --new-instance --verbose", fBool,
+			"-b --batch", tagged(fVal, TagCodeEscape), "--batch-interpreter", fVal), Rest: RoleReadWrite},
+		"mc": kDocOnly, "ranger": kDocOnly, "nnn": kDocOnly, "fzf": {Flags: flags("--preview --bind -q --query", fVal)},
 		"cmatrix": kDocOnly, "sl": kDocOnly, "fortune": kDocOnly,
 		"fastqc":      {Flags: flags("-o --outdir", fWrite, "-t --threads -f --format", fVal), Rest: RoleRead},
 		"samtools":    {Rest: RoleRead, Flags: flags("-o", fWrite, "-@ -b -q -F -f", fVal)},

@@ -110,10 +110,9 @@ func kbSystemTable() map[string]*Program {
 		"mdadm": kSysChange2,
 		"ipcrm": kSysChange2,
 		"wall":  kReadOnly, "write": kReadOnly, "mesg": kReadOnly,
-		"screen": {Flags: flags(shorts("dmrRxlLqAaiO")+" -ls -list -wipe", fBool, "-S -c -e -h -p -X -T", fVal),
-			Args: []Role{RoleCommand}, Check: checkScreen},
-		"tmux":  {Flags: flags(shorts("2CDluNvV"), fBool, "-c -f -L -S -T", fVal), Check: checkTmux},
-		"clear": kReadOnly, "reset": kReadOnly, "tput": kReadOnly, "stty": kReadOnly, "setterm": kReadOnly,
+		"screen": {Check: checkScreen}, // parses its own options (kb_screen.go)
+		"tmux":   {Flags: flags(shorts("2CDluNvV"), fBool, "-c -f -L -S -T", fVal), Check: checkTmux},
+		"clear":  kReadOnly, "reset": kReadOnly, "tput": kReadOnly, "stty": kReadOnly, "setterm": kReadOnly,
 		"chsh":    {Flags: flags("-s --shell -u", fVal), Tags: []TagKind{TagPersistence}},
 		"chfn":    kReadOnly,
 		"uuidgen": kReadOnly, "uuid": kReadOnly,
@@ -125,6 +124,15 @@ func kbSystemTable() map[string]*Program {
 
 // checkKill: signals to every process (-1) or to init.
 func checkKill(c *Call) {
+	args := make([]string, len(c.Args))
+	for i, w := range c.Args {
+		if w.Known {
+			args[i] = w.Value
+		}
+	}
+	if signalZero(args) {
+		return // signal 0 is sent to nobody: it only checks that the processes exist
+	}
 	for _, w := range c.Positional {
 		if w.Value == "-1" || w.Value == "1" || w.Value == "0" && len(c.Positional) == 1 {
 			c.Tag(TagSystemChange, "kill "+w.Value)
@@ -422,41 +430,4 @@ func checkWipefs(c *Call) {
 	}
 	c.Tag(TagDestructive, "wipefs")
 	c.Tag(TagFilesystemFormat, "wipefs")
-}
-
-// checkScreen: "screen CMD" and -X stuff run commands.
-func checkScreen(c *Call) {
-	x, ok := c.Flag("-X")
-	if !ok {
-		return
-	}
-	c.Tag(TagCodeEscape, "screen -X")
-	if x.Value == "stuff" && len(c.Positional) > 0 {
-		// stuff types its text into the session's shell.
-		w := c.Positional[0]
-		w.Value = strings.NewReplacer(`\n`, "\n", `\r`, "\n", "^M", "\n").Replace(w.Value)
-		c.RunShell(w)
-	}
-}
-
-// checkTmux: new-session/new-window/send-keys/run-shell commands.
-func checkTmux(c *Call) {
-	p := c.Positional
-	if len(p) == 0 {
-		return
-	}
-	switch p[0].Value {
-	case "send-keys", "send", "run-shell", "run", "new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane":
-		var cmd []Word
-		for _, w := range p[1:] {
-			if !strings.HasPrefix(w.Value, "-") {
-				cmd = append(cmd, w)
-			}
-		}
-		if len(cmd) > 0 && p[0].Value != "send-keys" && p[0].Value != "send" {
-			c.RunShell(joinWords(cmd))
-		} else if len(cmd) > 0 {
-			c.Tag(TagCodeEscape, "tmux send-keys")
-		}
-	}
 }

@@ -55,6 +55,9 @@ func (a *analyzer) shape(c *Call, in *stream, out *stream) {
 		return
 	}
 	out.items, out.single = a.items(c, in)
+	if out.items == nil {
+		out.items, out.single = a.moreItems(c, in)
+	}
 }
 
 // token reports whether the call prints a token. A program found
