@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"sync"
 
@@ -21,9 +20,9 @@ type ToolsConfig struct {
 	// CommandSandbox.
 	Shell shell.Runner
 	// CommandSandbox returns, for one command, the wrapper that runs it
-	// in its own kernel sandbox. nil runs commands without one (tests
-	// and agent.sandbox: off); an error refuses the command.
-	CommandSandbox func(act *action.Action) (func(*exec.Cmd) error, error)
+	// in its own kernel sandbox (NewCommandSandbox). nil runs commands
+	// without one (agent.sandbox: off); an error refuses the command.
+	CommandSandbox SandboxHook
 }
 
 // ToolExecutors returns the executors of the files and shell groups by
@@ -74,14 +73,17 @@ func (f *filesExecutor) Execute(ctx context.Context, act *action.Action) (Result
 // analysis allows.
 type shellExecutor struct {
 	runner  shell.Runner
-	sandbox func(*action.Action) (func(*exec.Cmd) error, error)
+	sandbox SandboxHook
 }
 
 func (s *shellExecutor) Execute(ctx context.Context, act *action.Action) (Result, error) {
 	r := s.runner
 	r.Wrap = nil
 	if s.sandbox != nil {
-		wrap, err := s.sandbox(act)
+		wrap, done, err := s.sandbox(act)
+		if done != nil {
+			defer done()
+		}
 		if err != nil {
 			return Result{}, fmt.Errorf("%s: the command's sandbox cannot be built: %w", tools.CodeSandbox, err)
 		}

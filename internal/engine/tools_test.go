@@ -17,13 +17,13 @@ import (
 // a key file is never read, and the sandbox hook is called per command.
 func TestToolExecutorsEndToEnd(t *testing.T) {
 	var wrapped []string
-	sandbox := func(act *action.Action) (func(*exec.Cmd) error, error) {
+	var sandbox SandboxHook = func(act *action.Action) (func(*exec.Cmd) error, func(), error) {
 		cmd := act.Payload.(*action.ExecuteCommandPayload).Command
 		if strings.Contains(cmd, "nosandbox") {
-			return nil, errors.New("the kernel refused")
+			return nil, nil, errors.New("the kernel refused")
 		}
 		wrapped = append(wrapped, cmd)
-		return func(c *exec.Cmd) error { c.Env = append(c.Env, "PX_WRAPPED=yes"); return nil }, nil
+		return func(c *exec.Cmd) error { c.Env = append(c.Env, "PX_WRAPPED=yes"); return nil }, nil, nil
 	}
 	e := newEnv(t, envOptions{wrap: func(c Config) Config {
 		c.Executors = ToolExecutors(ToolsConfig{Shell: shell.Runner{Workspace: c.Workspace}, CommandSandbox: sandbox})

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/guard"
+	"github.com/parallax/parallax/internal/tools/shell"
+	"github.com/parallax/parallax/sandbox"
+	"github.com/parallax/parallax/verdict"
+)
+
+func sandboxOrSkip(t *testing.T) {
+	t.Helper()
+	if err := sandbox.Support().Usable(); err != nil {
+		t.Skipf("no kernel sandbox here: %v", err)
+	}
+}
+
+func newHook(t *testing.T, ws, home string) SandboxHook {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: ws, Home: home, Self: self,
+		Unreadable: guard.New(ws, home).Unreadable(), TempRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hook
+}
+
+// run runs script under the sandbox derived from decided (or plainly,
+// when decided is ""), and returns its output and error.
+func run(t *testing.T, hook SandboxHook, ws, decided, script string) (string, error) {
+	t.Helper()
+	c := exec.Command("/bin/sh", "-c", script)
+	c.Dir, c.Env = ws, os.Environ()
+	if decided != "" {
+		act := &action.Action{Type: action.ExecuteCommand, Payload: &action.ExecuteCommandPayload{Command: decided}}
+		wrap, done, err := hook(act)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer done()
+		if err := wrap(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := c.CombinedOutput()
+	return string(out), err
+}
+
+// What the gate believes a command does is what the kernel lets it do: a
+// command decided as a workspace write cannot write the home, read a key
+// or open a socket; the same scripts run unsandboxed succeed (the
+// control that proves each one could).
+func TestCommandSandboxHoldsTheVerdict(t *testing.T) {
+	sandboxOrSkip(t)
+	ws, home := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, ".ssh", "id_rsa"), testKey)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	hook := newHook(t, ws, home)
+	decided := "echo built > out.txt"
+	escapes := map[string]string{
+		"write the home":  "echo x > " + filepath.Join(home, "planted"),
+		"read a key":      "cat " + filepath.Join(home, ".ssh", "id_rsa"),
+		"open a socket":   fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d", ln.Addr().(*net.TCPAddr).Port),
+		"write /etc-like": "echo x > " + filepath.Join(t.TempDir(), "other"),
+	}
+	for name, script := range escapes {
+		t.Run(name, func(t *testing.T) {
+			if out, err := run(t, hook, ws, "", "bash -c '"+script+"'"); err != nil {
+				t.Fatalf("control: unsandboxed, it fails too (%v: %s), so the test proves nothing", err, out)
+			}
+			out, err := run(t, hook, ws, decided, "bash -c '"+script+"'")
+			if err == nil {
+				t.Fatalf("sandboxed, it succeeded: %s", out)
+			}
+			if strings.Contains(out, "PRIVATE KEY") {
+				t.Fatal("key material read")
+			}
+		})
+	}
+	if out, err := run(t, hook, ws, decided, decided); err != nil {
+		t.Fatalf("the decided command fails in its sandbox: %v: %s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "out.txt")); string(b) != "built\n" {
+		t.Fatalf("out.txt holds %q", b)
+	}
+	// A command whose analysis includes the network may use it.
+	netcmd := fmt.Sprintf("curl -s http://127.0.0.1:%d/", ln.Addr().(*net.TCPAddr).Port)
+	if out, err := run(t, hook, ws, netcmd, fmt.Sprintf("bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d'", ln.Addr().(*net.TCPAddr).Port)); err != nil {
+		t.Fatalf("network refused to a command analysed as networked: %v: %s", err, out)
+	}
+}
+
+// Through the whole pipeline: the command runs in its sandbox and its
+// private temp directory is gone afterwards.
+func TestPipelineRunsCommandsSandboxed(t *testing.T) {
+	sandboxOrSkip(t)
+	tmpRoot := t.TempDir()
+	e := newEnv(t, envOptions{wrap: func(c Config) Config {
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: c.Workspace, Home: c.Home, Self: self,
+			Unreadable: guard.New(c.Workspace, c.Home).Unreadable(), TempRoot: tmpRoot})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Executors = ToolExecutors(ToolsConfig{Shell: shell.Runner{Workspace: c.Workspace}, CommandSandbox: hook})
+		return c
+	}})
+	out := e.handle("s1", "execute_command", map[string]any{"command": "printf %s \"$TMPDIR\" > where.txt"})
+	if out.Verdict.Decision != verdict.Allow || out.Result.IsError {
+		t.Fatalf("%+v", out)
+	}
+	where, _ := os.ReadFile(filepath.Join(e.root, "where.txt"))
+	if !strings.HasPrefix(string(where), filepath.Join(tmpRoot, "parallax-cmd-")) {
+		t.Fatalf("TMPDIR was %q", where)
+	}
+	if ents, _ := os.ReadDir(tmpRoot); len(ents) != 0 {
+		t.Fatalf("private temp directories left: %d", len(ents))
+	}
+	e.entries()
+}
