@@ -127,8 +127,8 @@ func TestAgentSandboxBlocksEveryProbe(t *testing.T) {
 			if out.FromSocket != "hello from the engine" || out.Threads != 8 || out.Alloc != 8 {
 				t.Errorf("child stopped working: socket %q, threads %d, alloc %d", out.FromSocket, out.Threads, out.Alloc)
 			}
-			if len(out.Probes) != len(ProbeNames) {
-				t.Fatalf("got %d probes, want %d", len(out.Probes), len(ProbeNames))
+			if len(out.Probes) != len(ProbeNames()) {
+				t.Fatalf("got %d probes, want %d", len(out.Probes), len(ProbeNames()))
 			}
 			t.Logf("report: %+v", out.Report)
 			wantSignal := "<nil>"
@@ -139,8 +139,8 @@ func TestAgentSandboxBlocksEveryProbe(t *testing.T) {
 				t.Errorf("kill(parent, 0): got %s, want %s", out.SignalParent, wantSignal)
 			}
 			for i, p := range out.Probes {
-				if p.Name != ProbeNames[i] {
-					t.Errorf("probe %d: got %s, want %s", i, p.Name, ProbeNames[i])
+				if p.Name != ProbeNames()[i] {
+					t.Errorf("probe %d: got %s, want %s", i, p.Name, ProbeNames()[i])
 				}
 				if p.Blocked != tc.wantBlocked {
 					t.Errorf("probe %s: blocked %v, want %v (%s)", p.Name, p.Blocked, tc.wantBlocked, p.Detail)
@@ -186,8 +186,8 @@ func TestApplyAgentRefusesOverlaps(t *testing.T) {
 
 func TestReportOK(t *testing.T) {
 	all := func(blocked bool) []ProbeResult {
-		out := make([]ProbeResult, len(ProbeNames))
-		for i, n := range ProbeNames {
+		out := make([]ProbeResult, len(ProbeNames()))
+		for i, n := range ProbeNames() {
 			out[i] = ProbeResult{Name: n, Blocked: blocked}
 		}
 		return out

@@ -33,8 +33,8 @@ func ConfineAgent(AgentSpec, ProbeTargets) (Report, error) { return Report{}, er
 
 // RunProbes reports every probe as not blocked outside Linux.
 func RunProbes(ProbeTargets) []ProbeResult {
-	out := make([]ProbeResult, len(ProbeNames))
-	for i, n := range ProbeNames {
+	out := make([]ProbeResult, len(ProbeNames()))
+	for i, n := range ProbeNames() {
 		out[i] = ProbeResult{Name: n, Detail: errOS().Error()}
 	}
 	return out

@@ -87,7 +87,7 @@ func (r Report) OK() bool {
 		}
 		seen[p.Name] = true
 	}
-	for _, name := range ProbeNames {
+	for _, name := range ProbeNames() {
 		if !seen[name] {
 			return false
 		}
@@ -136,10 +136,11 @@ const (
 	ProbeConnectEngine = "connect_engine"
 )
 
-// ProbeNames lists every probe RunProbes runs; Report.OK wants them all.
-var ProbeNames = []string{
-	ProbeReadWorkspace, ProbeReadHome, ProbeWriteTmp, ProbeExec,
-	ProbeExecve, ProbeTCPSocket, ProbeConnectEngine,
+// ProbeNames lists every probe RunProbes runs, in order; Report.OK
+// wants them all. Each call returns a new slice.
+func ProbeNames() []string {
+	return []string{ProbeReadWorkspace, ProbeReadHome, ProbeWriteTmp, ProbeExec,
+		ProbeExecve, ProbeTCPSocket, ProbeConnectEngine}
 }
 
 // CommandSpec is the sandbox one command runs in, derived from the
