@@ -29,8 +29,8 @@ fuzz:
 	$(FUZZ) ./action/ -fuzz=FuzzFastCommand
 	$(FUZZ) ./action/ -fuzz=FuzzHashCommand
 	$(FUZZ) ./guard/ -fuzz=FuzzSegEnd
-	$(FUZZ) ./internal/shglob/ -fuzz=FuzzLastBytesBash
-	$(FUZZ) ./internal/shglob/ -fuzz=FuzzLastBytesGo
+	$(FUZZ) ./internal/glob/ -fuzz=FuzzLastBytesBash
+	$(FUZZ) ./internal/glob/ -fuzz=FuzzLastBytesGo
 	$(FUZZ) ./policy/ -fuzz=FuzzParse
 	$(FUZZ) ./action/ -fuzz=FuzzDecode
 	$(FUZZ) ./shield/ -fuzz=FuzzStream

@@ -1,31 +1,19 @@
-package heuristic
+package glob
 
-import (
-	"strings"
+import "strings"
 
-	"github.com/parallax/parallax/internal/shglob"
-)
-
-// Two small glob engines, hand-written so that the hot path allocates
-// nothing:
-//
-//   - globMatch matches a concrete path against a rule pattern, where "*"
-//     and "?" stay inside one path segment and "**" crosses segments.
-//   - globIntersect decides whether a shell glob (what a command names, e.g.
-//     "~/.ssh/*") and a rule pattern can match a common path. It runs only
-//     for glob path uses, which are rare.
-
-// globMatch reports whether name matches pattern. Pattern syntax: "**"
+// Match reports whether name matches the rule pattern, without
+// allocating. Rule syntax: "**"
 // (any run, "/" included), "*" (any run without "/"), "?" (one byte that
 // is not "/"); every other byte is literal.
-func globMatch(pattern, name string) bool {
+func Match(pattern, name string) bool {
 	for len(pattern) > 0 {
 		switch pattern[0] {
 		case '*':
 			if len(pattern) > 1 && pattern[1] == '*' {
 				rest := pattern[2:]
 				for i := 0; i <= len(name); i++ {
-					if globMatch(rest, name[i:]) {
+					if Match(rest, name[i:]) {
 						return true
 					}
 				}
@@ -33,7 +21,7 @@ func globMatch(pattern, name string) bool {
 			}
 			rest := pattern[1:]
 			for i := 0; i <= len(name); i++ {
-				if globMatch(rest, name[i:]) {
+				if Match(rest, name[i:]) {
 					return true
 				}
 				if i < len(name) && name[i] == '/' {
@@ -69,12 +57,13 @@ type gtok struct {
 	fresh bool // shell glob token at a segment start: cannot match a leading "."
 }
 
-// compileGlob tokenises a pattern. In shell syntax, "[...]" is one byte
+// Compile tokenises a pattern. In shell syntax, "[...]" is one byte
 // (approximated as any byte, the safe direction), "\x" is a literal x,
 // "**" is two stars, and wildcards at a segment start do not match a
 // leading dot (bash without dotglob). In rule syntax "**" crosses segments.
-func compileGlob(p string, shellSyntax bool) []gtok {
-	out := make([]gtok, 0, len(p))
+func Compile(p string, syn Syntax) Pattern {
+	shellSyntax := syn == Shell
+	out := make(Pattern, 0, len(p))
 	for i := 0; i < len(p); i++ {
 		segStart := i == 0 || p[i-1] == '/'
 		c := p[i]
@@ -124,7 +113,7 @@ type gstate struct {
 }
 
 // closure adds s and every state reachable from it without input.
-func closure(toks []gtok, s gstate, out []gstate) []gstate {
+func closure(toks Pattern, s gstate, out []gstate) []gstate {
 	for {
 		out = append(out, s)
 		if s.i >= len(toks) || (toks[s.i].kind != gStar && toks[s.i].kind != gDStar) {
@@ -136,7 +125,7 @@ func closure(toks []gtok, s gstate, out []gstate) []gstate {
 
 // step returns the states after consuming byte c (0 stands for "any other
 // byte": not "/", not ".", and equal to no literal of either pattern).
-func step(toks []gtok, s gstate, c byte, out []gstate) []gstate {
+func step(toks Pattern, s gstate, c byte, out []gstate) []gstate {
 	if s.i >= len(toks) {
 		return out
 	}
@@ -159,27 +148,27 @@ func step(toks []gtok, s gstate, c byte, out []gstate) []gstate {
 	return closure(toks, gstate{i: s.i + 1}, out)
 }
 
-// globIntersect reports whether some path matches both shellGlob (shell
+// Intersect reports whether some path matches both shellGlob (shell
 // syntax) and rule (rule syntax). It explores the product automaton.
-func globIntersect(shellGlob, rule string) bool {
-	var gt []gtok
-	return globIntersectC(shellGlob, &gt, rule, nil)
+func Intersect(shellGlob, rule string) bool {
+	var gt Pattern
+	return IntersectCompiled(shellGlob, &gt, rule, nil)
 }
 
-// globIntersectC is globIntersect with compiled forms: *gt is the shell
+// IntersectCompiled is Intersect with compiled forms: *gt is the shell
 // glob's, compiled here when still nil and kept for the next rule; rt is
 // the rule's, or nil to compile it.
-func globIntersectC(shellGlob string, gt *[]gtok, rule string, rt []gtok) bool {
-	if literalsDisjoint(shellGlob, rule) {
+func IntersectCompiled(shellGlob string, gt *Pattern, rule string, rt Pattern) bool {
+	if LiteralsDisjoint(shellGlob, rule) {
 		return false
 	}
-	return globIntersectK(shellGlob, strings.Count(shellGlob, "/"), gt, rule, strings.Count(rule, "/"),
+	return IntersectKnown(shellGlob, strings.Count(shellGlob, "/"), gt, rule, strings.Count(rule, "/"),
 		strings.Contains(rule, "**"), rt)
 }
 
-// globIntersectK is globIntersectC after the literal ends were compared,
+// IntersectKnown is IntersectCompiled after the literal ends were compared,
 // with both patterns' slash counts and whether the rule holds "**" known.
-func globIntersectK(shellGlob string, gSlashes int, gt *[]gtok, rule string, rSlashes int, rDStar bool, rt []gtok) bool {
+func IntersectKnown(shellGlob string, gSlashes int, gt *Pattern, rule string, rSlashes int, rDStar bool, rt Pattern) bool {
 	if !rDStar {
 		return gSlashes == rSlashes && segmentsIntersect(shellGlob, rule)
 	}
@@ -192,12 +181,12 @@ func globIntersectK(shellGlob string, gSlashes int, gt *[]gtok, rule string, rSl
 		return false
 	}
 	if *gt == nil {
-		*gt = compileGlob(shellGlob, true)
+		*gt = Compile(shellGlob, Shell)
 	}
 	if rt == nil {
-		rt = compileGlob(rule, false)
+		rt = Compile(rule, Rule)
 	}
-	return intersect(*gt, rt)
+	return PatternsIntersect(*gt, rt)
 }
 
 // segmentsIntersect decides a rule without "**" whose slash count is the
@@ -212,28 +201,28 @@ func segmentsIntersect(shellGlob, rule string) bool {
 		if sa == sb {
 			continue
 		}
-		if ok, done := segPairMeets(sa, sb); done {
+		if ok, done := SegPairMeets(sa, sb); done {
 			if !ok {
 				return false
 			}
 			continue
 		}
-		if literalsDisjoint(sa, sb) || endsApart(sa, sb) || !intersect(compileGlob(sa, true), compileGlob(sb, false)) {
+		if LiteralsDisjoint(sa, sb) || endsApart(sa, sb) || !PatternsIntersect(Compile(sa, Shell), Compile(sb, Rule)) {
 			return false
 		}
 	}
 	return true
 }
 
-// segPairMeets decides the common segment pairs without the automaton,
+// SegPairMeets decides the common segment pairs without the automaton,
 // exactly as it would: a bare "*" (which skips dot names) or a literal on
 // the shell side, a bare "*" on the rule side. done is false otherwise.
-func segPairMeets(shellSeg, ruleSeg string) (ok, done bool) {
+func SegPairMeets(shellSeg, ruleSeg string) (ok, done bool) {
 	switch {
 	case shellSeg == "*":
 		return !strings.HasPrefix(ruleSeg, "."), true
 	case !strings.ContainsAny(shellSeg, "*?[\\"):
-		return globMatch(ruleSeg, shellSeg), true
+		return Match(ruleSeg, shellSeg), true
 	case ruleSeg == "*":
 		return true, true
 	}
@@ -247,7 +236,7 @@ func endsApart(shellSeg, ruleSeg string) bool {
 	if n == 0 || ruleSeg[n-1] == '*' || ruleSeg[n-1] == '?' {
 		return false
 	}
-	set, ok := shglob.LastBytes(shellSeg, true)
+	set, ok := LastBytes(shellSeg, true)
 	return ok && !set.Has(ruleSeg[n-1])
 }
 
@@ -269,7 +258,7 @@ func segsDisjoint(a, b string, fromEnd bool) bool {
 		if strings.Contains(sb, "**") {
 			return false
 		}
-		if sa != sb && (literalsDisjoint(sa, sb) || dotHidden(sa, sb) || endsApart(sa, sb)) {
+		if sa != sb && (LiteralsDisjoint(sa, sb) || dotHidden(sa, sb) || endsApart(sa, sb)) {
 			return true
 		}
 	}
@@ -297,34 +286,39 @@ func cutSegment(p string, fromEnd bool) (seg, rest string) {
 	return p, ""
 }
 
-// ruleIntersect is globIntersect for two rule-syntax patterns.
-func ruleIntersect(x, y string) bool {
-	if literalsDisjoint(x, y) {
+// RuleIntersect is Intersect for two rule-syntax patterns.
+func RuleIntersect(x, y string) bool {
+	if LiteralsDisjoint(x, y) {
 		return false
 	}
-	return intersect(compileGlob(x, false), compileGlob(y, false))
+	return PatternsIntersect(Compile(x, Rule), Compile(y, Rule))
 }
 
-// literalsDisjoint is a cheap test that two patterns share no path: their
+// LiteralsDisjoint is a cheap test that two patterns share no path: their
 // literal prefixes (up to the first wildcard) disagree, or their literal
 // suffixes (after the last wildcard) do. It never says "disjoint" wrongly;
 // when unsure it says false and the automaton decides.
-func literalsDisjoint(a, b string) bool {
-	pa, pb := literalPrefix(a), literalPrefix(b)
+func LiteralsDisjoint(a, b string) bool {
+	pa, pb := LiteralPrefix(a), LiteralPrefix(b)
 	n := min(len(pa), len(pb))
 	if pa[:n] != pb[:n] {
 		return true
 	}
-	sa, sb := literalSuffix(a), literalSuffix(b)
+	sa, sb := LiteralSuffix(a), LiteralSuffix(b)
 	n = min(len(sa), len(sb))
 	return sa[len(sa)-n:] != sb[len(sb)-n:]
 }
 
+// isPatternMeta reports a byte that may start something other than a
+// literal in any syntax: a wildcard, a set, an escape, a brace, an
+// extglob operator.
 func isPatternMeta(c byte) bool {
 	return c == '*' || c == '?' || c == '[' || c == '{' || c == '\\' || c == ']' || c == '}' || c == '!' || c == '@' || c == '+' || c == '('
 }
 
-func literalPrefix(p string) string {
+// LiteralPrefix is the part of a pattern before its first byte that may
+// not be literal (isPatternMeta).
+func LiteralPrefix(p string) string {
 	for i := 0; i < len(p); i++ {
 		if isPatternMeta(p[i]) {
 			return p[:i]
@@ -333,7 +327,9 @@ func literalPrefix(p string) string {
 	return p
 }
 
-func literalSuffix(p string) string {
+// LiteralSuffix is the part of a pattern after its last byte that may
+// not be literal.
+func LiteralSuffix(p string) string {
 	for i := len(p) - 1; i >= 0; i-- {
 		if isPatternMeta(p[i]) {
 			return p[i+1:]
@@ -342,10 +338,14 @@ func literalSuffix(p string) string {
 	return p
 }
 
-func intersect(a, b []gtok) bool {
+// PatternsIntersect reports whether some string is accepted by both
+// compiled patterns: a search of the product automaton over an alphabet
+// of the patterns' literal bytes, "/", "." and one byte standing for
+// every other.
+func PatternsIntersect(a, b Pattern) bool {
 	alphabet := []byte{0, '/', '.'}
 	seen := [256]bool{0: true, '/': true, '.': true}
-	for _, toks := range [2][]gtok{a, b} {
+	for _, toks := range [2]Pattern{a, b} {
 		for _, t := range toks {
 			if t.kind == gLit && !seen[t.c] {
 				seen[t.c] = true
