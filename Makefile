@@ -31,6 +31,9 @@ fuzz:
 	$(FUZZ) ./guard/ -fuzz=FuzzSegEnd
 	$(FUZZ) ./internal/glob/ -fuzz=FuzzLastBytesBash
 	$(FUZZ) ./internal/glob/ -fuzz=FuzzLastBytesGo
+	$(FUZZ) ./internal/glob/ -fuzz=FuzzMatchSegAgreesWithPathMatch
+	$(FUZZ) ./internal/glob/ -fuzz=FuzzIntersectIsSound
+	$(FUZZ) ./internal/glob/ -fuzz=FuzzSegPairMeets
 	$(FUZZ) ./policy/ -fuzz=FuzzParse
 	$(FUZZ) ./action/ -fuzz=FuzzDecode
 	$(FUZZ) ./shield/ -fuzz=FuzzStream

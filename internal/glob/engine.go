@@ -1,59 +1,82 @@
 package glob
 
-import "strings"
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
 
 // Match reports whether name matches the rule pattern, without
-// allocating. Rule syntax: "**"
-// (any run, "/" included), "*" (any run without "/"), "?" (one byte that
-// is not "/"); every other byte is literal.
+// allocating. Rule syntax: "**" (any run, "/" included), "*" (any run
+// without "/"), "?" (one character that is not "/"); every other
+// character is literal. Characters are UTF-8; a byte that is not valid
+// UTF-8 is a character of its own, as the automaton reads it.
 func Match(pattern, name string) bool {
 	for len(pattern) > 0 {
 		switch pattern[0] {
 		case '*':
-			if len(pattern) > 1 && pattern[1] == '*' {
-				rest := pattern[2:]
-				for i := 0; i <= len(name); i++ {
-					if Match(rest, name[i:]) {
-						return true
-					}
-				}
-				return false
+			rest, cross := pattern[1:], false
+			if len(rest) > 0 && rest[0] == '*' {
+				rest, cross = rest[1:], true
 			}
-			rest := pattern[1:]
-			for i := 0; i <= len(name); i++ {
+			for i := 0; ; {
 				if Match(rest, name[i:]) {
 					return true
 				}
-				if i < len(name) && name[i] == '/' {
+				if i == len(name) || name[i] == '/' && !cross {
 					return false
 				}
+				_, n := decode(name[i:])
+				i += n
 			}
-			return false
 		case '?':
 			if len(name) == 0 || name[0] == '/' {
 				return false
 			}
+			_, n := decode(name)
+			pattern, name = pattern[1:], name[n:]
 		default:
-			if len(name) == 0 || name[0] != pattern[0] {
+			if len(name) == 0 {
 				return false
 			}
+			pc, pn := decode(pattern)
+			nc, nn := decode(name)
+			if pc != nc {
+				return false
+			}
+			pattern, name = pattern[pn:], name[nn:]
 		}
-		pattern, name = pattern[1:], name[1:]
 	}
 	return len(name) == 0
 }
 
+// invalidBase numbers the bytes that are not valid UTF-8 as characters
+// no rune can be.
+const invalidBase = utf8.MaxRune + 1
+
+// decode returns the character s starts with and its length in bytes.
+func decode(s string) (rune, int) {
+	if s[0] < utf8.RuneSelf {
+		return rune(s[0]), 1
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError && n == 1 {
+		return invalidBase + rune(s[0]), 1
+	}
+	return r, n
+}
+
 // Token kinds of a compiled glob.
 const (
-	gLit   = iota // one literal byte
-	gOne          // one byte, not "/"
+	gLit   = iota // one literal character
+	gOne          // one character, not "/"
 	gStar         // any run without "/"
 	gDStar        // any run
 )
 
 type gtok struct {
 	kind  uint8
-	c     byte
+	c     rune
 	fresh bool // shell glob token at a segment start: cannot match a leading "."
 }
 
@@ -90,23 +113,27 @@ func Compile(p string, syn Syntax) Pattern {
 				j++
 			}
 			if j >= len(p) { // unterminated: a literal "["
-				out = append(out, gtok{kind: gLit, c: c})
+				out = append(out, gtok{kind: gLit, c: '['})
 				continue
 			}
 			out = append(out, gtok{kind: gOne}) // a set may name "."
 			i = j
 		case c == '\\' && shellSyntax && i+1 < len(p):
-			i++
-			out = append(out, gtok{kind: gLit, c: p[i]})
+			r, n := decode(p[i+1:])
+			out = append(out, gtok{kind: gLit, c: r})
+			i += n
 		default:
-			out = append(out, gtok{kind: gLit, c: c})
+			r, n := decode(p[i:])
+			out = append(out, gtok{kind: gLit, c: r})
+			i += n - 1
 		}
 	}
 	return out
 }
 
 // gstate is a position in a compiled glob; started marks a star that has
-// consumed at least one byte (so the leading-dot rule no longer applies).
+// consumed at least one character (so the leading-dot rule no longer
+// applies).
 type gstate struct {
 	i       int
 	started bool
@@ -123,9 +150,10 @@ func closure(toks Pattern, s gstate, out []gstate) []gstate {
 	}
 }
 
-// step returns the states after consuming byte c (0 stands for "any other
-// byte": not "/", not ".", and equal to no literal of either pattern).
-func step(toks Pattern, s gstate, c byte, out []gstate) []gstate {
+// step returns the states after consuming character c (0 stands for
+// "any other character": not "/", not ".", and equal to no literal of
+// either pattern).
+func step(toks Pattern, s gstate, c rune, out []gstate) []gstate {
 	if s.i >= len(toks) {
 		return out
 	}
@@ -343,12 +371,19 @@ func LiteralSuffix(p string) string {
 // of the patterns' literal bytes, "/", "." and one byte standing for
 // every other.
 func PatternsIntersect(a, b Pattern) bool {
-	alphabet := []byte{0, '/', '.'}
-	seen := [256]bool{0: true, '/': true, '.': true}
+	var abc [32]rune
+	alphabet := append(abc[:0], 0, '/', '.')
+	seen := [utf8.RuneSelf]bool{0: true, '/': true, '.': true}
 	for _, toks := range [2]Pattern{a, b} {
 		for _, t := range toks {
-			if t.kind == gLit && !seen[t.c] {
-				seen[t.c] = true
+			switch {
+			case t.kind != gLit:
+			case t.c < utf8.RuneSelf:
+				if !seen[t.c] {
+					seen[t.c] = true
+					alphabet = append(alphabet, t.c)
+				}
+			case !slices.Contains(alphabet, t.c):
 				alphabet = append(alphabet, t.c)
 			}
 		}

@@ -5,53 +5,6 @@ import (
 	"testing"
 )
 
-func TestGlobMatch(t *testing.T) {
-	tests := []struct {
-		pat, name string
-		want      bool
-	}{
-		{".ssh/id_*", ".ssh/id_rsa", true},
-		{".ssh/id_*", ".ssh/id_rsa/x", false},
-		{"proc/*/environ", "proc/1/environ", true},
-		{"proc/*/environ", "proc/1/task/2/environ", false},
-		{"aws/sso/cache/**", "aws/sso/cache/a/b.json", true},
-		{"a?c", "abc", true},
-		{"a?c", "a/c", false},
-		{"*.tfstate", "prod.tfstate", true},
-		{"*.tfstate", "prod.tfstate.backup", false},
-	}
-	for _, tt := range tests {
-		if got := Match(tt.pat, tt.name); got != tt.want {
-			t.Errorf("Match(%q, %q) = %v, want %v", tt.pat, tt.name, got, tt.want)
-		}
-	}
-}
-
-func TestGlobIntersect(t *testing.T) {
-	tests := []struct {
-		glob, rule string
-		want       bool
-	}{
-		{"/home/dev/.ssh/*", "/home/dev/.ssh/id_*", true},
-		{"/home/dev/.ss?/id*", "/home/dev/.ssh/id_*", true},
-		{"/home/dev/.*/credentials", "/home/dev/.aws/credentials", true},
-		{"/home/dev/*/credentials", "/home/dev/.aws/credentials", false}, // no dotglob
-		{"/home/dev/[.]aws/credentials", "/home/dev/.aws/credentials", true},
-		{"/home/dev/project/*.go", "/home/dev/.ssh/id_*", false},
-		{"/proc/*/environ", "/proc/*/environ", true},
-		{"/*", "/etc", true},
-		{"/e*", "/etc", true},
-		{"/tmp/*", "/etc", false},
-		{"/home/*/.ssh/*", "/**/.ssh/id_*", true},
-		{"/var/log/*.log", "/var/log/**", true},
-	}
-	for _, tt := range tests {
-		if got := Intersect(tt.glob, tt.rule); got != tt.want {
-			t.Errorf("Intersect(%q, %q) = %v, want %v", tt.glob, tt.rule, got, tt.want)
-		}
-	}
-}
-
 // TestSegmentPrefiltersAreSound checks the cheap disjointness tests
 // against the product automaton: they may only say "disjoint" when the
 // automaton finds no common path.
