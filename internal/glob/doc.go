@@ -51,6 +51,11 @@ const (
 	Rule Syntax = iota
 	// Shell: bash globbing without dotglob (see the package doc).
 	Shell
+	// ShellDot: bash globbing with dotglob (find's sets, which match dot
+	// names).
+	ShellDot
+	// Go: a path.Match segment; sets are any one character.
+	Go
 )
 
 // Pattern is a compiled pattern, for Intersect and PatternsIntersect.

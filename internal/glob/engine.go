@@ -80,12 +80,15 @@ type gtok struct {
 	fresh bool // shell glob token at a segment start: cannot match a leading "."
 }
 
-// Compile tokenises a pattern. In shell syntax, "[...]" is one byte
-// (approximated as any byte, the safe direction), "\x" is a literal x,
-// "**" is two stars, and wildcards at a segment start do not match a
-// leading dot (bash without dotglob). In rule syntax "**" crosses segments.
+// Compile tokenises a pattern in the given syntax. In Rule syntax "**"
+// crosses segments and every byte but "*" and "?" is literal. In the
+// others "[...]" is one character (approximated as any character, the
+// safe direction), "\x" is a literal x and "**" is one star; in Shell a
+// wildcard at a segment start does not match a leading dot (bash without
+// dotglob), in ShellDot and Go it does.
 func Compile(p string, syn Syntax) Pattern {
-	shellSyntax := syn == Shell
+	shellSyntax := syn != Rule // sets, escapes, "**" a star
+	fresh := syn == Shell      // the leading-dot rule
 	out := make(Pattern, 0, len(p))
 	for i := 0; i < len(p); i++ {
 		segStart := i == 0 || p[i-1] == '/'
@@ -98,9 +101,9 @@ func Compile(p string, syn Syntax) Pattern {
 			if n := len(out); shellSyntax && n > 0 && out[n-1].kind == gStar {
 				continue // "**" in a shell glob is one star (trees are the guard's)
 			}
-			out = append(out, gtok{kind: gStar, fresh: shellSyntax && segStart})
+			out = append(out, gtok{kind: gStar, fresh: fresh && segStart})
 		case c == '?':
-			out = append(out, gtok{kind: gOne, fresh: shellSyntax && segStart})
+			out = append(out, gtok{kind: gOne, fresh: fresh && segStart})
 		case c == '[' && shellSyntax:
 			j := i + 1
 			if j < len(p) && (p[j] == '!' || p[j] == '^') {
@@ -150,9 +153,11 @@ func closure(toks Pattern, s gstate, out []gstate) []gstate {
 	}
 }
 
-// step returns the states after consuming character c (0 stands for
-// "any other character": not "/", not ".", and equal to no literal of
-// either pattern).
+// other stands for every character that is not "/", not "." and no
+// literal of either pattern; no character is negative.
+const other rune = -1
+
+// step returns the states after consuming character c (or other).
 func step(toks Pattern, s gstate, c rune, out []gstate) []gstate {
 	if s.i >= len(toks) {
 		return out
@@ -161,7 +166,7 @@ func step(toks Pattern, s gstate, c rune, out []gstate) []gstate {
 	ok := false
 	switch t.kind {
 	case gLit:
-		ok = c != 0 && c == t.c
+		ok = c == t.c
 	case gOne, gStar:
 		ok = c != '/' && !(t.fresh && !s.started && c == '.')
 	case gDStar:
@@ -247,6 +252,8 @@ func segmentsIntersect(shellGlob, rule string) bool {
 // the shell side, a bare "*" on the rule side. done is false otherwise.
 func SegPairMeets(shellSeg, ruleSeg string) (ok, done bool) {
 	switch {
+	case !utf8.ValidString(shellSeg) || !utf8.ValidString(ruleSeg):
+		return false, false // the automaton assumes such patterns meet
 	case shellSeg == "*":
 		return !strings.HasPrefix(ruleSeg, "."), true
 	case !strings.ContainsAny(shellSeg, "*?[\\"):
@@ -368,16 +375,21 @@ func LiteralSuffix(p string) string {
 
 // PatternsIntersect reports whether some string is accepted by both
 // compiled patterns: a search of the product automaton over an alphabet
-// of the patterns' literal bytes, "/", "." and one byte standing for
-// every other.
+// of the patterns' literal characters, "/", "." and one standing for
+// every other. A pattern that is not UTF-8 meets every pattern.
 func PatternsIntersect(a, b Pattern) bool {
 	var abc [32]rune
-	alphabet := append(abc[:0], 0, '/', '.')
-	seen := [utf8.RuneSelf]bool{0: true, '/': true, '.': true}
+	alphabet := append(abc[:0], other, '/', '.')
+	seen := [utf8.RuneSelf]bool{'/': true, '.': true}
 	for _, toks := range [2]Pattern{a, b} {
 		for _, t := range toks {
 			switch {
 			case t.kind != gLit:
+			case t.c >= invalidBase:
+				// Not UTF-8: bash matches such a pattern byte by byte,
+				// where a wildcard may take half a character ("\xc3*"
+				// names "é"). Assume the patterns meet.
+				return true
 			case t.c < utf8.RuneSelf:
 				if !seen[t.c] {
 					seen[t.c] = true

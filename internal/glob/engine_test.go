@@ -50,8 +50,7 @@ func FuzzSegPairMeets(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
-		// Paths never hold NUL; the automaton reserves byte 0 for "any other".
-		if strings.ContainsAny(a+b, "/\x00") || strings.Contains(b, "**") || len(a) > 32 || len(b) > 32 {
+		if strings.ContainsAny(a+b, "/") || strings.Contains(b, "**") || len(a) > 32 || len(b) > 32 {
 			return
 		}
 		if ok, done := SegPairMeets(a, b); done {

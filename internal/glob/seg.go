@@ -197,57 +197,10 @@ func Unfold(q string) (string, bool) {
 	return string(b), true
 }
 
-// stok is one character of a segment pattern for SegIntersect.
-type stok struct {
-	kind byte // 'c' literal, '?' any one character, '*' any run
-	c    rune
-}
-
-// maxSegWork bounds SegIntersect's table; larger problems answer "may
-// intersect" (fail closed).
-const maxSegWork = 4096
-
-// segToks splits a segment pattern into characters (runes, as path.Match
-// and the shell count them). A set counts as any one character (an
-// over-approximation); a backslash escapes the next character.
-func segToks(p string) []stok {
-	rs := []rune(p)
-	out := make([]stok, 0, len(rs))
-	for i := 0; i < len(rs); i++ {
-		switch c := rs[i]; c {
-		case '*':
-			if n := len(out); n == 0 || out[n-1].kind != '*' {
-				out = append(out, stok{kind: '*'})
-			}
-		case '?':
-			out = append(out, stok{kind: '?'})
-		case '[':
-			j := i + 1
-			for j < len(rs) && rs[j] != ']' {
-				j++
-			}
-			if j < len(rs) {
-				out = append(out, stok{kind: '?'})
-				i = j
-				continue
-			}
-			out = append(out, stok{kind: 'c', c: c})
-		case '\\':
-			if i+1 < len(rs) {
-				i++
-			}
-			out = append(out, stok{kind: 'c', c: rs[i]})
-		default:
-			out = append(out, stok{kind: 'c', c: c})
-		}
-	}
-	return out
-}
-
 // HasLiteral reports whether a segment pattern has a literal character.
 func HasLiteral(s string) bool {
-	for _, t := range segToks(s) {
-		if t.kind == 'c' {
+	for _, t := range Compile(s, Go) {
+		if t.kind == gLit {
 			return true
 		}
 	}
@@ -287,39 +240,20 @@ func SegIntersectSimple(g string, gm, gb bool, r string, rm, rb bool, dots bool)
 	return false, false
 }
 
-// SegIntersectTable is SegIntersect by dynamic programming over the two
-// patterns' characters.
+// SegIntersectTable is SegIntersect by the automaton: the shell segment
+// in Shell syntax (ShellDot when dots is set) against the rule segment in
+// Go syntax. A rule segment starting with a literal "." is met by no
+// shell segment starting with a wildcard or a set unless dots is set:
+// bash matches a leading dot only with a literal one ("[.]env" does not
+// match .env, though the automaton lets a set name it).
 func SegIntersectTable(g, r string, dots bool) bool {
-	a, b := segToks(g), segToks(r)
-	if !dots && len(a) > 0 && a[0].kind != 'c' && len(b) > 0 && b[0].kind == 'c' && b[0].c == '.' {
+	syn := ShellDot
+	if !dots {
+		syn = Shell
+	}
+	gt, rt := Compile(g, syn), Compile(r, Go)
+	if !dots && len(gt) > 0 && gt[0].kind != gLit && len(rt) > 0 && rt[0].kind == gLit && rt[0].c == '.' {
 		return false
 	}
-	if (len(a)+1)*(len(b)+1) > maxSegWork {
-		return true
-	}
-	memo := make([]int8, (len(a)+1)*(len(b)+1))
-	var f func(i, j int) bool
-	f = func(i, j int) bool {
-		k := i*(len(b)+1) + j
-		if memo[k] != 0 {
-			return memo[k] > 0
-		}
-		ok := false
-		switch {
-		case i == len(a) && j == len(b):
-			ok = true
-		case i < len(a) && a[i].kind == '*':
-			ok = f(i+1, j) || j < len(b) && f(i, j+1)
-		case j < len(b) && b[j].kind == '*':
-			ok = f(i, j+1) || i < len(a) && f(i+1, j)
-		case i < len(a) && j < len(b):
-			ok = (a[i].kind == '?' || b[j].kind == '?' || a[i].c == b[j].c) && f(i+1, j+1)
-		}
-		memo[k] = -1
-		if ok {
-			memo[k] = 1
-		}
-		return ok
-	}
-	return f(0, 0)
+	return PatternsIntersect(gt, rt)
 }
