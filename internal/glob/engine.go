@@ -13,7 +13,7 @@ import (
 // UTF-8 is a character of its own, as the automaton reads it.
 func Match(pattern, name string) bool {
 	for len(pattern) > 0 {
-		switch pattern[0] {
+		switch pc := pattern[0]; pc {
 		case '*':
 			rest, cross := pattern[1:], false
 			if len(rest) > 0 && rest[0] == '*' {
@@ -23,31 +23,52 @@ func Match(pattern, name string) bool {
 				if Match(rest, name[i:]) {
 					return true
 				}
-				if i == len(name) || name[i] == '/' && !cross {
+				switch {
+				case i == len(name) || name[i] == '/' && !cross:
 					return false
+				case name[i] < utf8.RuneSelf:
+					i++
+				default:
+					i += charLen(name[i:])
 				}
-				_, n := decode(name[i:])
-				i += n
 			}
 		case '?':
 			if len(name) == 0 || name[0] == '/' {
 				return false
 			}
-			_, n := decode(name)
+			n := 1
+			if name[0] >= utf8.RuneSelf {
+				n = charLen(name)
+			}
 			pattern, name = pattern[1:], name[n:]
 		default:
 			if len(name) == 0 {
 				return false
 			}
-			pc, pn := decode(pattern)
-			nc, nn := decode(name)
-			if pc != nc {
+			if pc < utf8.RuneSelf {
+				if name[0] != pc {
+					return false
+				}
+				pattern, name = pattern[1:], name[1:]
+				continue
+			}
+			r, n := decode(pattern)
+			if nr, nn := decode(name); nr != r || nn != n {
 				return false
 			}
-			pattern, name = pattern[pn:], name[nn:]
+			pattern, name = pattern[n:], name[n:]
 		}
 	}
 	return len(name) == 0
+}
+
+// charLen is the length in bytes of the character s starts with.
+func charLen(s string) int {
+	if s[0] < utf8.RuneSelf {
+		return 1
+	}
+	_, n := decode(s)
+	return n
 }
 
 // invalidBase numbers the bytes that are not valid UTF-8 as characters

@@ -237,6 +237,14 @@ func TestMatchDoesNotAllocate(t *testing.T) {
 func BenchmarkMatch(b *testing.B) {
 	for b.Loop() {
 		Match("/home/*/.ssh/**", "/home/dev/.ssh/keys/id_rsa")
+		Match("/**/*.tfstate", "/home/dev/project/infra/prod.tfstate.backup")
+	}
+}
+
+func BenchmarkSegIntersect(b *testing.B) {
+	for b.Loop() {
+		SegIntersect("*.[ch]", "id_*", false)
+		SegIntersect("a*b*c", "*x*", false)
 	}
 }
 
