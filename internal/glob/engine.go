@@ -438,13 +438,16 @@ func PatternsIntersect(a, b Pattern) bool {
 		return k
 	}
 	isVisited := func(p pair) bool { k := idx(p); return visitedBits[k/64]&(1<<(k%64)) != 0 }
-	var queue []pair
-	for _, x := range closure(a, gstate{}, nil) {
-		for _, y := range closure(b, gstate{}, nil) {
+	// The search fits these buffers for the patterns seen in practice:
+	// nothing escapes to the heap unless it outgrows them.
+	var qb [64]pair
+	var xb, yb [16]gstate
+	queue, xs, ys := qb[:0], xb[:0], yb[:0]
+	for _, x := range closure(a, gstate{}, xs) {
+		for _, y := range closure(b, gstate{}, ys) {
 			queue = append(queue, pair{x, y})
 		}
 	}
-	var xs, ys []gstate
 	for len(queue) > 0 {
 		p := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
