@@ -16,7 +16,7 @@ import (
 //	"/abs"    absolute
 //	"**/base" a base name anywhere ("*" and "?" allowed inside it)
 //
-// Pattern syntax is globMatch's: "*" and "?" within a segment, "**" across.
+// Pattern syntax is glob.Rule: "*" and "?" within a segment, "**" across.
 type pathSet struct {
 	home     map[string][]listPat // first segment → home-relative patterns
 	abs      map[string][]listPat // first segment → absolute patterns (without the leading "/")

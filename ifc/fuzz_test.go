@@ -28,7 +28,7 @@ func FuzzSegIntersect(f *testing.F) {
 			return
 		}
 		if !glob.SegIntersect(g, name, true) {
-			t.Fatalf("%q matches %q but segIntersect says no", g, name)
+			t.Fatalf("%q matches %q but glob.SegIntersect says no", g, name)
 		}
 		// meets reads "[!" as bash does (path.Match takes "!" literally).
 		if a := (affix{glob: name}); !strings.Contains(g, "[!") && !newSegGlob(g, true).meets(&a) {

@@ -14,7 +14,7 @@ func TestSegGlobMeetsAgreesWithSegIntersect(t *testing.T) {
 			for _, dots := range []bool{false, true} {
 				a := affix{glob: r, meta: strings.ContainsAny(r, "*?[\\\\"), brack: strings.ContainsAny(r, "[\\\\")}
 				if got, want := newSegGlob(g, dots).meets(&a), glob.SegIntersect(g, r, dots); got != want {
-					t.Errorf("meets(%q, %q, %v): got %v, segIntersect says %v", g, r, dots, got, want)
+					t.Errorf("meets(%q, %q, %v): got %v, glob.SegIntersect says %v", g, r, dots, got, want)
 				}
 			}
 		}
