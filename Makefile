@@ -34,6 +34,7 @@ fuzz:
 	$(FUZZ) ./internal/glob/ -fuzz=FuzzMatchSegAgreesWithPathMatch
 	$(FUZZ) ./internal/glob/ -fuzz=FuzzIntersectIsSound
 	$(FUZZ) ./internal/glob/ -fuzz=FuzzSegPairMeets
+	$(FUZZ) ./internal/glob/ -fuzz=FuzzSegIntersectAgreesWithOld
 	$(FUZZ) ./policy/ -fuzz=FuzzParse
 	$(FUZZ) ./action/ -fuzz=FuzzDecode
 	$(FUZZ) ./shield/ -fuzz=FuzzStream

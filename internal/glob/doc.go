@@ -2,21 +2,32 @@
 // heuristics, the flow tables, the policy and the shell analyser all ask
 // it, so that a pattern means the same thing wherever it is judged.
 //
-// Patterns come in three syntaxes, each an explicit mode:
+// Patterns come in these syntaxes, each an explicit mode (Syntax):
 //
-//   - Rule (the heuristic path tables, ifc's path rules): "**" is any run
-//     of bytes, "/" included; "*" is a run without "/"; "?" is one
-//     character that is not "/"; every other byte is literal. Match
+//   - Rule (the heuristic path tables): "**" is any run of characters,
+//     "/" included; "*" is a run without "/"; "?" is one character that
+//     is not "/"; every other character is literal. Match
 //     matches a concrete path against a rule without allocating.
 //   - Shell (what a command names; bash without dotglob): "*" and "?" stay
 //     inside a segment, "**" is "*" (a tree is the guard's business, see
 //     below), "[...]" is one character, "[!" and "[^" negate, "\x" is a
 //     literal x, an unclosed "[" is literal, and a wildcard first in a
-//     segment does not match a leading "." ("[.]x" and ".*" do).
-//   - Go (path.Match; a segment after ToGo): "[^" negates and "[!" does
-//     not, "\" escapes. ToGo rewrites a bash segment into it ("[!" to
-//     "[^", POSIX classes to "?", an unclosed "[" to "\["), and MatchSeg
-//     matches a name with the bash leading-dot rule unless dot is set.
+//     segment does not match a leading "." (".*" does). bash does not let
+//     a set match it either ("[.]x" is not .x): MatchSeg and SegIntersect
+//     say so, while the automaton lets a set name a leading dot, an
+//     over-approximation the heuristics keep.
+//   - ShellDot: Shell with dotglob (find's sets): wildcards match a
+//     leading dot.
+//   - Go (path.Match, the syntax of ifc's rules and of a segment after
+//     ToGo): "[^" negates and "[!" does not, "\" escapes. ToGo rewrites a
+//     bash segment into it ("[!" to "[^", POSIX classes to "?", an
+//     unclosed "[" to "\["), and MatchSeg matches a name with the bash
+//     leading-dot rule unless dot is set.
+//
+// Characters are UTF-8 throughout: "?" and a set stand for one
+// character, not one byte (bash in a UTF-8 locale). A pattern that is
+// not UTF-8 meets every pattern in the automaton (bash falls back to
+// bytes there, where "*" may take half a character).
 //
 // Callers and what each needs:
 //
@@ -29,9 +40,11 @@
 //     segments for a find-style tree ("ROOT/**/NAME", bash globstar) by its
 //     own reach over segments; Unfold for the case-pair segments
 //     "*.[tT][xX][tT]" that find -iname becomes; LastBytes (Go syntax).
-//   - ifc: SegIntersect (could one segment match both a shell glob segment
-//     and a path.Match rule segment; characters are runes, a set counts as
-//     any one character) and LastBytes (bash syntax).
+//   - ifc: SegIntersect (could one name match both a shell glob segment
+//     and a path.Match rule segment: the automaton over Shell or ShellDot
+//     against Go, a set counting as any one character, plus bash's rule
+//     that only a literal "." matches a leading one) and LastBytes (bash
+//     syntax).
 //   - policy: user-written path globs are doublestar syntax and stay
 //     doublestar's (github.com/bmatcuk/doublestar/v4, documented in the
 //     policy format: "{a,b}" alternatives, "**" as a whole segment);
@@ -40,7 +53,7 @@
 //   - shell: Fold and Unfold for find -iname.
 //
 // Case folding exists only as Fold/Unfold (an ASCII letter becomes the
-// set of its two cases); every other comparison is byte-exact.
+// set of its two cases); every other comparison is exact.
 package glob
 
 // Syntax is the syntax a pattern is compiled in.
