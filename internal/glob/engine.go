@@ -15,49 +15,52 @@ func Match(pattern, name string) bool {
 	for len(pattern) > 0 {
 		switch pc := pattern[0]; pc {
 		case '*':
-			rest, cross := pattern[1:], false
-			if len(rest) > 0 && rest[0] == '*' {
-				rest, cross = rest[1:], true
+			if len(pattern) > 1 && pattern[1] == '*' {
+				rest := pattern[2:]
+				for i := 0; ; i++ {
+					if Match(rest, name[i:]) {
+						return true
+					}
+					if i == len(name) {
+						return false
+					}
+					if name[i] >= utf8.RuneSelf {
+						i += charLen(name[i:]) - 1
+					}
+				}
 			}
-			for i := 0; ; {
+			rest := pattern[1:]
+			for i := 0; ; i++ {
 				if Match(rest, name[i:]) {
 					return true
 				}
-				switch {
-				case i == len(name) || name[i] == '/' && !cross:
+				if i == len(name) || name[i] == '/' {
 					return false
-				case name[i] < utf8.RuneSelf:
-					i++
-				default:
-					i += charLen(name[i:])
+				}
+				if name[i] >= utf8.RuneSelf {
+					i += charLen(name[i:]) - 1
 				}
 			}
 		case '?':
 			if len(name) == 0 || name[0] == '/' {
 				return false
 			}
-			n := 1
 			if name[0] >= utf8.RuneSelf {
-				n = charLen(name)
+				name = name[charLen(name)-1:] // the rest of the character
 			}
-			pattern, name = pattern[1:], name[n:]
 		default:
-			if len(name) == 0 {
+			if len(name) == 0 || name[0] != pc {
 				return false
 			}
-			if pc < utf8.RuneSelf {
-				if name[0] != pc {
+			if pc >= utf8.RuneSelf {
+				r, n := decode(pattern)
+				if nr, nn := decode(name); nr != r || nn != n {
 					return false
 				}
-				pattern, name = pattern[1:], name[1:]
-				continue
+				pattern, name = pattern[n-1:], name[n-1:]
 			}
-			r, n := decode(pattern)
-			if nr, nn := decode(name); nr != r || nn != n {
-				return false
-			}
-			pattern, name = pattern[n:], name[n:]
 		}
+		pattern, name = pattern[1:], name[1:]
 	}
 	return len(name) == 0
 }
