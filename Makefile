@@ -32,8 +32,12 @@ fuzz:
 	$(FUZZ) ./action/ -fuzz=FuzzFastCommand
 	$(FUZZ) ./action/ -fuzz=FuzzHashCommand
 	$(FUZZ) ./guard/ -fuzz=FuzzSegEnd
-	$(FUZZ) ./internal/shglob/ -fuzz=FuzzLastBytesBash
-	$(FUZZ) ./internal/shglob/ -fuzz=FuzzLastBytesGo
+	$(FUZZ) ./internal/glob/ -fuzz=FuzzLastBytesBash
+	$(FUZZ) ./internal/glob/ -fuzz=FuzzLastBytesGo
+	$(FUZZ) ./internal/glob/ -fuzz=FuzzMatchSegAgreesWithPathMatch
+	$(FUZZ) ./internal/glob/ -fuzz=FuzzIntersectIsSound
+	$(FUZZ) ./internal/glob/ -fuzz=FuzzSegPairMeets
+	$(FUZZ) ./internal/glob/ -fuzz=FuzzSegIntersectAgreesWithOld
 	$(FUZZ) ./policy/ -fuzz=FuzzParse
 	$(FUZZ) ./action/ -fuzz=FuzzDecode
 	$(FUZZ) ./shield/ -fuzz=FuzzStream

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"errors"
+	"github.com/parallax/parallax/internal/glob"
 	"io/fs"
 	"path"
 	"sort"
@@ -60,7 +61,7 @@ func (g *Guard) checkGlob(pattern string, acc action.Access, dot bool) (Finding,
 	if bad.Rule != "" {
 		return bad, true
 	}
-	if !hasMeta(raw) {
+	if !glob.HasMeta(raw) {
 		return g.check(raw, acc)
 	}
 	if f, ok, handled := g.checkTree(clean, acc, dot); handled {
@@ -74,7 +75,7 @@ func (g *Guard) checkGlob(pattern string, acc action.Access, dot bool) (Finding,
 	// A literal leading directory may be a link: judge the pattern from
 	// where it really points as well.
 	n := 0
-	for n < len(segs) && !hasMeta(segs[n]) && segs[n] != anySeg {
+	for n < len(segs) && !glob.HasMeta(segs[n]) && segs[n] != anySeg {
 		n++
 	}
 	if n > 0 {
@@ -180,7 +181,7 @@ func (g *Guard) globStatic(w *worst, shown string, segs []string, acc action.Acc
 // Order is the table's, so ties resolve alike.
 func (g *Guard) candidates(segs []string) []globEntry {
 	k := 0
-	for k < len(segs) && !hasMeta(segs[k]) && segs[k] != anySeg && segs[k] != "**" &&
+	for k < len(segs) && !glob.HasMeta(segs[k]) && segs[k] != anySeg && segs[k] != "**" &&
 		!strings.ContainsRune(segs[k], '\\') {
 		k++
 	}
@@ -239,7 +240,7 @@ func globNameLevel(q string, dot bool) (Level, string, string) {
 	if q == "" || strings.Trim(q, "*") == "" {
 		return None, "", ""
 	}
-	if !hasMeta(q) && q != anySeg {
+	if !glob.HasMeta(q) && q != anySeg {
 		lvl, what := nameLevel(q)
 		return lvl, what, q
 	}
@@ -348,84 +349,11 @@ func allDoubleStar(segs []string) bool {
 	return true
 }
 
-// segMatch reports whether pattern segment q matches the name, with the
-// bash leading-dot rule unless dot is set.
+// segMatch reports whether pattern segment q (path.Match syntax, after
+// bashSegs) matches the name, with the bash leading-dot rule unless dot
+// is set; anySeg matches every name.
 func segMatch(q, name string, dot bool) bool {
-	if q == anySeg || q == name {
-		return true
-	}
-	if q == "**" {
-		q = "*"
-	}
-	if !dot && strings.HasPrefix(name, ".") && !strings.HasPrefix(q, ".") && !strings.HasPrefix(q, `\.`) {
-		return false
-	}
-	if ok, done := simpleMatch(q, name); done {
-		return ok
-	}
-	ok, err := path.Match(q, name)
-	return ok || err != nil // a malformed segment matches everything (fail closed)
-}
-
-// simpleMatch decides the common segment shapes without path.Match:
-// a literal, "*", "*lit", "lit*" and "*lit*", also when every letter is
-// a case pair ("*.[tT][xX][tT]", how find -iname reaches us). done is
-// false for the rest.
-func simpleMatch(q, name string) (ok, done bool) {
-	if strings.ContainsAny(q, "?[\\") {
-		u, ok := unfoldPattern(q)
-		if !ok {
-			return false, false
-		}
-		return shapeMatch(u, name, true)
-	}
-	return shapeMatch(q, name, false)
-}
-
-// shapeMatch is simpleMatch for a pattern without brackets; fold compares
-// letters case-insensitively (q is then lower-case).
-func shapeMatch(q, name string, fold bool) (ok, done bool) {
-	eq := func(a, b string) bool { return a == b || fold && strings.EqualFold(a, b) }
-	switch n := strings.Count(q, "*"); {
-	case n == 0:
-		return eq(q, name), true
-	case q == "*":
-		return true, true
-	case n == 1 && q[0] == '*':
-		return len(name) >= len(q)-1 && eq(name[len(name)-len(q)+1:], q[1:]), true
-	case n == 1 && q[len(q)-1] == '*':
-		return len(name) >= len(q)-1 && eq(name[:len(q)-1], q[:len(q)-1]), true
-	case n == 2 && len(q) >= 2 && q[0] == '*' && q[len(q)-1] == '*' && !fold:
-		return strings.Contains(name, q[1:len(q)-1]), true
-	}
-	return false, false
-}
-
-// unfoldPattern mirrors shell.UnfoldPattern (the guard does not depend
-// on the analyser). It turns a pattern whose only brackets are case pairs
-// ("[tT]") into its lower-case letters; ok is false for any other
-// bracket, a bare letter, "?" or an escape.
-func unfoldPattern(q string) (string, bool) {
-	if strings.ContainsAny(q, "?\\") {
-		return "", false
-	}
-	b := make([]byte, 0, len(q))
-	for i := 0; i < len(q); i++ {
-		if q[i] != '[' {
-			if l := q[i] | 0x20; l >= 'a' && l <= 'z' {
-				return "", false // a bare letter: the pattern is not folded throughout
-			}
-			b = append(b, q[i])
-			continue
-		}
-		if i+3 >= len(q) || q[i+3] != ']' || q[i+1]|0x20 != q[i+2]|0x20 || q[i+1] == q[i+2] ||
-			q[i+1]|0x20 < 'a' || q[i+1]|0x20 > 'z' {
-			return "", false
-		}
-		b = append(b, q[i+1]|0x20)
-		i += 3
-	}
-	return string(b), true
+	return q == anySeg || glob.MatchSeg(q, name, dot)
 }
 
 // segMatch matches pattern segment i against entry segment j, through
@@ -439,7 +367,7 @@ func (r *reacher) segMatch(i, j int) bool {
 		if !r.dot && strings.HasPrefix(name, ".") && !strings.HasPrefix(q, ".") {
 			return false
 		}
-		if ok, done := shapeMatch(q, name, true); done {
+		if ok, done := glob.ShapeMatch(q, name, true); done {
 			return ok
 		}
 	}
@@ -454,7 +382,7 @@ func unfoldSegs(segs []string) []string {
 		if !strings.Contains(q, "[") {
 			continue
 		}
-		if u, ok := unfoldPattern(q); ok {
+		if u, ok := glob.Unfold(q); ok {
 			if uf == nil {
 				uf = make([]string, len(segs))
 			}
@@ -463,9 +391,6 @@ func unfoldSegs(segs []string) []string {
 	}
 	return uf
 }
-
-// hasMeta reports whether s holds glob wildcards.
-func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
 
 // couldBePID reports whether q can match a process id, "self" or
 // "thread-self".
@@ -502,7 +427,7 @@ func (g *Guard) expand(w *worst, dr dirReader, segs []string, acc action.Access,
 			switch {
 			case seg == "**":
 				next = g.walk(dr, dir, dot, last, next, &x)
-			case seg == anySeg || hasMeta(seg):
+			case seg == anySeg || glob.HasMeta(seg):
 				next = g.matchDir(dr, dir, seg, dot, next, &x)
 			default:
 				next = append(next, found{path: dir + "/" + seg})

@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"path"
 	"strings"
 	"testing"
 
@@ -107,45 +106,6 @@ func itoa(i int) string {
 		b = append([]byte{byte('0' + i%10)}, b...)
 	}
 	return string(b)
-}
-
-func TestSimpleMatchAgreesWithPathMatch(t *testing.T) {
-	qs := []string{"", "*", "id_rsa", "*.pem", "id_*", "*secret*", "a*b", "*.*", ".env*", "**", "x*y*z",
-		"*.[pP][eE][mM]", "[iI][dD]_*", "[iI][dD]_[rR][sS][aA]", "[ab]*", "*.[mM]ov", "[Aa]"}
-	names := []string{"", "id_rsa", "id_rsa.pub", "key.pem", "pem", "my-secret-file", "ab", "axxb", ".env", ".env.local", "x", "xyz",
-		"KEY.PEM", "Id_Rsa", "ID_X", "b", "A", "a.MOV", "a.mov", "a.Mov"}
-	for _, q := range qs {
-		for _, n := range names {
-			ok, done := simpleMatch(q, n)
-
-			if !done {
-				continue
-			}
-			want, _ := path.Match(q, n)
-			if ok != want {
-				t.Errorf("simpleMatch(%q, %q): got %v, want %v", q, n, ok, want)
-			}
-		}
-	}
-}
-
-func TestSimpleMatchFoldedPatterns(t *testing.T) {
-	tests := []struct {
-		q, name  string
-		ok, done bool
-	}{
-		{"*.[pP][eE][mM]", "KEY.PEM", true, true},
-		{"*.[pP][eE][mM]", "key.pem", true, true},
-		{"[iI][dD]_*", "Id_rsa", true, true},
-		{"*.[mM]ov", "a.mov", false, false}, // bare letters: left to path.Match
-		{"[ab]*", "a", false, false},
-	}
-	for _, tc := range tests {
-		ok, done := simpleMatch(tc.q, tc.name)
-		if ok != tc.ok || done != tc.done {
-			t.Errorf("simpleMatch(%q, %q): got %v,%v, want %v,%v", tc.q, tc.name, ok, done, tc.ok, tc.done)
-		}
-	}
 }
 
 // TestCandidatesAreSound: an entry left out of a pattern's candidates can

@@ -1,8 +1,8 @@
 package guard
 
 import (
+	"github.com/parallax/parallax/internal/glob"
 	"path"
-	"strings"
 )
 
 // Token kinds of a pattern segment.
@@ -35,7 +35,7 @@ func tokenize(q string) (toks []tok, ok bool) {
 			i++
 			toks = append(toks, tok{kind: tokLit, c: q[i]})
 		case '[':
-			end := classEnd(q, i)
+			end := glob.ClassEnd(q, i)
 			if end < 0 {
 				return nil, false
 			}
@@ -46,34 +46,6 @@ func tokenize(q string) (toks []tok, ok bool) {
 		}
 	}
 	return toks, true
-}
-
-// classEnd returns the index of the "]" closing the class opened at q[i],
-// or -1. A "]" first in the class (after an optional "^") is literal.
-func classEnd(q string, i int) int {
-	j := i + 1
-	if j < len(q) && (q[j] == '^' || q[j] == '!') {
-		j++
-	}
-	if j < len(q) && q[j] == ']' {
-		j++
-	}
-	for ; j < len(q); j++ {
-		switch q[j] {
-		case '\\':
-			j++
-		case '[':
-			// A POSIX class "[:alpha:]" (or "[.x.]", "[=x=]") is one unit.
-			if j+1 < len(q) && strings.IndexByte(":.=", q[j+1]) >= 0 {
-				if k := strings.Index(q[j+2:], string(q[j+1])+"]"); k >= 0 {
-					j += 2 + k + 1
-				}
-			}
-		case ']':
-			return j
-		}
-	}
-	return -1
 }
 
 // classAny reports whether the class matches any byte of set.
@@ -114,64 +86,20 @@ func couldFix(toks []tok, s string, suffix bool) bool {
 	return true
 }
 
-// bashSegs rewrites bash pattern segments into path.Match syntax:
-// "[!…]" becomes "[^…]", a bracket with a POSIX class ("[[:alpha:]]")
-// becomes "?", an unclosed "[" is literal, and an extglob segment
-// ("@(…)", "!(…)", …) becomes anySeg. It returns a reason for a segment
-// path.Match still refuses.
+// bashSegs rewrites bash pattern segments into path.Match syntax
+// (glob.ToGo); an extglob segment becomes anySeg. It returns a reason for
+// a segment path.Match still refuses.
 func bashSegs(segs []string) ([]string, string) {
 	out := make([]string, 0, len(segs))
 	for _, s := range segs {
-		if s == "**" || !hasMeta(s) && !strings.Contains(s, "(") {
-			out = append(out, s)
-			continue
-		}
-		if isExtglob(s) {
-			out = append(out, anySeg)
-			continue
-		}
-		var b strings.Builder
-		for i := 0; i < len(s); i++ {
-			c := s[i]
-			switch {
-			case c == '\\' && i+1 < len(s):
-				b.WriteString(s[i : i+2])
-				i++
-			case c == '[':
-				end := classEnd(s, i)
-				switch {
-				case end < 0:
-					b.WriteString(`\[`)
-				case strings.Contains(s[i+1:end], "[:") || strings.Contains(s[i+1:end], "[.") || strings.Contains(s[i+1:end], "[="):
-					b.WriteByte('?')
-					i = end
-				default:
-					cl := s[i+1 : end]
-					if strings.HasPrefix(cl, "!") {
-						cl = "^" + cl[1:]
-					}
-					b.WriteString("[" + cl + "]")
-					i = end
-				}
-			default:
-				b.WriteByte(c)
-			}
-		}
-		q := b.String()
-		if _, err := path.Match(q, ""); err != nil {
+		q, ext, ok := glob.ToGo(s)
+		switch {
+		case !ok:
 			return nil, "the glob segment " + quote(s) + " is malformed"
+		case ext:
+			q = anySeg
 		}
 		out = append(out, q)
 	}
 	return out, ""
-}
-
-// isExtglob reports whether s uses bash extended globbing.
-func isExtglob(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i+1] == '(' && strings.IndexByte("?*+@!", s[i]) >= 0 {
-			return true
-		}
-	}
-	return false
 }

@@ -3,7 +3,7 @@ package guard
 import (
 	"path"
 
-	"github.com/parallax/parallax/internal/shglob"
+	"github.com/parallax/parallax/internal/glob"
 )
 
 // segEnd is what a pattern segment's matches can end with: a name whose
@@ -11,15 +11,15 @@ import (
 // skipped for it. A malformed segment, which segMatch lets match
 // everything, is never "known".
 type segEnd struct {
-	set   shglob.Bytes
+	set   glob.Bytes
 	known bool
 }
 
 func segEndOf(q string) segEnd {
-	if q == anySeg || q == "**" || !hasMeta(q) {
+	if q == anySeg || q == "**" || !glob.HasMeta(q) {
 		return segEnd{} // segMatch decides these without path.Match
 	}
-	set, ok := shglob.LastBytes(q, false) // bashSegs has turned "[!" into "[^"
+	set, ok := glob.LastBytes(q, false) // bashSegs has turned "[!" into "[^"
 	if !ok {
 		return segEnd{}
 	}

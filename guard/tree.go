@@ -2,6 +2,7 @@ package guard
 
 import (
 	"errors"
+	"github.com/parallax/parallax/internal/glob"
 	"io/fs"
 	"sort"
 	"strings"
@@ -36,7 +37,7 @@ func (g *Guard) checkTree(pattern string, acc action.Access, dot bool) (Finding,
 	if root == "" {
 		root = "/"
 	}
-	if hasMeta(root) {
+	if glob.HasMeta(root) {
 		return Finding{}, false, false // wildcards above the tree: the general matcher
 	}
 	var w worst

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"github.com/parallax/parallax/internal/glob"
 	"strings"
 
 	"github.com/parallax/parallax/action"
@@ -10,8 +11,8 @@ import (
 
 // isParallaxPath reports whether p is agent-internal state: the
 // workspace's .parallax directory, the user's ~/.parallax, or an audit log.
-func isParallaxPath(p string, glob bool, ws, home string) bool {
-	if glob {
+func isParallaxPath(p string, isGlob bool, ws, home string) bool {
+	if isGlob {
 		// A glob's answer depends on the glob and the two directories
 		// only: remembered, keyed by all three joined by NUL (a path
 		// holding one is computed afresh: its key would be ambiguous).
@@ -41,7 +42,7 @@ func parallaxGlob(p, ws, home string) bool {
 			continue
 		}
 		dir := strings.TrimSuffix(d, "/") + "/.parallax"
-		if globIntersect(p, dir) || globIntersect(p, dir+"/**") {
+		if glob.Intersect(p, dir) || glob.Intersect(p, dir+"/**") {
 			return true
 		}
 	}

@@ -1,6 +1,9 @@
 package heuristic
 
-import "strings"
+import (
+	"github.com/parallax/parallax/internal/glob"
+	"strings"
+)
 
 // credentialPaths is credential material: reading it is credential
 // access wherever the read comes from. The guard hard-blocks the best
@@ -38,11 +41,11 @@ var credentialPaths = newPathSet(
 
 // isCredential reports whether p (or the glob p) names credential
 // material. Public halves of key pairs are not credentials.
-func isCredential(p string, glob bool, home string) bool {
+func isCredential(p string, isGlob bool, home string) bool {
 	if strings.HasSuffix(p, ".pub") {
 		return false
 	}
-	return credentialPaths.has(p, glob, home)
+	return credentialPaths.has(p, isGlob, home)
 }
 
 // exfilSources are files that are not credential stores themselves but
@@ -60,8 +63,8 @@ var exfilSources = newPathSet(
 // isSensitiveSource reports whether data read from p must not reach the
 // network: credentials, exfil sources, and whole trees that contain
 // them (the home directory, /, /etc, /home, /root).
-func isSensitiveSource(p string, glob bool, home string) bool {
-	if isCredential(p, glob, home) || exfilSources.has(p, glob, home) {
+func isSensitiveSource(p string, isGlob bool, home string) bool {
+	if isCredential(p, isGlob, home) || exfilSources.has(p, isGlob, home) {
 		return true
 	}
 	switch p {
@@ -71,7 +74,7 @@ func isSensitiveSource(p string, glob bool, home string) bool {
 	if rel, ok := homeRel(p, home); ok && rel == "" {
 		return true
 	}
-	return glob && (globIntersect(p, "/etc") || globIntersect(p, home))
+	return isGlob && (glob.Intersect(p, "/etc") || glob.Intersect(p, home))
 }
 
 // historyPaths are shell and REPL histories: wiping them hides tracks.
@@ -198,20 +201,20 @@ func isCriticalDir(p, home, workspace string) bool {
 // directory: "/*", "/e*", "/usr/*", "~/*", "~/.*", the workspace itself.
 // Globs for files inside an ordinary directory ("~/*.log") are not.
 func isCriticalGlob(g, home, workspace string) bool {
-	if globIntersect(g, "/*") {
+	if glob.Intersect(g, "/*") {
 		return true
 	}
 	// The literal start of g rules most roots out before any matching
 	// (the first test globIntersect makes, done once here); a root glob's
 	// literal start is all of it but the final "*".
-	pg := literalPrefix(g)
+	pg := glob.LiteralPrefix(g)
 	for _, r := range criticalRootGlobs {
-		if n := min(len(pg), len(r)-1); pg[:n] == r[:n] && globIntersect(g, r) {
+		if n := min(len(pg), len(r)-1); pg[:n] == r[:n] && glob.Intersect(g, r) {
 			return true
 		}
 	}
 	for _, d := range [...]string{home, workspace} {
-		if d != "" && globIntersect(g, d) {
+		if d != "" && glob.Intersect(g, d) {
 			return true
 		}
 	}

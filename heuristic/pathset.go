@@ -5,9 +5,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/parallax/parallax/internal/glob"
 	"github.com/parallax/parallax/internal/memo"
-	"github.com/parallax/parallax/internal/shglob"
-	"github.com/parallax/parallax/shell"
 )
 
 // pathSet is a set of path patterns, indexed so that a lookup costs a few
@@ -17,7 +16,7 @@ import (
 //	"/abs"    absolute
 //	"**/base" a base name anywhere ("*" and "?" allowed inside it)
 //
-// Pattern syntax is globMatch's: "*" and "?" within a segment, "**" across.
+// Pattern syntax is glob.Rule: "*" and "?" within a segment, "**" across.
 type pathSet struct {
 	home     map[string][]listPat // first segment → home-relative patterns
 	abs      map[string][]listPat // first segment → absolute patterns (without the leading "/")
@@ -86,10 +85,10 @@ func (v *setView) candidates(gp string, out []int) []int {
 // viewRule is one absolute rule pattern with its literal ends.
 type viewRule struct {
 	pat, prefix, suffix string
-	lower               *viewRule // the rule lower-cased, for case-insensitive globs
-	toks                []gtok    // pat compiled in rule syntax
-	lastToks            []gtok    // last compiled in rule syntax
-	lastPrefix          string    // literal ends of last
+	lower               *viewRule    // the rule lower-cased, for case-insensitive globs
+	toks                glob.Pattern // pat compiled in rule syntax
+	lastToks            glob.Pattern // last compiled in rule syntax
+	lastPrefix          string       // literal ends of last
 	lastSuffix          string
 	lastByte            int    // the final byte of last when it is a literal, else -1
 	slashes             int    // slashes in pat
@@ -115,9 +114,9 @@ func (s *pathSet) view(home string) *setView {
 	v := &setView{globs: memo.New[bool](0), scopes: memo.New[bool](0)}
 	mk := func(p, base string) viewRule {
 		last := baseName(p)
-		r := viewRule{pat: p, prefix: literalPrefix(p), suffix: literalSuffix(p), base: base, last: last,
-			toks: compileGlob(p, false), lastToks: compileGlob(last, false),
-			lastPrefix: literalPrefix(last), lastSuffix: literalSuffix(last), lastByte: -1,
+		r := viewRule{pat: p, prefix: glob.LiteralPrefix(p), suffix: glob.LiteralSuffix(p), base: base, last: last,
+			toks: glob.Compile(p, glob.Rule), lastToks: glob.Compile(last, glob.Rule),
+			lastPrefix: glob.LiteralPrefix(last), lastSuffix: glob.LiteralSuffix(last), lastByte: -1,
 			slashes: strings.Count(p, "/"), dstar: strings.Contains(p, "**")}
 		if n := len(last); n > 0 && last[n-1] != '*' && last[n-1] != '?' {
 			r.lastByte = int(last[n-1])
@@ -237,7 +236,7 @@ func (s *pathSet) match(p, home string) bool {
 
 func matchList(patterns []listPat, name string) bool {
 	for _, lp := range patterns {
-		if strings.Contains(name, lp.need) && globMatch(lp.pat, name) {
+		if strings.Contains(name, lp.need) && glob.Match(lp.pat, name) {
 			return true
 		}
 	}
@@ -255,16 +254,16 @@ func (s *pathSet) matchGlob(g, home string) bool {
 func (v *setView) matchGlob(g string) bool {
 	fold := false
 	if i := strings.LastIndexByte(g, '/'); i >= 0 {
-		if u, ok := shell.UnfoldPattern(g[i+1:]); ok {
+		if u, ok := glob.Unfold(g[i+1:]); ok {
 			// find -iname: match the whole path case-insensitively (a
 			// superset of what the folded pattern matches).
 			g, fold = strings.ToLower(g[:i+1])+u, true
 		}
 	}
-	gp, gs, gb := literalPrefix(g), literalSuffix(g), baseName(g)
-	gEnd, gEndKnown := shglob.LastBytes(gb, true)
+	gp, gs, gb := glob.LiteralPrefix(g), glob.LiteralSuffix(g), baseName(g)
+	gEnd, gEndKnown := glob.LastBytes(gb, true)
 	gSlashes := strings.Count(g, "/")
-	var gt []gtok
+	var gt glob.Pattern
 	var idx []int
 	if !fold {
 		var buf [32]int
@@ -289,7 +288,7 @@ func (v *setView) matchGlob(g string) bool {
 		if r.base != "" && !baseRuleMeetsGlob(r.base, gb) {
 			continue
 		}
-		if globIntersectK(g, gSlashes, &gt, r.pat, r.slashes, r.dstar, r.toks) {
+		if glob.IntersectKnown(g, gSlashes, &gt, r.pat, r.slashes, r.dstar, r.toks) {
 			return true
 		}
 	}
@@ -313,14 +312,14 @@ func (s *pathSet) matchScope(dir, name, home string) bool {
 // matchScope is pathSet.matchScope without the memo.
 func (v *setView) matchScope(dir, name string) bool {
 	fold := false
-	if u, ok := shell.UnfoldPattern(name); ok {
+	if u, ok := glob.Unfold(name); ok {
 		name, fold = u, true // find -iname: compare lower-cased
 	}
-	np, ns := literalPrefix(name), literalSuffix(name)
+	np, ns := glob.LiteralPrefix(name), glob.LiteralSuffix(name)
 	ext, isExt := strings.CutPrefix(name, "*")
 	isExt = isExt && strings.HasPrefix(ext, ".") && !strings.ContainsAny(ext, "*?[")
-	var nt []gtok // name compiled once, for the rules that need the automaton
-	endSet, endKnown := shglob.LastBytes(name, true)
+	var nt glob.Pattern // name compiled once, for the rules that need the automaton
+	endSet, endKnown := glob.LastBytes(name, true)
 	var buf [32]int
 	for _, i := range v.candidates(dir, buf[:0]) {
 		r := v.rules[i]
@@ -345,9 +344,9 @@ func (v *setView) matchScope(dir, name string) bool {
 			// "*.[ch]" cannot end like "id_rsa".
 		default:
 			if nt == nil {
-				nt = compileGlob(name, false)
+				nt = glob.Compile(name, glob.Rule)
 			}
-			if intersect(nt, r.lastToks) {
+			if glob.PatternsIntersect(nt, r.lastToks) {
 				return true
 			}
 		}
@@ -489,7 +488,7 @@ func reaches(dir, x string) bool {
 		if xs == "**" {
 			return true
 		}
-		if !globMatch(xs, ds) {
+		if !glob.Match(xs, ds) {
 			return false
 		}
 	}

@@ -3,6 +3,7 @@ package ifc
 import (
 	"context"
 	"encoding/json"
+	"github.com/parallax/parallax/internal/glob"
 	"path"
 	"strings"
 	"testing"
@@ -19,15 +20,15 @@ func FuzzSegIntersect(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, g, name string) {
-		if len(g) > 64 || len(name) > 64 || hasMeta(name) || strings.ContainsAny(g+name, "/\\") || !ascii(name) {
+		if len(g) > 64 || len(name) > 64 || glob.HasMeta(name) || strings.ContainsAny(g+name, "/\\") || !ascii(name) {
 			return
 		}
 		ok, err := path.Match(g, name)
 		if err != nil || !ok {
 			return
 		}
-		if !segIntersect(g, name, true) {
-			t.Fatalf("%q matches %q but segIntersect says no", g, name)
+		if !glob.SegIntersect(g, name, true) {
+			t.Fatalf("%q matches %q but glob.SegIntersect says no", g, name)
 		}
 		// meets reads "[!" as bash does (path.Match takes "!" literally).
 		if a := (affix{glob: name}); !strings.Contains(g, "[!") && !newSegGlob(g, true).meets(&a) {
@@ -54,7 +55,7 @@ func FuzzClassifyGlob(f *testing.F) {
 		if broad.Level < narrow.Level {
 			t.Fatalf("%q: broad %v below narrow %v", p, broad.Level, narrow.Level)
 		}
-		if !hasMeta(p) && narrow != c.Classify(p) {
+		if !glob.HasMeta(p) && narrow != c.Classify(p) {
 			t.Fatalf("%q: glob %v differs from path %v", p, narrow, c.Classify(p))
 		}
 	})

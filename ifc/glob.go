@@ -4,145 +4,12 @@ import (
 	"path"
 	"strings"
 
-	"github.com/parallax/parallax/internal/shglob"
+	"github.com/parallax/parallax/internal/glob"
 )
 
 // Shell globs (cat ~/.ssh/*, find's ROOT/**/*.txt) name sets of paths.
 // A glob is classified at the highest level any path it may match could
 // have: an over-approximation, so that a pattern cannot hide a secret.
-
-// tok is one element of a single-segment pattern.
-type tok struct {
-	kind byte // 'c' literal, '?' any one character, '*' any run
-	c    rune
-}
-
-// maxGlobWork bounds the intersection table; larger problems answer
-// "may intersect" (fail closed).
-const maxGlobWork = 4096
-
-// toks splits a single-segment pattern into characters (runes, as
-// path.Match and the shell count them). A character class counts as any
-// one character (over-approximation); a backslash escapes the next one.
-func toks(p string) []tok {
-	rs := []rune(p)
-	out := make([]tok, 0, len(rs))
-	for i := 0; i < len(rs); i++ {
-		switch c := rs[i]; c {
-		case '*':
-			if n := len(out); n == 0 || out[n-1].kind != '*' {
-				out = append(out, tok{kind: '*'})
-			}
-		case '?':
-			out = append(out, tok{kind: '?'})
-		case '[':
-			j := i + 1
-			for j < len(rs) && rs[j] != ']' {
-				j++
-			}
-			if j < len(rs) {
-				out = append(out, tok{kind: '?'})
-				i = j
-				continue
-			}
-			out = append(out, tok{kind: 'c', c: c})
-		case '\\':
-			if i+1 < len(rs) {
-				i++
-			}
-			out = append(out, tok{kind: 'c', c: rs[i]})
-		default:
-			out = append(out, tok{kind: 'c', c: c})
-		}
-	}
-	return out
-}
-
-// segIntersect reports whether some segment matches both the shell glob
-// g and the rule pattern r. Unless dots is set, the glob follows the
-// shell: a leading wildcard does not match a leading ".".
-func segIntersect(g, r string, dots bool) bool {
-	if ok, done := segIntersectSimple(g, r, dots); done {
-		return ok
-	}
-	return segIntersectTable(g, r, dots)
-}
-
-// segIntersectTable is segIntersect by dynamic programming over the two
-// patterns' characters.
-func segIntersectTable(g, r string, dots bool) bool {
-	a, b := toks(g), toks(r)
-	if !dots && len(a) > 0 && a[0].kind != 'c' && len(b) > 0 && b[0].kind == 'c' && b[0].c == '.' {
-		return false
-	}
-	if (len(a)+1)*(len(b)+1) > maxGlobWork {
-		return true
-	}
-	memo := make([]int8, (len(a)+1)*(len(b)+1))
-	var f func(i, j int) bool
-	f = func(i, j int) bool {
-		k := i*(len(b)+1) + j
-		if memo[k] != 0 {
-			return memo[k] > 0
-		}
-		ok := false
-		switch {
-		case i == len(a) && j == len(b):
-			ok = true
-		case i < len(a) && a[i].kind == '*':
-			ok = f(i+1, j) || j < len(b) && f(i, j+1)
-		case j < len(b) && b[j].kind == '*':
-			ok = f(i, j+1) || i < len(a) && f(i+1, j)
-		case i < len(a) && j < len(b):
-			ok = (a[i].kind == '?' || b[j].kind == '?' || a[i].c == b[j].c) && f(i+1, j+1)
-		}
-		memo[k] = -1
-		if ok {
-			memo[k] = 1
-		}
-		return ok
-	}
-	return f(0, 0)
-}
-
-// segIntersectSimple decides the common cases without the table: one
-// side literal, the other free of brackets (whose shell syntax, [!x],
-// path.Match does not share). done is false otherwise.
-func segIntersectSimple(g, r string, dots bool) (ok, done bool) {
-	return segSimple(g, strings.ContainsAny(g, "*?[\\"), strings.ContainsAny(g, "[\\"),
-		r, strings.ContainsAny(r, "*?[\\"), strings.ContainsAny(r, "[\\"), dots)
-}
-
-// segSimple is segIntersectSimple with both sides' metacharacters known.
-func segSimple(g string, gm, gbrack bool, r string, rm, rbrack bool, dots bool) (ok, done bool) {
-	switch {
-	case !gm && !rm:
-		return g == r, true
-	case !gm && !rbrack:
-		m, err := path.Match(r, g)
-		return m || err != nil, true
-	case !rm && !gbrack:
-		if !dots && strings.HasPrefix(r, ".") && (g[0] == '*' || g[0] == '?') {
-			return false, true
-		}
-		m, err := path.Match(g, r)
-		return m || err != nil, true
-	}
-	return false, false
-}
-
-// hasMeta reports whether s holds glob metacharacters.
-func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
-
-// hasLiteral reports whether a segment pattern has any literal character.
-func hasLiteral(s string) bool {
-	for _, t := range toks(s) {
-		if t.kind == 'c' {
-			return true
-		}
-	}
-	return false
-}
 
 // reach reports whether a path matching the glob segments may be the
 // rule path (exact) or lie at or below it (tree). A "**" segment of a
@@ -186,7 +53,7 @@ func reach(segs []segGlob, rule []affix, exact, recursive, deep bool) bool {
 // root holds the glob's literal directory. Trees inside the workspace
 // (its sealed .parallax) are reached only by name, never by "**".
 func (c *Paths) ClassifyGlob(pat string, recursive, broad bool) PathLabel {
-	if !hasMeta(pat) {
+	if !glob.HasMeta(pat) {
 		return c.Classify(pat)
 	}
 	// The key is the pattern, a NUL and one byte for the two flags:
@@ -237,7 +104,7 @@ func (c *Paths) classifyGlob(pat string, recursive, broad bool) PathLabel {
 			}
 		}
 	}
-	if broad || hasLiteral(last) && last != "**" {
+	if broad || glob.HasLiteral(last) && last != "**" {
 		c.globNames(&m, last, recursive && broad)
 	}
 	c.globWords(&m, pat, last)
@@ -255,7 +122,7 @@ func (c *Paths) globExcepted(rule int, segs []string, depth int, last string) bo
 			return true
 		}
 	}
-	return !hasMeta(last) && c.excepted(rule, last)
+	return !glob.HasMeta(last) && c.excepted(rule, last)
 }
 
 // globNames applies the base-name rules to a glob's last segment.
@@ -277,7 +144,7 @@ func (c *Paths) globNames(m *match, last string, dots bool) {
 	}
 	for _, a := range c.prefixes {
 		if c.rules[a.rule].Level > Public && g.meets(&a) &&
-			(hasMeta(last) || !c.excepted(a.rule, last)) {
+			(glob.HasMeta(last) || !c.excepted(a.rule, last)) {
 			m.hit(a.rule)
 		}
 	}
@@ -289,13 +156,13 @@ func (c *Paths) globNames(m *match, last string, dots bool) {
 }
 
 // segGlob is one glob segment judged against many rule segments: what
-// segIntersect learns of it is learnt once.
+// glob.SegIntersect learns of it is learnt once.
 type segGlob struct {
 	g           string
 	meta, brack bool // holds *?[\, holds [ or \
 	dots        bool
-	pre, suf    string       // literal ends, when meta is set and brack is not
-	end         shglob.Bytes // the bytes a match can end with, when endKnown
+	pre, suf    string     // literal ends, when meta is set and brack is not
+	end         glob.Bytes // the bytes a match can end with, when endKnown
 	endKnown    bool
 }
 
@@ -306,7 +173,7 @@ func newSegGlob(g string, dots bool) segGlob {
 		s.suf = g[strings.LastIndexAny(g, "*?")+1:]
 	}
 	if s.meta {
-		s.end, s.endKnown = shglob.LastBytes(g, true)
+		s.end, s.endKnown = glob.LastBytes(g, true)
 	}
 	return s
 }
@@ -326,7 +193,7 @@ func lastLiteral(glob string) (byte, bool) {
 	}
 }
 
-// meets is segIntersect(s.g, a.glob, s.dots).
+// meets is glob.SegIntersect(s.g, a.glob, s.dots).
 func (s segGlob) meets(a *affix) bool {
 	if s.g == "*" {
 		// A bare star meets every name but a dot name it may not start.
@@ -340,17 +207,17 @@ func (s segGlob) meets(a *affix) bool {
 			return false // "*.[ch]" cannot end like "id_rsa"
 		}
 	}
-	if ok, done := segSimple(s.g, s.meta, s.brack, a.glob, a.meta, a.brack, s.dots); done {
+	if ok, done := glob.SegIntersectSimple(s.g, s.meta, s.brack, a.glob, a.meta, a.brack, s.dots); done {
 		return ok
 	}
-	return segIntersectTable(s.g, a.glob, s.dots)
+	return glob.SegIntersectTable(s.g, a.glob, s.dots)
 }
 
 // globWords applies the document-word rules to the literal words of a
 // glob, unless its extension is literal and not a document's.
 func (c *Paths) globWords(m *match, pat, last string) {
 	if i := strings.LastIndexByte(last, '.'); i > 0 {
-		if ext := last[i+1:]; !hasMeta(ext) && !docExts[ext] {
+		if ext := last[i+1:]; !glob.HasMeta(ext) && !docExts[ext] {
 			return
 		}
 	}

@@ -1,27 +1,10 @@
 package ifc
 
 import (
+	"github.com/parallax/parallax/internal/glob"
 	"strings"
 	"testing"
 )
-
-func TestSegIntersectSimpleAgreesWithTable(t *testing.T) {
-	segs := []string{"id_rsa", ".ssh", ".env", "*", "*.pem", "id_*", "?d_rsa", ".*", "*.env*", "config", "c?nfig",
-		"*secret*", "a*b*c", "home", "Documents", "tax*", ".env.local", "x"}
-	for _, g := range segs {
-		for _, r := range segs {
-			for _, dots := range []bool{false, true} {
-				ok, done := segIntersectSimple(g, r, dots)
-				if !done {
-					continue
-				}
-				if want := segIntersectTable(g, r, dots); ok != want {
-					t.Errorf("segIntersectSimple(%q, %q, %v): got %v, the table says %v", g, r, dots, ok, want)
-				}
-			}
-		}
-	}
-}
 
 func TestSegGlobMeetsAgreesWithSegIntersect(t *testing.T) {
 	globs := []string{"*.old", "id_*", "*", "*rsa*", "?d_rsa", ".env*", "[.]env", "a\\*b", "*.pem", "x"}
@@ -30,8 +13,8 @@ func TestSegGlobMeetsAgreesWithSegIntersect(t *testing.T) {
 		for _, r := range rules {
 			for _, dots := range []bool{false, true} {
 				a := affix{glob: r, meta: strings.ContainsAny(r, "*?[\\\\"), brack: strings.ContainsAny(r, "[\\\\")}
-				if got, want := newSegGlob(g, dots).meets(&a), segIntersect(g, r, dots); got != want {
-					t.Errorf("meets(%q, %q, %v): got %v, segIntersect says %v", g, r, dots, got, want)
+				if got, want := newSegGlob(g, dots).meets(&a), glob.SegIntersect(g, r, dots); got != want {
+					t.Errorf("meets(%q, %q, %v): got %v, glob.SegIntersect says %v", g, r, dots, got, want)
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package ifc
 
 import (
 	"fmt"
+	"github.com/parallax/parallax/internal/glob"
 	"github.com/parallax/parallax/internal/memo"
 	"path"
 	"sort"
@@ -324,7 +325,7 @@ func matchSegs(p string, segs []string) bool {
 		if j >= 0 {
 			seg = rest[:j]
 		}
-		if !hasMeta(s) {
+		if !glob.HasMeta(s) {
 			if s != seg {
 				return false
 			}

@@ -216,35 +216,6 @@ func TestContains(t *testing.T) {
 	}
 }
 
-func TestSegIntersect(t *testing.T) {
-	cases := []struct {
-		g, r string
-		dots bool
-		want bool
-	}{
-		{"*", ".env", false, false},
-		{"*", ".env", true, true},
-		{".*", ".env", false, true},
-		{".e*", ".env", false, true},
-		{"*.pub", "*.pem", false, false},
-		{"*", "?*.pem", false, true},
-		{"id_*", "id_rsa", false, true},
-		{"[ab]*", "cookies", false, true}, // classes count as any byte
-		{"a*b*c", "*x*", false, true},
-		{"abc", "abd", false, false},
-		{"", "", false, true},
-		{"a\\*", "a*", false, true},
-		{"x", "*", false, true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.g+"∩"+tc.r, func(t *testing.T) {
-			if got := segIntersect(tc.g, tc.r, tc.dots); got != tc.want {
-				t.Errorf("got %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
 func TestEachWord(t *testing.T) {
 	cases := []struct {
 		in   string

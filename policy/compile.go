@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"github.com/parallax/parallax/internal/glob"
 	"path"
 	"regexp"
 	"strconv"
@@ -305,7 +306,7 @@ func (x *ruleCtx) actionTypes(n *yaml.Node, written []string) []action.Type {
 		if s == "" {
 			continue
 		}
-		if !hasMeta(s) {
+		if !glob.HasDoublestarMeta(s) {
 			if !action.Known(action.Type(s)) {
 				x.fail(e, "unknown action type %q", s)
 			}
@@ -336,8 +337,8 @@ func (x *ruleCtx) actionTypes(n *yaml.Node, written []string) []action.Type {
 	return out
 }
 
-func (x *ruleCtx) globs(n *yaml.Node) []*glob {
-	var out []*glob
+func (x *ruleCtx) globs(n *yaml.Node) []*pathPat {
+	var out []*pathPat
 	for i, s := range x.strList(n) {
 		if s == "" {
 			continue
@@ -411,12 +412,12 @@ func expand(s string, v Vars) (string, error) {
 }
 
 func escapeGlob(s string) string {
-	if !hasMeta(s) && !strings.Contains(s, `\`) {
+	if !glob.HasDoublestarMeta(s) && !strings.Contains(s, `\`) {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' || isGlobMeta(s[i]) {
+		if s[i] == '\\' || glob.IsDoublestarMeta(s[i]) {
 			b.WriteByte('\\')
 		}
 		b.WriteByte(s[i])

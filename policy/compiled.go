@@ -43,7 +43,7 @@ func (r *rule) conditions() string {
 	if r.kind != kindNone {
 		fmt.Fprintf(&b, "  %s pattern: %s priority %d\n", r.kind, r.pattern, r.priority)
 	}
-	globs := func(key string, gs []*glob) {
+	globs := func(key string, gs []*pathPat) {
 		for _, g := range gs {
 			fmt.Fprintf(&b, "  %s: %s [%s %q]\n", key, g.pat, [...]string{"exact", "tree", "glob"}[g.kind], g.lit)
 		}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"github.com/parallax/parallax/internal/glob"
 	"path"
 	"strings"
 
@@ -17,8 +18,8 @@ const (
 	globGeneral                 // anything else: literal prefix/suffix filter, then doublestar
 )
 
-// glob is a compiled path pattern (doublestar syntax, variables expanded).
-type glob struct {
+// pathPat is a compiled path pattern (doublestar syntax, variables expanded).
+type pathPat struct {
 	written string // as written in the policy
 	pat     string // expanded pattern
 	kind    globKind
@@ -27,13 +28,9 @@ type glob struct {
 	dirs    []string // literal directory segments every match starts with
 }
 
-func isGlobMeta(c byte) bool {
-	return c == '*' || c == '?' || c == '[' || c == ']' || c == '{' || c == '}'
-}
-
 // compileGlob classifies an expanded, validated doublestar pattern.
-func compileGlob(written, pat string) *glob {
-	g := &glob{written: written, pat: pat}
+func compileGlob(written, pat string) *pathPat {
+	g := &pathPat{written: written, pat: pat}
 	var lit, tail strings.Builder
 	inLit, escaped := true, false
 	for i := 0; i < len(pat); i++ {
@@ -44,7 +41,7 @@ func compileGlob(written, pat string) *glob {
 		case c == '\\':
 			escaped = true
 			continue
-		case isGlobMeta(c):
+		case glob.IsDoublestarMeta(c):
 			inLit = false
 			tail.Reset()
 			continue
@@ -58,7 +55,7 @@ func compileGlob(written, pat string) *glob {
 	switch {
 	case inLit:
 		g.kind = globExact
-	case strings.HasSuffix(pat, "/**") && !hasMeta(pat[:len(pat)-3]):
+	case strings.HasSuffix(pat, "/**") && !glob.HasDoublestarMeta(pat[:len(pat)-3]):
 		g.kind = globTree
 		g.lit = unescape(pat[:len(pat)-3])
 		g.suffix = ""
@@ -77,19 +74,6 @@ func compileGlob(written, pat string) *glob {
 	return g
 }
 
-// hasMeta reports an unescaped metacharacter.
-func hasMeta(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '\\':
-			i++
-		case isGlobMeta(s[i]):
-			return true
-		}
-	}
-	return false
-}
-
 func unescape(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
@@ -105,7 +89,7 @@ func unescape(s string) string {
 }
 
 // matchPath reports whether a concrete, cleaned path matches.
-func (g *glob) matchPath(p string) bool {
+func (g *pathPat) matchPath(p string) bool {
 	switch g.kind {
 	case globExact:
 		return p == g.lit
@@ -124,21 +108,10 @@ func (g *glob) matchPath(p string) bool {
 }
 
 // shellLiteral splits a shell glob into its literal prefix (up to the
-// first metacharacter or escape) and literal suffix (after the last one).
+// first metacharacter, escape or extglob operator) and literal suffix
+// (after the last one).
 func shellLiteral(p string) (prefix, suffix string) {
-	first, last := -1, -1
-	for i := 0; i < len(p); i++ {
-		if c := p[i]; c == '\\' || isGlobMeta(c) {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
-	if first < 0 {
-		return p, p
-	}
-	return p[:first], p[last+1:]
+	return glob.LiteralPrefix(p), glob.LiteralSuffix(p)
 }
 
 // mayOverlap reports whether a shell glob could name a path this pattern
@@ -149,7 +122,7 @@ func shellLiteral(p string) (prefix, suffix string) {
 //
 // gp and gs are the glob's literal ends (shellLiteral), computed by the
 // caller once for every pattern it tries.
-func (g *glob) mayOverlap(shellGlob, gp, gs string) bool {
+func (g *pathPat) mayOverlap(shellGlob, gp, gs string) bool {
 	// Literal ends that disagree rule a pattern out before any matching.
 	if !strings.HasPrefix(gp, g.lit) && !strings.HasPrefix(g.lit, gp) {
 		return false
@@ -158,10 +131,7 @@ func (g *glob) mayOverlap(shellGlob, gp, gs string) bool {
 		return false
 	}
 	if g.kind == globExact {
-		ok, err := path.Match(shellGlob, g.lit)
-		if err == nil {
-			return ok
-		}
+		return shellMatchPath(shellGlob, g.lit)
 	}
 	if strings.Contains(shellGlob, "**") {
 		return true
@@ -176,7 +146,7 @@ func (g *glob) mayOverlap(shellGlob, gp, gs string) bool {
 		if j < 0 {
 			j = len(shellGlob) - i
 		}
-		if ok, err := path.Match(shellGlob[i:i+j], seg); !ok && err == nil {
+		if !shellSegMatch(shellGlob[i:i+j], seg) {
 			return false
 		}
 		i += j + 1
@@ -186,11 +156,33 @@ func (g *glob) mayOverlap(shellGlob, gp, gs string) bool {
 	return g.kind == globTree || i <= len(shellGlob)
 }
 
+// shellSegMatch reports whether a bash glob segment may match the name
+// (a leading dot included: an over-approximation). A segment the engine
+// cannot read (extglob, malformed) may match anything.
+func shellSegMatch(seg, name string) bool {
+	q, ext, ok := glob.ToGo(seg)
+	return !ok || ext || glob.MatchSeg(q, name, true)
+}
+
+// shellMatchPath is shellSegMatch for every segment of a concrete path:
+// a shell glob's wildcards do not cross "/", so the segments pair up.
+func shellMatchPath(shellGlob, p string) bool {
+	for shellGlob != "" || p != "" {
+		gs, gr, gok := strings.Cut(shellGlob, "/")
+		ps, pr, pok := strings.Cut(p, "/")
+		if gok != pok || !shellSegMatch(gs, ps) {
+			return false
+		}
+		shellGlob, p = gr, pr
+	}
+	return true
+}
+
 // mustContain reports whether every path a shell glob could name matches
 // this pattern. It under-approximates: only "D/**" patterns can contain a
 // glob, when the glob's literal prefix lies inside D.
 // gp is the glob's literal prefix.
-func (g *glob) mustContain(gp string) bool {
+func (g *pathPat) mustContain(gp string) bool {
 	if g.kind != globTree {
 		return false
 	}
@@ -241,7 +233,7 @@ func prepare(pr *PathRef) pathArg {
 }
 
 // test matches a PathRef: may (over-approximate) or must (under-approximate).
-func (g *glob) test(a *pathArg, must bool) bool {
+func (g *pathPat) test(a *pathArg, must bool) bool {
 	switch a.c {
 	case pathConcrete:
 		return g.matchPath(a.p)

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"github.com/parallax/parallax/internal/glob"
 	"path"
 	"strings"
 
@@ -226,11 +227,11 @@ func (r *rule) matchHost(h string, must bool) bool {
 		switch {
 		case d == "*":
 			return true
-		case strings.HasPrefix(d, "*.") && !hasMeta(d[2:]):
+		case strings.HasPrefix(d, "*.") && !glob.HasDoublestarMeta(d[2:]):
 			if strings.HasSuffix(h, d[1:]) {
 				return true
 			}
-		case hasMeta(d):
+		case glob.HasDoublestarMeta(d):
 			if ok, _ := path.Match(d, h); ok {
 				return true
 			}

@@ -51,7 +51,7 @@ type rule struct {
 	typesWritten []string
 	types        []action.Type // expanded against the catalog
 
-	paths, outside []*glob
+	paths, outside []*pathPat
 	access         action.Access // 0: any access
 	pathCond       bool          // paths, paths_outside or access given
 

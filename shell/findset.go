@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"github.com/parallax/parallax/internal/glob"
 	"path"
 	"strings"
 
@@ -143,7 +144,7 @@ func findName(args []Word, from, to int) string {
 			}
 			name, n = args[i+1].Value, n+1
 			if v == "-iname" {
-				name = foldPattern(name)
+				name = glob.Fold(name)
 			}
 			i++
 		case isFindAction(v):
@@ -158,55 +159,6 @@ func findName(args []Word, from, to int) string {
 		return ""
 	}
 	return name
-}
-
-// foldPattern makes a pattern match case-insensitively ("*.txt" →
-// "*.[tT][xX][tT]"); "" when it holds brackets or escapes.
-func foldPattern(p string) string {
-	if strings.ContainsAny(p, "[\\") {
-		return ""
-	}
-	var sb strings.Builder
-	for i := 0; i < len(p); i++ {
-		ch := p[i]
-		lo, up := ch|0x20, ch&^0x20
-		if lo >= 'a' && lo <= 'z' {
-			sb.WriteByte('[')
-			sb.WriteByte(lo)
-			sb.WriteByte(up)
-			sb.WriteByte(']')
-			continue
-		}
-		sb.WriteByte(ch)
-	}
-	return sb.String()
-}
-
-// UnfoldPattern reverses foldPattern: a pattern whose letters are all
-// case pairs ("*.[tT][xX][tT]") becomes its lower-case form ("*.txt"), to
-// be matched case-insensitively. ok is false for any other bracket, a
-// bare letter, "?" or an escape.
-func UnfoldPattern(q string) (string, bool) {
-	if strings.ContainsAny(q, "?\\") || !strings.Contains(q, "[") {
-		return "", false
-	}
-	b := make([]byte, 0, len(q))
-	for i := 0; i < len(q); i++ {
-		if q[i] != '[' {
-			if l := q[i] | 0x20; l >= 'a' && l <= 'z' {
-				return "", false
-			}
-			b = append(b, q[i])
-			continue
-		}
-		if i+3 >= len(q) || q[i+3] != ']' || q[i+1]|0x20 != q[i+2]|0x20 || q[i+1] == q[i+2] ||
-			q[i+1]|0x20 < 'a' || q[i+1]|0x20 > 'z' {
-			return "", false
-		}
-		b = append(b, q[i+1]|0x20)
-		i += 3
-	}
-	return string(b), true
 }
 
 // prepFind replaces {} in -exec commands by the set of files find

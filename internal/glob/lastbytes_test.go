@@ -1,4 +1,4 @@
-package shglob
+package glob
 
 import (
 	"path"

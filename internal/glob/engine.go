@@ -1,53 +1,63 @@
-package heuristic
+package glob
 
 import (
+	"slices"
 	"strings"
-
-	"github.com/parallax/parallax/internal/shglob"
+	"unicode/utf8"
 )
 
-// Two small glob engines, hand-written so that the hot path allocates
-// nothing:
-//
-//   - globMatch matches a concrete path against a rule pattern, where "*"
-//     and "?" stay inside one path segment and "**" crosses segments.
-//   - globIntersect decides whether a shell glob (what a command names, e.g.
-//     "~/.ssh/*") and a rule pattern can match a common path. It runs only
-//     for glob path uses, which are rare.
-
-// globMatch reports whether name matches pattern. Pattern syntax: "**"
-// (any run, "/" included), "*" (any run without "/"), "?" (one byte that
-// is not "/"); every other byte is literal.
-func globMatch(pattern, name string) bool {
+// Match reports whether name matches the rule pattern, without
+// allocating. Rule syntax: "**" (any run, "/" included), "*" (any run
+// without "/"), "?" (one character that is not "/"); every other
+// character is literal. Characters are UTF-8; a byte that is not valid
+// UTF-8 is a character of its own, as the automaton reads it.
+func Match(pattern, name string) bool {
 	for len(pattern) > 0 {
-		switch pattern[0] {
+		switch pc := pattern[0]; pc {
 		case '*':
 			if len(pattern) > 1 && pattern[1] == '*' {
 				rest := pattern[2:]
-				for i := 0; i <= len(name); i++ {
-					if globMatch(rest, name[i:]) {
+				for i := 0; ; i++ {
+					if Match(rest, name[i:]) {
 						return true
 					}
+					if i == len(name) {
+						return false
+					}
+					if name[i] >= utf8.RuneSelf {
+						i += charLen(name[i:]) - 1
+					}
 				}
-				return false
 			}
 			rest := pattern[1:]
-			for i := 0; i <= len(name); i++ {
-				if globMatch(rest, name[i:]) {
+			for i := 0; ; i++ {
+				if Match(rest, name[i:]) {
 					return true
 				}
-				if i < len(name) && name[i] == '/' {
+				if i == len(name) || name[i] == '/' {
 					return false
 				}
+				if name[i] >= utf8.RuneSelf {
+					i += charLen(name[i:]) - 1
+				}
 			}
-			return false
 		case '?':
 			if len(name) == 0 || name[0] == '/' {
 				return false
 			}
+			if name[0] >= utf8.RuneSelf {
+				name = name[charLen(name)-1:] // the rest of the character
+			}
 		default:
-			if len(name) == 0 || name[0] != pattern[0] {
+			if len(name) == 0 || name[0] != pc {
 				return false
+			}
+			if pc >= utf8.RuneSelf {
+				r, n := decode(pattern)
+				if nr, nn := decode(name); nr != r || nn != n {
+					return false
+				}
+				pattern, name = pattern[n-1:], name[n-1:]
 			}
 		}
 		pattern, name = pattern[1:], name[1:]
@@ -55,26 +65,55 @@ func globMatch(pattern, name string) bool {
 	return len(name) == 0
 }
 
+// charLen is the length in bytes of the character s starts with.
+func charLen(s string) int {
+	if s[0] < utf8.RuneSelf {
+		return 1
+	}
+	_, n := decode(s)
+	return n
+}
+
+// invalidBase numbers the bytes that are not valid UTF-8 as characters
+// no rune can be.
+const invalidBase = utf8.MaxRune + 1
+
+// decode returns the character s starts with and its length in bytes.
+func decode(s string) (rune, int) {
+	if s[0] < utf8.RuneSelf {
+		return rune(s[0]), 1
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError && n == 1 {
+		return invalidBase + rune(s[0]), 1
+	}
+	return r, n
+}
+
 // Token kinds of a compiled glob.
 const (
-	gLit   = iota // one literal byte
-	gOne          // one byte, not "/"
+	gLit   = iota // one literal character
+	gOne          // one character, not "/"
 	gStar         // any run without "/"
 	gDStar        // any run
 )
 
 type gtok struct {
 	kind  uint8
-	c     byte
+	c     rune
 	fresh bool // shell glob token at a segment start: cannot match a leading "."
 }
 
-// compileGlob tokenises a pattern. In shell syntax, "[...]" is one byte
-// (approximated as any byte, the safe direction), "\x" is a literal x,
-// "**" is two stars, and wildcards at a segment start do not match a
-// leading dot (bash without dotglob). In rule syntax "**" crosses segments.
-func compileGlob(p string, shellSyntax bool) []gtok {
-	out := make([]gtok, 0, len(p))
+// Compile tokenises a pattern in the given syntax. In Rule syntax "**"
+// crosses segments and every byte but "*" and "?" is literal. In the
+// others "[...]" is one character (approximated as any character, the
+// safe direction), "\x" is a literal x and "**" is one star; in Shell a
+// wildcard at a segment start does not match a leading dot (bash without
+// dotglob), in ShellDot and Go it does.
+func Compile(p string, syn Syntax) Pattern {
+	shellSyntax := syn != Rule // sets, escapes, "**" a star
+	fresh := syn == Shell      // the leading-dot rule
+	out := make(Pattern, 0, len(p))
 	for i := 0; i < len(p); i++ {
 		segStart := i == 0 || p[i-1] == '/'
 		c := p[i]
@@ -86,9 +125,9 @@ func compileGlob(p string, shellSyntax bool) []gtok {
 			if n := len(out); shellSyntax && n > 0 && out[n-1].kind == gStar {
 				continue // "**" in a shell glob is one star (trees are the guard's)
 			}
-			out = append(out, gtok{kind: gStar, fresh: shellSyntax && segStart})
+			out = append(out, gtok{kind: gStar, fresh: fresh && segStart})
 		case c == '?':
-			out = append(out, gtok{kind: gOne, fresh: shellSyntax && segStart})
+			out = append(out, gtok{kind: gOne, fresh: fresh && segStart})
 		case c == '[' && shellSyntax:
 			j := i + 1
 			if j < len(p) && (p[j] == '!' || p[j] == '^') {
@@ -101,30 +140,34 @@ func compileGlob(p string, shellSyntax bool) []gtok {
 				j++
 			}
 			if j >= len(p) { // unterminated: a literal "["
-				out = append(out, gtok{kind: gLit, c: c})
+				out = append(out, gtok{kind: gLit, c: '['})
 				continue
 			}
 			out = append(out, gtok{kind: gOne}) // a set may name "."
 			i = j
 		case c == '\\' && shellSyntax && i+1 < len(p):
-			i++
-			out = append(out, gtok{kind: gLit, c: p[i]})
+			r, n := decode(p[i+1:])
+			out = append(out, gtok{kind: gLit, c: r})
+			i += n
 		default:
-			out = append(out, gtok{kind: gLit, c: c})
+			r, n := decode(p[i:])
+			out = append(out, gtok{kind: gLit, c: r})
+			i += n - 1
 		}
 	}
 	return out
 }
 
 // gstate is a position in a compiled glob; started marks a star that has
-// consumed at least one byte (so the leading-dot rule no longer applies).
+// consumed at least one character (so the leading-dot rule no longer
+// applies).
 type gstate struct {
 	i       int
 	started bool
 }
 
 // closure adds s and every state reachable from it without input.
-func closure(toks []gtok, s gstate, out []gstate) []gstate {
+func closure(toks Pattern, s gstate, out []gstate) []gstate {
 	for {
 		out = append(out, s)
 		if s.i >= len(toks) || (toks[s.i].kind != gStar && toks[s.i].kind != gDStar) {
@@ -134,9 +177,12 @@ func closure(toks []gtok, s gstate, out []gstate) []gstate {
 	}
 }
 
-// step returns the states after consuming byte c (0 stands for "any other
-// byte": not "/", not ".", and equal to no literal of either pattern).
-func step(toks []gtok, s gstate, c byte, out []gstate) []gstate {
+// other stands for every character that is not "/", not "." and no
+// literal of either pattern; no character is negative.
+const other rune = -1
+
+// step returns the states after consuming character c (or other).
+func step(toks Pattern, s gstate, c rune, out []gstate) []gstate {
 	if s.i >= len(toks) {
 		return out
 	}
@@ -144,7 +190,7 @@ func step(toks []gtok, s gstate, c byte, out []gstate) []gstate {
 	ok := false
 	switch t.kind {
 	case gLit:
-		ok = c != 0 && c == t.c
+		ok = c == t.c
 	case gOne, gStar:
 		ok = c != '/' && !(t.fresh && !s.started && c == '.')
 	case gDStar:
@@ -159,27 +205,27 @@ func step(toks []gtok, s gstate, c byte, out []gstate) []gstate {
 	return closure(toks, gstate{i: s.i + 1}, out)
 }
 
-// globIntersect reports whether some path matches both shellGlob (shell
+// Intersect reports whether some path matches both shellGlob (shell
 // syntax) and rule (rule syntax). It explores the product automaton.
-func globIntersect(shellGlob, rule string) bool {
-	var gt []gtok
-	return globIntersectC(shellGlob, &gt, rule, nil)
+func Intersect(shellGlob, rule string) bool {
+	var gt Pattern
+	return IntersectCompiled(shellGlob, &gt, rule, nil)
 }
 
-// globIntersectC is globIntersect with compiled forms: *gt is the shell
+// IntersectCompiled is Intersect with compiled forms: *gt is the shell
 // glob's, compiled here when still nil and kept for the next rule; rt is
 // the rule's, or nil to compile it.
-func globIntersectC(shellGlob string, gt *[]gtok, rule string, rt []gtok) bool {
-	if literalsDisjoint(shellGlob, rule) {
+func IntersectCompiled(shellGlob string, gt *Pattern, rule string, rt Pattern) bool {
+	if LiteralsDisjoint(shellGlob, rule) {
 		return false
 	}
-	return globIntersectK(shellGlob, strings.Count(shellGlob, "/"), gt, rule, strings.Count(rule, "/"),
+	return IntersectKnown(shellGlob, strings.Count(shellGlob, "/"), gt, rule, strings.Count(rule, "/"),
 		strings.Contains(rule, "**"), rt)
 }
 
-// globIntersectK is globIntersectC after the literal ends were compared,
+// IntersectKnown is IntersectCompiled after the literal ends were compared,
 // with both patterns' slash counts and whether the rule holds "**" known.
-func globIntersectK(shellGlob string, gSlashes int, gt *[]gtok, rule string, rSlashes int, rDStar bool, rt []gtok) bool {
+func IntersectKnown(shellGlob string, gSlashes int, gt *Pattern, rule string, rSlashes int, rDStar bool, rt Pattern) bool {
 	if !rDStar {
 		return gSlashes == rSlashes && segmentsIntersect(shellGlob, rule)
 	}
@@ -192,12 +238,12 @@ func globIntersectK(shellGlob string, gSlashes int, gt *[]gtok, rule string, rSl
 		return false
 	}
 	if *gt == nil {
-		*gt = compileGlob(shellGlob, true)
+		*gt = Compile(shellGlob, Shell)
 	}
 	if rt == nil {
-		rt = compileGlob(rule, false)
+		rt = Compile(rule, Rule)
 	}
-	return intersect(*gt, rt)
+	return PatternsIntersect(*gt, rt)
 }
 
 // segmentsIntersect decides a rule without "**" whose slash count is the
@@ -212,28 +258,30 @@ func segmentsIntersect(shellGlob, rule string) bool {
 		if sa == sb {
 			continue
 		}
-		if ok, done := segPairMeets(sa, sb); done {
+		if ok, done := SegPairMeets(sa, sb); done {
 			if !ok {
 				return false
 			}
 			continue
 		}
-		if literalsDisjoint(sa, sb) || endsApart(sa, sb) || !intersect(compileGlob(sa, true), compileGlob(sb, false)) {
+		if LiteralsDisjoint(sa, sb) || endsApart(sa, sb) || !PatternsIntersect(Compile(sa, Shell), Compile(sb, Rule)) {
 			return false
 		}
 	}
 	return true
 }
 
-// segPairMeets decides the common segment pairs without the automaton,
+// SegPairMeets decides the common segment pairs without the automaton,
 // exactly as it would: a bare "*" (which skips dot names) or a literal on
 // the shell side, a bare "*" on the rule side. done is false otherwise.
-func segPairMeets(shellSeg, ruleSeg string) (ok, done bool) {
+func SegPairMeets(shellSeg, ruleSeg string) (ok, done bool) {
 	switch {
+	case !utf8.ValidString(shellSeg) || !utf8.ValidString(ruleSeg):
+		return false, false // the automaton assumes such patterns meet
 	case shellSeg == "*":
 		return !strings.HasPrefix(ruleSeg, "."), true
 	case !strings.ContainsAny(shellSeg, "*?[\\"):
-		return globMatch(ruleSeg, shellSeg), true
+		return Match(ruleSeg, shellSeg), true
 	case ruleSeg == "*":
 		return true, true
 	}
@@ -247,7 +295,7 @@ func endsApart(shellSeg, ruleSeg string) bool {
 	if n == 0 || ruleSeg[n-1] == '*' || ruleSeg[n-1] == '?' {
 		return false
 	}
-	set, ok := shglob.LastBytes(shellSeg, true)
+	set, ok := LastBytes(shellSeg, true)
 	return ok && !set.Has(ruleSeg[n-1])
 }
 
@@ -269,7 +317,7 @@ func segsDisjoint(a, b string, fromEnd bool) bool {
 		if strings.Contains(sb, "**") {
 			return false
 		}
-		if sa != sb && (literalsDisjoint(sa, sb) || dotHidden(sa, sb) || endsApart(sa, sb)) {
+		if sa != sb && (LiteralsDisjoint(sa, sb) || dotHidden(sa, sb) || endsApart(sa, sb)) {
 			return true
 		}
 	}
@@ -297,34 +345,39 @@ func cutSegment(p string, fromEnd bool) (seg, rest string) {
 	return p, ""
 }
 
-// ruleIntersect is globIntersect for two rule-syntax patterns.
-func ruleIntersect(x, y string) bool {
-	if literalsDisjoint(x, y) {
+// RuleIntersect is Intersect for two rule-syntax patterns.
+func RuleIntersect(x, y string) bool {
+	if LiteralsDisjoint(x, y) {
 		return false
 	}
-	return intersect(compileGlob(x, false), compileGlob(y, false))
+	return PatternsIntersect(Compile(x, Rule), Compile(y, Rule))
 }
 
-// literalsDisjoint is a cheap test that two patterns share no path: their
+// LiteralsDisjoint is a cheap test that two patterns share no path: their
 // literal prefixes (up to the first wildcard) disagree, or their literal
 // suffixes (after the last wildcard) do. It never says "disjoint" wrongly;
 // when unsure it says false and the automaton decides.
-func literalsDisjoint(a, b string) bool {
-	pa, pb := literalPrefix(a), literalPrefix(b)
+func LiteralsDisjoint(a, b string) bool {
+	pa, pb := LiteralPrefix(a), LiteralPrefix(b)
 	n := min(len(pa), len(pb))
 	if pa[:n] != pb[:n] {
 		return true
 	}
-	sa, sb := literalSuffix(a), literalSuffix(b)
+	sa, sb := LiteralSuffix(a), LiteralSuffix(b)
 	n = min(len(sa), len(sb))
 	return sa[len(sa)-n:] != sb[len(sb)-n:]
 }
 
+// isPatternMeta reports a byte that may start something other than a
+// literal in any syntax: a wildcard, a set, an escape, a brace, an
+// extglob operator.
 func isPatternMeta(c byte) bool {
 	return c == '*' || c == '?' || c == '[' || c == '{' || c == '\\' || c == ']' || c == '}' || c == '!' || c == '@' || c == '+' || c == '('
 }
 
-func literalPrefix(p string) string {
+// LiteralPrefix is the part of a pattern before its first byte that may
+// not be literal (isPatternMeta).
+func LiteralPrefix(p string) string {
 	for i := 0; i < len(p); i++ {
 		if isPatternMeta(p[i]) {
 			return p[:i]
@@ -333,7 +386,9 @@ func literalPrefix(p string) string {
 	return p
 }
 
-func literalSuffix(p string) string {
+// LiteralSuffix is the part of a pattern after its last byte that may
+// not be literal.
+func LiteralSuffix(p string) string {
 	for i := len(p) - 1; i >= 0; i-- {
 		if isPatternMeta(p[i]) {
 			return p[i+1:]
@@ -342,13 +397,29 @@ func literalSuffix(p string) string {
 	return p
 }
 
-func intersect(a, b []gtok) bool {
-	alphabet := []byte{0, '/', '.'}
-	seen := [256]bool{0: true, '/': true, '.': true}
-	for _, toks := range [2][]gtok{a, b} {
+// PatternsIntersect reports whether some string is accepted by both
+// compiled patterns: a search of the product automaton over an alphabet
+// of the patterns' literal characters, "/", "." and one standing for
+// every other. A pattern that is not UTF-8 meets every pattern.
+func PatternsIntersect(a, b Pattern) bool {
+	var abc [32]rune
+	alphabet := append(abc[:0], other, '/', '.')
+	seen := [utf8.RuneSelf]bool{'/': true, '.': true}
+	for _, toks := range [2]Pattern{a, b} {
 		for _, t := range toks {
-			if t.kind == gLit && !seen[t.c] {
-				seen[t.c] = true
+			switch {
+			case t.kind != gLit:
+			case t.c >= invalidBase:
+				// Not UTF-8: bash matches such a pattern byte by byte,
+				// where a wildcard may take half a character ("\xc3*"
+				// names "é"). Assume the patterns meet.
+				return true
+			case t.c < utf8.RuneSelf:
+				if !seen[t.c] {
+					seen[t.c] = true
+					alphabet = append(alphabet, t.c)
+				}
+			case !slices.Contains(alphabet, t.c):
 				alphabet = append(alphabet, t.c)
 			}
 		}
@@ -370,13 +441,16 @@ func intersect(a, b []gtok) bool {
 		return k
 	}
 	isVisited := func(p pair) bool { k := idx(p); return visitedBits[k/64]&(1<<(k%64)) != 0 }
-	var queue []pair
-	for _, x := range closure(a, gstate{}, nil) {
-		for _, y := range closure(b, gstate{}, nil) {
+	// The search fits these buffers for the patterns seen in practice:
+	// nothing escapes to the heap unless it outgrows them.
+	var qb [64]pair
+	var xb, yb [16]gstate
+	queue, xs, ys := qb[:0], xb[:0], yb[:0]
+	for _, x := range closure(a, gstate{}, xs) {
+		for _, y := range closure(b, gstate{}, ys) {
 			queue = append(queue, pair{x, y})
 		}
 	}
-	var xs, ys []gstate
 	for len(queue) > 0 {
 		p := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]

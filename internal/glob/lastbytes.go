@@ -1,7 +1,4 @@
-// Package shglob holds facts about shell glob patterns that the guard,
-// the heuristics and the flow tables share, so that each can skip its
-// pattern engine when a cheap look already decides.
-package shglob
+package glob
 
 import "strings"
 
