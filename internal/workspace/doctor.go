@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/parallax/parallax/internal/store"
+	"github.com/parallax/parallax/sandbox"
 	"github.com/parallax/parallax/shield"
 )
 
@@ -222,7 +223,12 @@ func (d *doctor) checkAgent() Check {
 			"only the gate stands between it and the machine",
 			"parallax config set agent.sandbox on")
 	}
-	return ok(fmt.Sprintf("sandbox on; daily budget $%.2f; %d tool rounds per turn", s.DailyBudgetUSD, s.MaxToolRounds))
+	if err := sandbox.Support().Usable(); err != nil {
+		return failc("agent.sandbox is on but this kernel cannot apply it ("+err.Error()+"): parallax start refuses to start the agent",
+			"use a kernel with Landlock and seccomp filters, or set agent.sandbox: off (the agent then runs unconfined)")
+	}
+	return ok(fmt.Sprintf("sandbox on (kernel: Landlock ABI %d, seccomp); daily budget $%.2f; %d tool rounds per turn",
+		sandbox.Support().LandlockABI, s.DailyBudgetUSD, s.MaxToolRounds))
 }
 
 func (d *doctor) checkPolicy() Check {
