@@ -1,0 +1,81 @@
+package sessions
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/parallax/parallax/internal/store"
+)
+
+// firstWordsCount is how many words of the first message make the
+// provisional title.
+const firstWordsCount = 8
+
+// firstWords is the provisional title: the first words of text, cleaned
+// and bounded.
+func firstWords(text string) string {
+	words := strings.Fields(clean(text))
+	if len(words) > firstWordsCount {
+		words = words[:firstWordsCount]
+	}
+	return bound(strings.Join(words, " "), MaxTitle)
+}
+
+// cleanTitle makes a model's (or a user's) answer a title: one line of
+// printable text without surrounding quotes, at most MaxTitle runes.
+func cleanTitle(s string) string {
+	s = strings.Join(strings.Fields(clean(s)), " ")
+	s = strings.TrimPrefix(s, "Title:")
+	s = strings.TrimSpace(strings.Trim(s, "\"'`*# "))
+	return bound(s, MaxTitle)
+}
+
+// clean drops control characters (escape sequences lose their ESC and
+// stay inert), bidi overrides, line and paragraph separators and invalid
+// UTF-8; whitespace becomes a space.
+func clean(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == utf8.RuneError:
+		case unicode.IsSpace(r):
+			b.WriteByte(' ')
+		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029':
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// bound cuts s to n runes, marking the cut with an ellipsis.
+func bound(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
+
+// transcript is what the Titler sees: the first messages, one per line
+// ("user: …"), at most maxTranscript bytes.
+func transcript(msgs []store.ConversationMessage) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		if m.Role != "user" && m.Role != "assistant" {
+			continue
+		}
+		line := m.Role + ": " + strings.Join(strings.Fields(clean(m.Text)), " ") + "\n"
+		if b.Len()+len(line) > maxTranscript {
+			rest := maxTranscript - b.Len()
+			if rest > 0 {
+				b.WriteString(strings.ToValidUTF8(line[:rest], ""))
+			}
+			break
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
