@@ -31,23 +31,56 @@ func cleanTitle(s string) string {
 	return bound(s, MaxTitle)
 }
 
-// clean drops control characters (escape sequences lose their ESC and
-// stay inert), bidi overrides, line and paragraph separators and invalid
-// UTF-8; whitespace becomes a space.
+// clean drops terminal escape sequences (ESC [ … final byte, ESC ] …
+// BEL or ST, and two-byte ones), other control characters, bidi
+// controls, line and paragraph separators and invalid UTF-8; whitespace
+// becomes a space.
 func clean(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
+		case r == 0x1b:
+			n = escapeLen(s[i:])
 		case r == utf8.RuneError:
 		case unicode.IsSpace(r):
 			b.WriteByte(' ')
 		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029':
 		default:
-			b.WriteRune(r)
+			b.WriteString(s[i : i+n])
 		}
+		i += n
 	}
 	return b.String()
+}
+
+// escapeLen is the length of the escape sequence at the start of s (which
+// starts with ESC); an unterminated one runs to the end.
+func escapeLen(s string) int {
+	if len(s) < 2 {
+		return len(s)
+	}
+	switch s[1] {
+	case '[': // CSI: parameters, then a final byte 0x40-0x7e
+		for i := 2; i < len(s); i++ {
+			if s[i] >= 0x40 && s[i] <= 0x7e {
+				return i + 1
+			}
+		}
+		return len(s)
+	case ']', 'P', '_', '^': // OSC, DCS, APC, PM: up to BEL or ESC \
+		for i := 2; i < len(s); i++ {
+			if s[i] == 0x07 {
+				return i + 1
+			}
+			if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\' {
+				return i + 2
+			}
+		}
+		return len(s)
+	}
+	return 2
 }
 
 // bound cuts s to n runes, marking the cut with an ellipsis.
