@@ -164,7 +164,7 @@ func (m *Manager) New(ctx context.Context, otr bool) (Info, error) {
 		m.mu.Unlock()
 		return info, nil
 	}
-	if err := m.db.CreateConversation(ctx, id); err != nil {
+	if err := m.db.CreateConversation(ctx, id, info.Created); err != nil {
 		return Info{}, fmt.Errorf("new session: %w", err)
 	}
 	if err := m.record(ctx, audit.SessionStarted, id, audit.Detail{Code: "session_started"}); err != nil {
@@ -275,7 +275,7 @@ func (m *Manager) Append(ctx context.Context, id, role, text string) error {
 	if handled, err := m.appendOTR(id, role, text); handled {
 		return err
 	}
-	if _, err := m.db.AppendMessage(ctx, id, role, text); err != nil {
+	if _, err := m.db.AppendMessage(ctx, id, role, text, m.opts.Now().UTC()); err != nil {
 		return fmt.Errorf("append to session %s: %w", id, err)
 	}
 	return m.title(ctx, id, role, text)
@@ -436,7 +436,7 @@ func (m *Manager) StartTurn(ctx context.Context, id string) (string, error) {
 		return turn, nil
 	}
 	m.mu.Unlock()
-	if err := m.db.StartConversationTurn(ctx, id, turn); err != nil {
+	if err := m.db.StartConversationTurn(ctx, id, turn, m.opts.Now().UTC()); err != nil {
 		return "", fmt.Errorf("start turn of session %s: %w", id, err)
 	}
 	return turn, nil

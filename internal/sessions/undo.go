@@ -54,7 +54,7 @@ func (m *Manager) lastTurn(ctx context.Context, session string) (string, []int64
 
 func (m *Manager) markUndone(ctx context.Context, session, turn string, otr bool) error {
 	if !otr {
-		return m.db.MarkTurnUndone(ctx, session, turn)
+		return m.db.MarkTurnUndone(ctx, session, turn, m.opts.Now().UTC())
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

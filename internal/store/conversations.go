@@ -50,15 +50,14 @@ type ConversationMessage struct {
 	At   time.Time
 }
 
-// CreateConversation records a new, empty conversation. An existing id is
-// an error: ids are never reused.
-func (db *DB) CreateConversation(ctx context.Context, id string) error {
+// CreateConversation records a new, empty conversation created at at. An
+// existing id is an error: ids are never reused.
+func (db *DB) CreateConversation(ctx context.Context, id string, at time.Time) error {
 	if id == "" {
 		return errors.New("create conversation: empty id")
 	}
 	return db.write(ctx, "create conversation "+id, func(tx *sql.Tx) error {
-		at := nanos(db.now())
-		_, err := tx.ExecContext(ctx, "INSERT INTO conversations (id, created_at, updated_at) VALUES (?, ?, ?)", id, at, at)
+		_, err := tx.ExecContext(ctx, "INSERT INTO conversations (id, created_at, updated_at) VALUES (?, ?, ?)", id, nanos(at), nanos(at))
 		return err
 	})
 }
@@ -135,9 +134,9 @@ func (db *DB) queryConversations(ctx context.Context, what, q string, args ...an
 	return out, nil
 }
 
-// AppendMessage adds a message to a conversation and returns its
-// sequence number. An unknown conversation is ErrNotFound.
-func (db *DB) AppendMessage(ctx context.Context, id, role, text string) (int64, error) {
+// AppendMessage adds a message written at at to a conversation and
+// returns its sequence number. An unknown conversation is ErrNotFound.
+func (db *DB) AppendMessage(ctx context.Context, id, role, text string, at time.Time) (int64, error) {
 	what := "append message to conversation " + id
 	switch {
 	case !slices.Contains(MessageRoles(), role):
@@ -147,8 +146,7 @@ func (db *DB) AppendMessage(ctx context.Context, id, role, text string) (int64, 
 	}
 	var seq int64
 	err := db.write(ctx, what, func(tx *sql.Tx) error {
-		at := nanos(db.now())
-		res, err := tx.ExecContext(ctx, "UPDATE conversations SET updated_at = ? WHERE id = ?", at, id)
+		res, err := tx.ExecContext(ctx, "UPDATE conversations SET updated_at = ? WHERE id = ?", nanos(at), id)
 		if err != nil {
 			return err
 		}
@@ -157,7 +155,7 @@ func (db *DB) AppendMessage(ctx context.Context, id, role, text string) (int64, 
 		}
 		return tx.QueryRowContext(ctx, `INSERT INTO conversation_messages (conversation, seq, role, text, at)
 VALUES (?1, (SELECT COALESCE(max(seq), 0) + 1 FROM conversation_messages WHERE conversation = ?1), ?2, ?3, ?4)
-RETURNING seq`, id, role, text, at).Scan(&seq)
+RETURNING seq`, id, role, text, nanos(at)).Scan(&seq)
 	})
 	return seq, err
 }
@@ -237,14 +235,14 @@ func (db *DB) DeleteConversation(ctx context.Context, id string) (int, error) {
 	return n, err
 }
 
-// StartConversationTurn records a new turn of a conversation.
-func (db *DB) StartConversationTurn(ctx context.Context, id, turn string) error {
+// StartConversationTurn records a new turn of a conversation, started at
+// at.
+func (db *DB) StartConversationTurn(ctx context.Context, id, turn string, at time.Time) error {
 	if turn == "" {
 		return fmt.Errorf("start turn of conversation %s: empty turn id", id)
 	}
 	return db.write(ctx, "start turn "+turn+" of conversation "+id, func(tx *sql.Tx) error {
-		at := nanos(db.now())
-		res, err := tx.ExecContext(ctx, "UPDATE conversations SET updated_at = ? WHERE id = ?", at, id)
+		res, err := tx.ExecContext(ctx, "UPDATE conversations SET updated_at = ? WHERE id = ?", nanos(at), id)
 		if err != nil {
 			return err
 		}
@@ -252,7 +250,7 @@ func (db *DB) StartConversationTurn(ctx context.Context, id, turn string) error 
 			return errors.Join(ErrNotFound, err)
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO conversation_turns (conversation, id, seq, started_at)
-VALUES (?1, ?2, (SELECT COALESCE(max(seq), 0) + 1 FROM conversation_turns WHERE conversation = ?1), ?3)`, id, turn, at)
+VALUES (?1, ?2, (SELECT COALESCE(max(seq), 0) + 1 FROM conversation_turns WHERE conversation = ?1), ?3)`, id, turn, nanos(at))
 		return err
 	})
 }
@@ -313,12 +311,12 @@ ORDER BY t.seq DESC LIMIT 1`, id).Scan(&turn)
 	return turn, ids, nil
 }
 
-// MarkTurnUndone stamps a turn as undone, so the next undo goes further
-// back.
-func (db *DB) MarkTurnUndone(ctx context.Context, id, turn string) error {
+// MarkTurnUndone stamps a turn as undone at at, so the next undo goes
+// further back.
+func (db *DB) MarkTurnUndone(ctx context.Context, id, turn string, at time.Time) error {
 	return db.write(ctx, "mark turn "+turn+" of conversation "+id+" undone", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "UPDATE conversation_turns SET undone_at = ? WHERE conversation = ? AND id = ? AND undone_at IS NULL",
-			nanos(db.now()), id, turn)
+			nanos(at), id, turn)
 		if err != nil {
 			return err
 		}

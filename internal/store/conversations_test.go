@@ -10,12 +10,12 @@ import (
 )
 
 func TestConversationMessages(t *testing.T) {
-	db, _ := openTest(t)
+	db, clk := openTest(t)
 	ctx := context.Background()
-	if err := db.CreateConversation(ctx, "c1"); err != nil {
+	if err := db.CreateConversation(ctx, "c1", clk.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.CreateConversation(ctx, "c1"); err == nil {
+	if err := db.CreateConversation(ctx, "c1", clk.Now()); err == nil {
 		t.Error("a conversation id was reused")
 	}
 	appends := []struct {
@@ -30,7 +30,7 @@ func TestConversationMessages(t *testing.T) {
 		{"nope", "user", "x", ErrNotFound},
 	}
 	for i, a := range appends {
-		_, err := db.AppendMessage(ctx, a.id, a.role, a.text)
+		_, err := db.AppendMessage(ctx, a.id, a.role, a.text, clk.Now())
 		switch {
 		case a.wantErr == nil && err != nil:
 			t.Errorf("append %d: %v", i, err)
@@ -82,9 +82,9 @@ func TestConversationMessages(t *testing.T) {
 }
 
 func TestConversationTitlePrecedence(t *testing.T) {
-	db, _ := openTest(t)
+	db, clk := openTest(t)
 	ctx := context.Background()
-	if err := db.CreateConversation(ctx, "c"); err != nil {
+	if err := db.CreateConversation(ctx, "c", clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
@@ -121,7 +121,7 @@ func TestConversationTitlePrecedence(t *testing.T) {
 }
 
 func TestSearchConversations(t *testing.T) {
-	db, _ := openTest(t)
+	db, clk := openTest(t)
 	ctx := context.Background()
 	data := map[string][]string{
 		"a": {"deploy the Kubernetes cluster"},
@@ -129,11 +129,11 @@ func TestSearchConversations(t *testing.T) {
 		"c": {"nothing here"},
 	}
 	for _, id := range []string{"a", "b", "c"} {
-		if err := db.CreateConversation(ctx, id); err != nil {
+		if err := db.CreateConversation(ctx, id, clk.Now()); err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range data[id] {
-			if _, err := db.AppendMessage(ctx, id, "user", m); err != nil {
+			if _, err := db.AppendMessage(ctx, id, "user", m, clk.Now()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -174,9 +174,9 @@ func TestSearchConversations(t *testing.T) {
 }
 
 func TestTurnSnapshots(t *testing.T) {
-	db, _ := openTest(t)
+	db, clk := openTest(t)
 	ctx := context.Background()
-	if err := db.CreateConversation(ctx, "c"); err != nil {
+	if err := db.CreateConversation(ctx, "c", clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := db.LastUndoableTurn(ctx, "c"); !errors.Is(err, ErrNotFound) {
@@ -184,7 +184,7 @@ func TestTurnSnapshots(t *testing.T) {
 	}
 	for i, snaps := range [][]int64{{3, 1}, {}, {7}} {
 		turn := fmt.Sprintf("t%d", i)
-		if err := db.StartConversationTurn(ctx, "c", turn); err != nil {
+		if err := db.StartConversationTurn(ctx, "c", turn, clk.Now()); err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range snaps {
@@ -199,7 +199,7 @@ func TestTurnSnapshots(t *testing.T) {
 	if err := db.AddTurnSnapshot(ctx, "c", "t0", 0); err == nil {
 		t.Error("snapshot 0 accepted")
 	}
-	if err := db.StartConversationTurn(ctx, "c", "t0"); err == nil {
+	if err := db.StartConversationTurn(ctx, "c", "t0", clk.Now()); err == nil {
 		t.Error("a turn id was reused")
 	}
 	want := []struct {
@@ -214,14 +214,14 @@ func TestTurnSnapshots(t *testing.T) {
 		if turn != w.turn || !slices.Equal(snaps, w.snaps) {
 			t.Errorf("got %s %v, want %s %v", turn, snaps, w.turn, w.snaps)
 		}
-		if err := db.MarkTurnUndone(ctx, "c", turn); err != nil {
+		if err := db.MarkTurnUndone(ctx, "c", turn, clk.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if _, _, err := db.LastUndoableTurn(ctx, "c"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("all undone: got %v, want ErrNotFound", err)
 	}
-	if err := db.MarkTurnUndone(ctx, "c", "t0"); !errors.Is(err, ErrNotFound) {
+	if err := db.MarkTurnUndone(ctx, "c", "t0", clk.Now()); !errors.Is(err, ErrNotFound) {
 		t.Errorf("undone twice: got %v, want ErrNotFound", err)
 	}
 }
