@@ -47,7 +47,7 @@ type env struct {
 	clock *clock
 }
 
-func newEnv(t *testing.T, tune func(*Options)) *env {
+func newEnv(t testing.TB, tune func(*Options)) *env {
 	t.Helper()
 	ctx := context.Background()
 	root := t.TempDir()
