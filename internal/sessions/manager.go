@@ -89,11 +89,11 @@ type Manager struct {
 	db   *store.DB
 	opts Options
 
-	mu       sync.Mutex
-	otr      map[string]*otrSession
-	titled   map[string]bool // sessions whose Titler was asked, by this process
-	chronMu  sync.Mutex
-	chronicl *chronicle.Chronicle
+	mu      sync.Mutex
+	otr     map[string]*otrSession
+	titled  map[string]bool // sessions whose Titler was asked, by this process
+	chronMu sync.Mutex
+	chron   *chronicle.Chronicle
 }
 
 // otrSession is an off-the-record session: memory only.
@@ -134,7 +134,7 @@ func Open(ctx context.Context, db *store.DB, opts Options) (*Manager, error) {
 		opts.TitleAfter = DefaultTitleAfter
 	}
 	return &Manager{db: db, opts: opts, otr: map[string]*otrSession{}, titled: map[string]bool{},
-		chronicl: opts.Chronicle}, nil
+		chron: opts.Chronicle}, nil
 }
 
 // newID draws an id and checks it.

@@ -19,14 +19,14 @@ const maxUndoPaths = 20
 func (m *Manager) chronicleOf() (*chronicle.Chronicle, error) {
 	m.chronMu.Lock()
 	defer m.chronMu.Unlock()
-	if m.chronicl == nil {
+	if m.chron == nil {
 		c, err := chronicle.New(m.opts.Workspace, m.db, chronicle.Options{Now: m.opts.Now})
 		if err != nil {
 			return nil, err
 		}
-		m.chronicl = c
+		m.chron = c
 	}
-	return m.chronicl, nil
+	return m.chron, nil
 }
 
 // lastTurn finds the latest turn of the session that took snapshots and
