@@ -68,12 +68,12 @@ func (m *Manager) exportPath(name string) (string, error) {
 	p = filepath.Clean(p)
 	dir, err := filepath.EvalSymlinks(filepath.Dir(p))
 	if err != nil {
-		return "", fmt.Errorf("export to %s: the directory must exist: %w", name, err)
+		return "", fmt.Errorf("export to %q: the directory must exist: %w", name, err)
 	}
 	rel, err := filepath.Rel(root, filepath.Join(dir, filepath.Base(p)))
 	first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
 	if err != nil || rel == "." || first == ".." || first == ".parallax" {
-		return "", fmt.Errorf("export to %s: %w", name, ErrOutside)
+		return "", fmt.Errorf("export to %q: %w", name, ErrOutside)
 	}
 	return rel, nil
 }

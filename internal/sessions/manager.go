@@ -251,6 +251,9 @@ func (m *Manager) Get(ctx context.Context, id string) (Info, error) {
 		return info, nil
 	}
 	c, err := m.db.GetConversation(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return Info{}, fmt.Errorf("session %q: %w", bound(clean(id), maxID), ErrNotFound) // id may be typed by a user
+	}
 	if err != nil {
 		return Info{}, fmt.Errorf("session %s: %w", id, err)
 	}
