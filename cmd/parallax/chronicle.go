@@ -267,18 +267,9 @@ func auditedRollback(cmd *cobra.Command, c *chronicle.Chronicle, id int64) (err 
 			"run `parallax doctor`", err)}
 	}
 	defer func() { err = errors.Join(err, log.Close()) }()
-	res, rerr := c.Rollback(cmd.Context(), id)
-	ev := audit.Event{Type: audit.TransactionRollback, Stage: "human", Reason: fmt.Sprintf("chronicle rollback to #%d", id),
-		Detail: audit.Detail{Code: "chronicle_rollback", Ref: "snapshot:" + strconv.FormatInt(id, 10),
-			Message: fmt.Sprintf("%d restored, %d removed; undo with snapshot #%d", res.Restored, res.Removed, res.Undo.ID)}}
-	if rerr != nil {
-		ev.Detail.Code, ev.Detail.Message = "chronicle_rollback_failed", rerr.Error()
-	}
-	if _, aerr := log.Append(context.WithoutCancel(cmd.Context()), ev); aerr != nil {
-		return errors.Join(chronicleErr(id, rerr), fmt.Errorf("the rollback to #%d was not recorded in the audit chain: %w", id, aerr))
-	}
-	if rerr != nil {
-		return chronicleErr(id, rerr)
+	res, err := pxworkspace.AuditedRollback(cmd.Context(), log, c, id, pxworkspace.Rollback{})
+	if err != nil {
+		return chronicleErr(id, err)
 	}
 	return write(cmd, fmt.Sprintf("rolled back to #%d: %d restored, %d removed\nundo with: parallax chronicle rollback %d\n",
 		id, res.Restored, res.Removed, res.Undo.ID))

@@ -1,8 +1,9 @@
 // Package store is the workspace database: one SQLite file per workspace
 // (DIR/.parallax/parallax.db) through modernc.org/sqlite, pure Go, no cgo.
 // It holds sessions and their taint, the IFC activity table, Chronicle's
-// snapshot index, usage counters and the LLM usage (tokens, cost) of each
-// session and day.
+// snapshot index, usage counters, the LLM usage (tokens, cost) of each
+// session and day, and the own agent's conversations (titles, messages,
+// turns and the snapshots each turn took, for /undo).
 //
 //	db, err := store.Open(ctx, filepath.Join(ws, ".parallax", "parallax.db"))
 //	err = db.RaiseTaint(ctx, "sub-1", 3, "path:/w/.env") // sub-1 and its ancestors

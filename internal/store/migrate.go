@@ -125,6 +125,40 @@ CREATE TABLE llm_usage (
 ) WITHOUT ROWID;
 CREATE INDEX llm_usage_session ON llm_usage (session, day);
 `},
+	{8, "conversations", `
+CREATE TABLE conversations (
+	id           TEXT PRIMARY KEY CHECK (id <> ''),
+	title        TEXT NOT NULL DEFAULT '',
+	title_source TEXT NOT NULL DEFAULT '' CHECK (title_source IN ('', 'first', 'model', 'user')),
+	created_at   INTEGER NOT NULL,
+	updated_at   INTEGER NOT NULL
+);
+CREATE INDEX conversations_updated ON conversations (updated_at DESC);
+CREATE TABLE conversation_messages (
+	conversation TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+	seq          INTEGER NOT NULL CHECK (seq > 0),
+	role         TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system', 'tool')),
+	text         TEXT NOT NULL,
+	at           INTEGER NOT NULL,
+	PRIMARY KEY (conversation, seq)
+) WITHOUT ROWID;
+CREATE TABLE conversation_turns (
+	conversation TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+	id           TEXT NOT NULL CHECK (id <> ''),
+	seq          INTEGER NOT NULL CHECK (seq > 0),
+	started_at   INTEGER NOT NULL,
+	undone_at    INTEGER NULL,
+	PRIMARY KEY (conversation, id),
+	UNIQUE (conversation, seq)
+) WITHOUT ROWID;
+CREATE TABLE turn_snapshots (
+	conversation TEXT NOT NULL,
+	turn         TEXT NOT NULL,
+	snapshot     INTEGER NOT NULL CHECK (snapshot > 0),
+	PRIMARY KEY (conversation, turn, snapshot),
+	FOREIGN KEY (conversation, turn) REFERENCES conversation_turns (conversation, id) ON DELETE CASCADE
+) WITHOUT ROWID;
+`},
 }
 
 // SchemaVersion is the newest schema this binary knows.

@@ -1,0 +1,238 @@
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/internal/gateway/snapshot"
+)
+
+// snap takes a Chronicle snapshot of rel paths the way the engine does
+// before a call runs (snapshot.Taker: Chronicle plus its audit entry) and
+// notes it for the turn.
+func (e *env) snap(t *testing.T, session, turn string, rel ...string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	var abs []string
+	for _, r := range rel {
+		abs = append(abs, filepath.Join(e.root, r))
+	}
+	tk := snapshot.Taker{WS: e.ws, Event: audit.Event{Session: session, ActionType: "write_file"}, Code: "snapshot_taken"}
+	id, err := tk.Take(ctx, "write_file", abs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.m.NoteSnapshot(ctx, session, turn, id); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func (e *env) write(t *testing.T, rel, content string) {
+	t.Helper()
+	p := filepath.Join(e.root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// state reads the files of the workspace outside .parallax.
+func (e *env) state(t *testing.T) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(e.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(e.root, p)
+		if d.IsDir() {
+			if rel == ".parallax" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		out[filepath.ToSlash(rel)] = data
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameState(a, b map[string][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !bytes.Equal(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestUndoRestoresTheLastTurn: two turns change files (the second one
+// changes one file twice, creates one and deletes one); /undo restores
+// the second turn byte for byte, a second /undo the first, a third has
+// nothing left. Another session's turn is not touched.
+func TestUndoRestoresTheLastTurn(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	e.write(t, "a.txt", "one\n")
+	e.write(t, "keep/c.txt", "original c\x00\xff binary\n")
+	e.write(t, "x.txt", "x before\n")
+	s := mustNew(t, e.m, false)
+	other := mustNew(t, e.m, false)
+	before := e.state(t)
+
+	t1, err := e.m.StartTurn(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.snap(t, s.ID, t1, "x.txt")
+	e.write(t, "x.txt", "x after turn 1\n")
+	afterTurn1 := e.state(t)
+
+	t2, err := e.m.StartTurn(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.snap(t, s.ID, t2, "a.txt", "new/deep/n.txt")
+	e.write(t, "a.txt", "two\n")
+	e.write(t, "new/deep/n.txt", "created\n")
+	e.snap(t, s.ID, t2, "a.txt", "keep/c.txt")
+	e.write(t, "a.txt", "three\n")
+	if err := os.Remove(filepath.Join(e.root, "keep/c.txt")); err != nil {
+		t.Fatal(err)
+	}
+	// A turn of another session that must survive /undo in this one.
+	t3, err := e.m.StartTurn(ctx, other.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.snap(t, other.ID, t3, "o.txt")
+
+	steps := []struct {
+		want     map[string][]byte
+		nothing  bool
+		restored int // rollback entries of this session so far
+	}{
+		{afterTurn1, false, 2},
+		{before, false, 3},
+		{before, true, 3},
+	}
+	for i, st := range steps {
+		res := mustCommand(t, e.m, s.ID, "undo")
+		if got := e.state(t); !sameState(got, st.want) {
+			t.Errorf("undo %d: files %v, want %v", i+1, keys(got), keys(st.want))
+			for k, v := range st.want {
+				if !bytes.Equal(got[k], v) {
+					t.Errorf("undo %d: %s is %q, want %q", i+1, k, got[k], v)
+				}
+			}
+		}
+		if _, snaps, _, _ := e.m.lastTurn(ctx, s.ID); st.nothing && snaps != nil {
+			t.Errorf("undo %d: snapshots left to undo: %v", i+1, snaps)
+		}
+		if res.Text == "" {
+			t.Errorf("undo %d: no text", i+1)
+		}
+		rb := e.entries(t, audit.Filter{Session: s.ID, Type: audit.TransactionRollback})
+		if len(rb) != st.restored {
+			t.Errorf("undo %d: %d TransactionRollback entries, want %d", i+1, len(rb), st.restored)
+		}
+		for _, en := range rb {
+			if en.Detail.Code != "chronicle_rollback" {
+				t.Errorf("undo %d: rollback entry code %q, want chronicle_rollback", i+1, en.Detail.Code)
+			}
+		}
+	}
+	if turn, snaps, _, err := e.m.lastTurn(ctx, other.ID); err != nil || turn != t3 || len(snaps) != 1 {
+		t.Errorf("the other session's turn: got %q %v %v, want %s with one snapshot", turn, snaps, err, t3)
+	}
+	e.verifyChain(t)
+}
+
+// TestUndoRefusesAMissingSnapshot: a turn whose snapshot is gone (pruned)
+// restores nothing, not even its other snapshots, and stays undoable.
+func TestUndoRefusesAMissingSnapshot(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	e.write(t, "a.txt", "one\n")
+	s := mustNew(t, e.m, false)
+	turn, err := e.m.StartTurn(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.snap(t, s.ID, turn, "a.txt")
+	e.write(t, "a.txt", "two\n")
+	if err := e.m.NoteSnapshot(ctx, s.ID, turn, 999); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.m.Command(ctx, s.ID, "undo", nil); err == nil {
+		t.Fatal("undo with a missing snapshot succeeded")
+	}
+	if got := e.state(t)["a.txt"]; string(got) != "two\n" {
+		t.Errorf("a.txt: got %q, want it untouched (\"two\\n\")", got)
+	}
+	if got, _, _, _ := e.m.lastTurn(ctx, s.ID); got != turn {
+		t.Errorf("the turn is no longer undoable: got %q, want %q", got, turn)
+	}
+	if n := len(e.entries(t, audit.Filter{Type: audit.TransactionRollback})); n != 0 {
+		t.Errorf("%d rollback entries, want none", n)
+	}
+}
+
+func TestNoteSnapshotErrors(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	s := mustNew(t, e.m, false)
+	o := mustNew(t, e.m, true)
+	turn, err := e.m.StartTurn(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, session, turn string
+		snap                int64
+		want                error
+	}{
+		{"unknown turn", s.ID, "nope", 1, ErrNotFound},
+		{"unknown OTR turn", o.ID, "nope", 1, ErrNotFound},
+		{"unknown session", "nope", turn, 1, ErrNotFound},
+		{"zero snapshot", s.ID, turn, 0, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := e.m.NoteSnapshot(ctx, tc.session, tc.turn, tc.snap)
+			if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
+				t.Errorf("got %v, want an error (%v)", err, tc.want)
+			}
+		})
+	}
+	if _, err := e.m.StartTurn(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("turn of an unknown session: got %v, want ErrNotFound", err)
+	}
+}
