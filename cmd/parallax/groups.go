@@ -19,4 +19,12 @@ var commandGroups = []func() *cobra.Command{
 	newHookCmd,
 	newJudgeCmd,
 	newConfigCmd,
+	newStartCmd,
+	newChatCmd,
+	newRunCmd,
+	newStatusCmd,
+	newStopCmd,
+	newRestartCmd,
+	newEngineCmd,
+	newAgentCmd,
 }
