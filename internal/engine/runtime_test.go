@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/parallax/parallax/audit"
@@ -339,4 +340,68 @@ func TestRuntimeRefusesALeakySandbox(t *testing.T) {
 	if !hasEntry(verifiedChain(t, e.root), audit.SandboxCanaryResult, "sandbox_failed") {
 		t.Error("no SandboxCanaryResult entry for the failed report")
 	}
+}
+
+// An agent killed in the middle of a turn: the turn ends with an
+// agent_exited error (nothing hangs, the running command is cancelled),
+// the agent is restarted, and the next turn is served by the new one.
+func TestRuntimeAgentKilledMidTurn(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{script: `  - tool_calls: [{name: execute_command, input: {command: "sleep 30"}}]
+  - text: "after the restart"
+`})
+	e.start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sub, err := e.client.Subscribe(ctx, &pb.SubscribeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sub.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := e.client.SendMessage(ctx, &pb.SendMessageRequest{Text: "sleep"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ev, err := sub.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.GetToolProposed() != nil {
+			break
+		}
+	}
+	st, err := e.client.Status(ctx, &pb.StatusRequest{})
+	if err != nil || st.GetAgentPid() == 0 {
+		t.Fatalf("status: %v, %v", st, err)
+	}
+	if err := syscall.Kill(int(st.GetAgentPid()), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ev, err := sub.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := ev.GetError(); e != nil && e.GetTurnId() == resp.GetTurnId() {
+			if e.GetCode() != "agent_exited" {
+				t.Errorf("error code: got %q, want agent_exited", e.GetCode())
+			}
+			break
+		}
+		if ev.GetResponseComplete() != nil {
+			t.Fatal("the turn completed although its agent was killed")
+		}
+	}
+	_, evs := e.turn(t, resp.GetSessionId(), "still there?", false)
+	if rc := evs[len(evs)-1].GetResponseComplete(); rc == nil || rc.GetText() != "after the restart" {
+		t.Fatalf("turn after the restart ended with %v", evs[len(evs)-1])
+	}
+	st, err = e.client.Status(ctx, &pb.StatusRequest{})
+	if err != nil || st.GetAgentRestarts() != 1 {
+		t.Errorf("restarts: %v, %v; want 1", st.GetAgentRestarts(), err)
+	}
+	e.stop(t)
+	verifiedChain(t, e.root)
 }
