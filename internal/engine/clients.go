@@ -171,12 +171,17 @@ func (s *clientService) Subscribe(req *pb.SubscribeRequest, st pb.ClientService_
 	}
 }
 
-// AnswerApproval: tier 3 is not wired into the runtime yet; what
-// escalates ends as BLOCK (escalation_unanswered), so no approval is
-// ever pending.
-func (s *clientService) AnswerApproval(context.Context, *pb.AnswerApprovalRequest) (*pb.AnswerApprovalResponse, error) {
-	return &pb.AnswerApprovalResponse{Accepted: false,
-		Reason: "no approval is pending: this engine ends escalations as BLOCK (tier 3 approvals are not wired into the runtime yet)"}, nil
+// AnswerApproval answers a tier 3 request; the first answer wins.
+func (s *clientService) AnswerApproval(_ context.Context, req *pb.AnswerApprovalRequest) (*pb.AnswerApprovalResponse, error) {
+	if s.r.asks == nil {
+		return &pb.AnswerApprovalResponse{Reason: "this engine asks no approvals: escalations end as BLOCK"}, nil
+	}
+	by := req.GetAnsweredBy()
+	if by == "" {
+		by = "client"
+	}
+	ok, reason := s.r.asks.answer(req.GetApprovalId(), req.GetApprove(), by)
+	return &pb.AnswerApprovalResponse{Accepted: ok, Reason: reason}, nil
 }
 
 func (s *clientService) ListSessions(ctx context.Context, _ *pb.ListSessionsRequest) (*pb.ListSessionsResponse, error) {
@@ -220,6 +225,9 @@ func (s *clientService) Status(ctx context.Context, _ *pb.StatusRequest) (*pb.St
 		out.AgentPid = int64(r.agent.pid)
 	}
 	r.mu.Unlock()
+	if r.asks != nil {
+		out.PendingApprovals = uint32(r.asks.count())
+	}
 	return out, nil
 }
 

@@ -19,12 +19,14 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/parallax/parallax/approval"
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/internal/agent"
 	"github.com/parallax/parallax/internal/tools/files"
 	"github.com/parallax/parallax/internal/tools/shell"
 	"github.com/parallax/parallax/internal/workspace"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
+	"github.com/parallax/parallax/shield"
 )
 
 // Files of a running engine in the workspace's state directory.
@@ -104,6 +106,9 @@ type RuntimeOptions struct {
 	Sessions Sessions
 	// Socket is the client socket path (default SocketPath(Root)).
 	Socket string
+	// NoApprovals ends escalations as BLOCK instead of asking the clients
+	// (an engine started for one headless turn, where nobody can answer).
+	NoApprovals bool
 	// ShutdownGrace is how long a stopping agent gets (default 3s).
 	ShutdownGrace time.Duration
 	Now           func() time.Time
@@ -121,6 +126,8 @@ type Runtime struct {
 	boot     agent.Bootstrap
 	sessions Sessions
 	hub      *hub
+	asks     *clientApprovals // nil without approvals
+	approver *approval.Broker
 	log      *slog.Logger
 	lock     *os.File
 	lis      net.Listener
@@ -183,7 +190,15 @@ func OpenRuntime(ctx context.Context, opts RuntimeOptions) (rt *Runtime, err err
 	r.settings = r.ws.Config.AgentSettings()
 	ex := ToolExecutors(ToolsConfig{Files: files.Config{}, Shell: shell.Runner{Workspace: opts.Root,
 		DefaultTimeout: r.settings.CommandTimeout, OutputCap: r.settings.OutputCap}})
-	if r.pipe, _, err = Open(r.ws, Options{Home: opts.Home, Executors: ex, Redact: true, Now: opts.Now, Logger: opts.Logger}); err != nil {
+	var gateApprover shield.Approver
+	if !opts.NoApprovals {
+		r.asks = newClientApprovals(r.hub)
+		if r.approver, _, err = r.ws.Approver(r.asks); err != nil {
+			return nil, fmt.Errorf("engine: approvals: %w", err)
+		}
+		gateApprover = workspace.GateApprover(r.approver)
+	}
+	if r.pipe, _, err = Open(r.ws, Options{Home: opts.Home, Approver: gateApprover, Executors: ex, Redact: true, Now: opts.Now, Logger: opts.Logger}); err != nil {
 		return nil, err
 	}
 	if r.broker, err = OpenBroker(r.ws, opts.Getenv, opts.Now); err != nil {
@@ -304,6 +319,9 @@ func (r *Runtime) Close() error {
 	var errs []error
 	if r.lis != nil {
 		_ = os.Remove(r.opts.Socket)
+	}
+	if r.approver != nil {
+		errs = append(errs, r.approver.Close())
 	}
 	if r.ws != nil {
 		errs = append(errs, r.ws.Close())

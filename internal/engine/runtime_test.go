@@ -405,3 +405,67 @@ func TestRuntimeAgentKilledMidTurn(t *testing.T) {
 	e.stop(t)
 	verifiedChain(t, e.root)
 }
+
+// Tier 3 through the clients: an escalated write outside the workspace
+// is published as ApprovalNeeded; the first answer decides it and a
+// second one is refused. An approved write runs, a denied one does not.
+func TestRuntimeApprovals(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{})
+	yes, no := filepath.Join(e.home, "approved.txt"), filepath.Join(e.home, "denied.txt")
+	writeFile(t, scriptPath(t, e), fmt.Sprintf(`turns:
+  - tool_calls: [{name: write_file, input: {path: %q, content: "y"}}]
+  - tool_calls: [{name: write_file, input: {path: %q, content: "n"}}]
+  - text: "asked twice"
+`, yes, no))
+	e.start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sub, err := e.client.Subscribe(ctx, &pb.SubscribeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sub.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := e.client.SendMessage(ctx, &pb.SendMessageRequest{Text: "write outside"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	answers := []bool{true, false}
+	for {
+		ev, err := sub.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := ev.GetApprovalNeeded(); a != nil {
+			allow := answers[0]
+			answers = answers[1:]
+			r, err := e.client.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: a.GetApprovalId(), Approve: allow, AnsweredBy: "test"})
+			if err != nil || !r.GetAccepted() {
+				t.Fatalf("first answer: %v, %v", r, err)
+			}
+			r, err = e.client.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: a.GetApprovalId(), Approve: !allow})
+			if err != nil || r.GetAccepted() {
+				t.Errorf("second answer: got accepted=%v (%v), want refused", r.GetAccepted(), err)
+			}
+		}
+		if v := ev.GetVerdict(); v != nil {
+			got = append(got, strings.TrimPrefix(v.GetDecision().String(), "DECISION_")+":"+v.GetStage())
+		}
+		if ev.GetResponseComplete().GetTurnId() == resp.GetTurnId() {
+			break
+		}
+	}
+	if strings.Join(got, " ") != "ALLOW:human BLOCK:human" {
+		t.Errorf("verdicts: got %v, want ALLOW:human BLOCK:human", got)
+	}
+	if _, err := os.Stat(yes); err != nil {
+		t.Errorf("the approved write did not run: %v", err)
+	}
+	if _, err := os.Stat(no); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the denied write ran: %v", err)
+	}
+	e.stop(t)
+	verifiedChain(t, e.root)
+}
