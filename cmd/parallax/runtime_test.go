@@ -229,7 +229,7 @@ func TestRuntimeCommands(t *testing.T) {
 			t.Errorf("run on the running engine: %q, %v", b, err)
 		}
 		st, err := pxCmd(bin, root, home, "status").Output()
-		if err != nil || !strings.Contains(string(st), "sandbox    OFF") || !strings.Contains(string(st), "sessions   1") {
+		if err != nil || !strings.Contains(string(st), "sandbox    OFF") || !strings.Contains(string(st), "sessions   1 ") {
 			t.Errorf("status: %v\n%s", err, st)
 		}
 		if b, err := pxCmd(bin, root, home, "restart").CombinedOutput(); err != nil || !strings.Contains(string(b), "engine restarted") {

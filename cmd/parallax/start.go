@@ -295,20 +295,5 @@ func newStatusCmd() *cobra.Command {
 }
 
 func writeStatus(w io.Writer, root string, st *pb.StatusResponse, now time.Time) {
-	up := now.Sub(time.UnixMilli(st.GetStartedUnixMs())).Round(time.Second)
-	fmt.Fprintf(w, "engine     running, pid %d, up %v (workspace %s)\n", st.GetPid(), up, root)
-	if st.GetSandbox() == "off" {
-		fmt.Fprintln(w, "sandbox    OFF — the agent runs WITHOUT its kernel sandbox (agent.sandbox: off)")
-	} else {
-		fmt.Fprintf(w, "sandbox    %s\n", st.GetSandbox())
-	}
-	agent := "restarting"
-	if st.GetAgentPid() != 0 {
-		agent = fmt.Sprintf("pid %d", st.GetAgentPid())
-	}
-	fmt.Fprintf(w, "agent      %s, %d restarts\n", agent, st.GetAgentRestarts())
-	fmt.Fprintf(w, "sessions   %d\n", st.GetSessions())
-	fmt.Fprintf(w, "gate       %d allowed, %d blocked\n", st.GetAllowed(), st.GetBlocked())
-	fmt.Fprintf(w, "today      %d tokens in, %d out, $%.4f of $%.2f\n", st.GetInputTokensToday(), st.GetOutputTokensToday(),
-		st.GetCostUsdToday(), st.GetDailyBudgetUsd())
+	fmt.Fprint(w, engine.FormatStatus(root, st, now))
 }

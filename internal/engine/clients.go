@@ -232,9 +232,16 @@ func (s *clientService) Status(ctx context.Context, _ *pb.StatusRequest) (*pb.St
 }
 
 func (s *clientService) RunCommand(ctx context.Context, req *pb.CommandRequest) (*pb.CommandResponse, error) {
-	if req.GetName() == "restart" {
+	switch req.GetName() {
+	case "restart":
 		s.r.requestStop(ErrRestart)
 		return &pb.CommandResponse{Text: "restarting the engine"}, nil
+	case "status", "usage":
+		st, err := s.Status(ctx, &pb.StatusRequest{})
+		if err != nil {
+			return nil, err
+		}
+		return &pb.CommandResponse{Text: FormatStatus(s.r.opts.Root, st, s.r.opts.Now())}, nil
 	}
 	res, err := s.r.sessions.Command(ctx, req.GetSessionId(), req.GetName(), req.GetArgs())
 	if err != nil {

@@ -220,6 +220,10 @@ func TestRuntimeConversation(t *testing.T) {
 	if st.GetAllowed() != 2 || st.GetBlocked() != 1 || st.GetSandbox() != "off" || st.GetSessions() != 1 || st.GetInputTokensToday() == 0 {
 		t.Errorf("status: %+v", st)
 	}
+	res, err := e.client.RunCommand(context.Background(), &pb.CommandRequest{SessionId: session, Name: "status"})
+	if err != nil || !strings.Contains(res.GetText(), "sandbox    OFF") || !strings.Contains(res.GetText(), "2 allowed, 1 blocked") {
+		t.Errorf("/status: %q, %v", res.GetText(), err)
+	}
 	e.stop(t)
 	entries := verifiedChain(t, e.root)
 	if !hasEntry(entries, audit.SandboxCanaryResult, "sandbox_off") {
@@ -468,4 +472,35 @@ func TestRuntimeApprovals(t *testing.T) {
 	}
 	e.stop(t)
 	verifiedChain(t, e.root)
+}
+
+// The agent's environment is built from nothing: the engine's provider
+// keys and PARALLAX_* secrets never reach it.
+func TestAgentEnvironmentHasNoKeys(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test-engine-only")
+	t.Setenv("PARALLAX_VAULT_PASSPHRASE", "engine-only")
+	tests := []struct {
+		name string
+		off  bool
+		base []string
+		want []string
+	}{
+		{"sandbox on", false, nil, []string{EnvAgentSandbox + "=on"}},
+		{"sandbox off, test base", true, []string{"X=1"}, []string{"X=1", EnvAgentSandbox + "=off"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Runtime{opts: RuntimeOptions{AgentEnv: tt.base}, settings: workspace.AgentSettings{SandboxOff: tt.off}}
+			cmd, err := r.agentCommand()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(cmd.Env, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("env: got %q, want %q", cmd.Env, tt.want)
+			}
+			if cmd.Args[len(cmd.Args)-1] != "agent" {
+				t.Errorf("args: got %q, want the agent subcommand", cmd.Args)
+			}
+		})
+	}
 }
