@@ -48,7 +48,10 @@ func TestSandboxComesFirst(t *testing.T) {
 func TestSandboxThenDial(t *testing.T) {
 	order := []string{}
 	err := RunProcess(context.Background(), RunOptions{
-		Sandbox: func() (SandboxReport, error) { order = append(order, "sandbox"); return SandboxReport{Disabled: true}, nil },
+		Sandbox: func() (SandboxReport, error) {
+			order = append(order, "sandbox")
+			return SandboxReport{Disabled: true}, nil
+		},
 		Dial: func(context.Context, ...grpc.DialOption) (*agentlink.Client, error) {
 			order = append(order, "dial")
 			return nil, errors.New("no link in this test")
