@@ -54,6 +54,13 @@ func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
 	answer(w)
 }
 
+// script sets the answers to come.
+func (f *fakeOpenAI) script(answers ...func(http.ResponseWriter)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.answers = answers
+}
+
 func (f *fakeOpenAI) requests() []map[string]any {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -151,11 +158,11 @@ func TestRuntimeCommands(t *testing.T) {
 	fake := newFakeOpenAI(t)
 	root, home = runtimeWorkspace(t, fake.srv.URL)
 	out := filepath.Join(root, "hello.txt")
-	fake.answers = []func(http.ResponseWriter){
+	fake.script(
 		sseToolCall("call_w", "write_file", map[string]any{"path": out, "content": "hi\n"}),
 		sseToolCall("call_k", "read_file", map[string]any{"path": "~/.ssh/id_rsa"}),
 		sseText("Wrote the file; the key stays private."),
-	}
+	)
 
 	t.Run("run --json, engine for the turn", func(t *testing.T) {
 		cmd := pxCmd(bin, root, home, "run", "--json", "write hello.txt, then read my key")
@@ -188,7 +195,10 @@ func TestRuntimeCommands(t *testing.T) {
 		if last := fmt.Sprint(reqs[2]["messages"]); !strings.Contains(last, "by Parallax (guard_restricted)") {
 			t.Errorf("the model did not get the gate's reason back: %s", last)
 		}
-		for i, a := range fake.auth {
+		fake.mu.Lock()
+		auth := append([]string(nil), fake.auth...)
+		fake.mu.Unlock()
+		for i, a := range auth {
 			if a != "" {
 				t.Errorf("request %d carried an Authorization header", i)
 			}
@@ -209,9 +219,7 @@ func TestRuntimeCommands(t *testing.T) {
 	})
 
 	t.Run("detached engine", func(t *testing.T) {
-		fake.mu.Lock()
-		fake.answers = []func(http.ResponseWriter){sseText("Hello from the running engine.")}
-		fake.mu.Unlock()
+		fake.script(sseText("Hello from the running engine."))
 		if b, err := pxCmd(bin, root, home, "start", "--detach").CombinedOutput(); err != nil {
 			t.Fatalf("start --detach: %v\n%s", err, b)
 		}
