@@ -39,7 +39,8 @@ type agentConn struct {
 	cancel   context.CancelFunc
 	reqs     map[string]context.CancelFunc
 	refused  chan struct{}
-	refusal  *SandboxRefusedError
+	refuseMu sync.Once
+	refusal  *SandboxRefusedError // set once, before refused is closed
 	welcomed time.Time
 	wg       sync.WaitGroup
 }
@@ -74,17 +75,24 @@ func (c *agentConn) shutdown(reason string, grace time.Duration) {
 // Connect is the agent's one stream: Hello (checked by agentlink), the
 // sandbox report, Welcome, then proposals, model requests and turn events.
 func (c *agentConn) Connect(st pb.AgentService_ConnectServer) error {
+	// An agent that does not report its sandbox in time is stopped for
+	// good: it is broken, or it is not the agent.
+	late := time.AfterFunc(reportTimeout, func() {
+		c.refuse(&SandboxRefusedError{Reason: fmt.Sprintf("no sandbox report within %v of the agent's start", reportTimeout)})
+	})
 	if _, err := st.Recv(); err != nil { // the Hello, verified by agentlink
+		late.Stop()
 		return err
 	}
 	m, err := st.Recv()
+	if !late.Stop() {
+		return errors.New("the sandbox report came too late")
+	}
 	if err != nil {
 		return err
 	}
-	rep := m.GetSandboxReport()
-	if err := c.r.checkSandbox(st.Context(), rep); err != nil {
-		c.refusal = err
-		close(c.refused)
+	if err := c.r.checkSandbox(st.Context(), m.GetSandboxReport()); err != nil {
+		c.refuse(err)
 		return err
 	}
 	c.sendMu.Lock()
@@ -107,6 +115,26 @@ func (c *agentConn) Connect(st pb.AgentService_ConnectServer) error {
 		}
 		c.dispatch(m)
 	}
+}
+
+// reportTimeout bounds the wait for the agent's Hello and sandbox report.
+const reportTimeout = 20 * time.Second
+
+// refuse records why the agent is stopped for good, once.
+func (c *agentConn) refuse(e *SandboxRefusedError) {
+	c.refuseMu.Do(func() {
+		c.mu.Lock()
+		c.refusal = e
+		c.mu.Unlock()
+		close(c.refused)
+	})
+}
+
+// refusedFor is why the agent was refused, nil when it was not.
+func (c *agentConn) refusedFor() *SandboxRefusedError {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.refusal
 }
 
 func (c *agentConn) dispatch(m *pb.AgentMessage) {

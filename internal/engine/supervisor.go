@@ -93,8 +93,8 @@ func (r *Runtime) runAgent(ctx context.Context) (how string, err error) {
 	srv.Stop()
 	conn.close()
 	r.setAgent(nil)
-	if conn.refusal != nil {
-		return "refused: " + conn.refusal.Reason, conn.refusal
+	if rf := conn.refusedFor(); rf != nil {
+		return "refused: " + rf.Reason, rf
 	}
 	if waitErr == nil {
 		return "exited with status 0", nil
