@@ -77,7 +77,7 @@ func newRuntimeEnv(t *testing.T, o rtOptions) *rtEnv {
 	script := filepath.Join(t.TempDir(), "script.yaml")
 	writeFile(t, script, "turns:\n"+o.script)
 	agentBlock := "agent:\n  sandbox: off\n" + o.agent
-	if o.mode == "leaky" {
+	if o.mode == "leaky" || o.mode == "on" {
 		agentBlock = "agent:\n" + o.agent
 	}
 	writeFile(t, workspace.ConfigPath(e.root), "version: 1\npolicy: default\nllm:\n  models:\n"+
@@ -326,6 +326,26 @@ func TestRuntimeCrashLoop(t *testing.T) {
 	}
 	if n != 3 {
 		t.Errorf("agent_crashed entries: got %d, want 3", n)
+	}
+}
+
+// An agent that cannot apply its sandbox (agent.sandbox on, none in
+// this binary) is not restarted: the engine stops at once, audited.
+func TestRuntimeStopsWhenTheSandboxCannotBeApplied(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n", mode: "on"})
+	err := e.rt.Run(context.Background())
+	var sr *SandboxRefusedError
+	if !errors.As(err, &sr) {
+		t.Fatalf("run: got %v, want a SandboxRefusedError", err)
+	}
+	if got := e.rt.restarts.Load(); got != 0 {
+		t.Errorf("restarts: got %d, want 0", got)
+	}
+	if err := e.rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !hasEntry(verifiedChain(t, e.root), audit.SandboxCanaryResult, "sandbox_failed") {
+		t.Error("no SandboxCanaryResult entry for the sandbox that could not be applied")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/internal/agent/proc"
 	"github.com/parallax/parallax/internal/agentlink"
 )
 
@@ -98,6 +99,13 @@ func (r *Runtime) runAgent(ctx context.Context) (how string, err error) {
 	}
 	if waitErr == nil {
 		return "exited with status 0", nil
+	}
+	var ee *exec.ExitError
+	if errors.As(waitErr, &ee) && ee.ExitCode() == proc.ExitSandbox {
+		rf := &SandboxRefusedError{Reason: "the agent could not apply its sandbox (its message is in the engine's log)"}
+		r.appendAudit(ctx, audit.Event{Type: audit.SandboxCanaryResult, Decision: "BLOCK", Rule: RuleSandboxReport,
+			Reason: rf.Reason, Detail: audit.Detail{Code: "sandbox_failed"}})
+		return "refused: " + rf.Reason, rf
 	}
 	return waitErr.Error(), nil
 }
