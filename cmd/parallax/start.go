@@ -173,8 +173,8 @@ func startForeground(cmd *cobra.Command, root, home string) error {
 	return errors.Join(chatErr, mgrErr)
 }
 
-// waitEngine connects to the workspace's engine, waiting for it to come
-// up until engineWait passes or exited closes.
+// waitEngine connects to the workspace's engine, waiting until it and
+// its agent are up, until engineWait passes or exited closes.
 func waitEngine(ctx context.Context, root string, exited <-chan struct{}) (*engine.Client, error) {
 	ctx, cancel := context.WithTimeout(ctx, engineWait)
 	defer cancel()
@@ -183,11 +183,19 @@ func waitEngine(ctx context.Context, root string, exited <-chan struct{}) (*engi
 	for {
 		c, err := engine.DialClient(ctx, root)
 		if err == nil {
-			return c, nil
+			st, serr := c.Status(ctx, &pb.StatusRequest{})
+			if serr == nil && st.GetAgentPid() != 0 {
+				return c, nil
+			}
+			c.Close()
+			err = errors.New("its agent is not running yet")
+			if serr != nil {
+				err = serr
+			}
 		}
 		select {
 		case <-exited:
-			return nil, errors.New("the engine stopped before it answered")
+			return nil, errors.New("the engine stopped before its agent came up")
 		case <-ctx.Done():
 			return nil, fmt.Errorf("the engine did not answer: %w", err)
 		case <-tick.C:
