@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
@@ -31,7 +32,7 @@ for the workspace. Leaving the chat (/quit) leaves the engine running.`,
 				return err
 			}
 			defer c.Close()
-			return runChat(cmd.Context(), c, session)
+			return runChat(cmd.Context(), c, session, nil, nil)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
@@ -40,8 +41,8 @@ for the workspace. Leaving the chat (/quit) leaves the engine running.`,
 }
 
 // runChat runs the bubbletea chat on an engine client, in a new session
-// unless one is named.
-func runChat(ctx context.Context, c *engine.Client, session string) error {
+// unless one is named; in and out replace the terminal when set (tests).
+func runChat(ctx context.Context, c *engine.Client, session string, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	otr := false
@@ -74,7 +75,11 @@ func runChat(ctx context.Context, c *engine.Client, session string) error {
 		}
 	}()
 	m := chat.New(ctx, chatClient{c}, events, session, otr)
-	_, err = tea.NewProgram(m, tea.WithContext(ctx)).Run()
+	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if in != nil {
+		opts = append(opts, tea.WithInput(in), tea.WithOutput(out))
+	}
+	_, err = tea.NewProgram(m, opts...).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}

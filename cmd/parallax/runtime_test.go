@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,7 +15,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/parallax/parallax/internal/engine"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
+	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
 
 // fakeOpenAI is an OpenAI-compatible chat completions server on
@@ -240,6 +243,7 @@ func TestRuntimeCommands(t *testing.T) {
 		if err != nil || !strings.Contains(string(st), "sandbox    OFF") || !strings.Contains(string(st), "sessions   1 ") {
 			t.Errorf("status: %v\n%s", err, st)
 		}
+		t.Run("chat", func(t *testing.T) { chatTurn(t, root, fake) })
 		if b, err := pxCmd(bin, root, home, "restart").CombinedOutput(); err != nil || !strings.Contains(string(b), "engine restarted") {
 			t.Errorf("restart: %v\n%s", err, b)
 		}
@@ -259,4 +263,81 @@ func TestRuntimeCommands(t *testing.T) {
 	if n := strings.Count(string(log), "parallax engine: pid"); n != 2 {
 		t.Errorf("engine starts in the log: got %d, want 2 (start, restart)\n%s", n, log)
 	}
+}
+
+// chatTurn drives the terminal chat (its keys from a pipe, its screen
+// into a buffer) on the running engine: a message, its streamed reply,
+// then /quit, which leaves the engine running.
+func chatTurn(t *testing.T, root string, fake *fakeOpenAI) {
+	fake.script(sseText("Hello from the chat turn."))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c, err := engine.DialClient(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	watch, err := engine.DialClient(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close()
+	sub, err := watch.Subscribe(ctx, &pb.SubscribeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sub.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	keys, typing := io.Pipe()
+	var screen syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- runChat(ctx, c, "", keys, &screen) }()
+	if _, err := io.WriteString(typing, "hi from the chat\r"); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ev, err := sub.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rc := ev.GetResponseComplete(); rc != nil {
+			if rc.GetText() != "Hello from the chat turn." {
+				t.Errorf("reply: got %q", rc.GetText())
+			}
+			break
+		}
+		if e := ev.GetError(); e != nil {
+			t.Fatalf("the chat's turn failed: %v", e)
+		}
+	}
+	if _, err := io.WriteString(typing, "/quit\r"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("chat: %v", err)
+	}
+	if !strings.Contains(screen.String(), "Hello from the chat turn.") {
+		t.Errorf("the reply never reached the screen:\n%s", screen.String())
+	}
+	if _, err := c.Status(ctx, &pb.StatusRequest{}); err != nil {
+		t.Errorf("the engine did not survive the chat's /quit: %v", err)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -166,7 +166,7 @@ func startForeground(cmd *cobra.Command, root, home string) error {
 		<-exited
 		return fmt.Errorf("%w (see %s)", err, logPath)
 	}
-	chatErr := runChat(cmd.Context(), c, "")
+	chatErr := runChat(cmd.Context(), c, "", nil, nil)
 	_, _ = c.Shutdown(context.WithoutCancel(ctx), &pb.ShutdownRequest{Reason: "the chat ended"})
 	c.Close()
 	<-exited
