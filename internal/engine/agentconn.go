@@ -38,6 +38,7 @@ type agentConn struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	reqs     map[string]context.CancelFunc
+	seen     map[string]bool // sessions this agent process has had a message of
 	refused  chan struct{}
 	refuseMu sync.Once
 	refusal  *SandboxRefusedError // set once, before refused is closed
@@ -50,7 +51,7 @@ var _ pb.AgentServiceServer = (*agentConn)(nil)
 func newAgentConn(r *Runtime, pid int, spawned, mono time.Time) *agentConn {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &agentConn{r: r, pid: pid, spawned: spawned, started: mono, ctx: ctx, cancel: cancel,
-		reqs: map[string]context.CancelFunc{}, refused: make(chan struct{})}
+		reqs: map[string]context.CancelFunc{}, seen: map[string]bool{}, refused: make(chan struct{})}
 }
 
 func (c *agentConn) send(m *pb.EngineMessage) error {
@@ -119,6 +120,16 @@ func (c *agentConn) Connect(st pb.AgentService_ConnectServer) error {
 
 // reportTimeout bounds the wait for the agent's Hello and sandbox report.
 const reportTimeout = 20 * time.Second
+
+// firstOf reports whether this agent process has not yet had a message
+// of session, and marks it.
+func (c *agentConn) firstOf(session string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	first := !c.seen[session]
+	c.seen[session] = true
+	return first
+}
 
 // refuse records why the agent is stopped for good, once.
 func (c *agentConn) refuse(e *SandboxRefusedError) {
@@ -334,7 +345,9 @@ func (r *Runtime) serveLLM(ctx context.Context, c *agentConn, req *pb.LLMRequest
 
 // turnDone ends a turn: the reply is kept and the clients told.
 func (r *Runtime) turnDone(ctx context.Context, d *pb.TurnDone) {
-	r.endTurn(d.GetTurnId())
+	if ts, ok := r.endTurn(d.GetTurnId()); ok {
+		r.keepExchange(ts.session, ts.text, d.GetText())
+	}
 	if err := r.sessions.Append(ctx, d.GetSessionId(), "assistant", d.GetText()); err != nil {
 		r.log.Warn("keep reply", "session", d.GetSessionId(), "err", err)
 	}
@@ -342,18 +355,20 @@ func (r *Runtime) turnDone(ctx context.Context, d *pb.TurnDone) {
 		TurnId: d.GetTurnId(), StopReason: d.GetStopReason(), Usage: d.GetUsage(), Text: d.GetText()}}})
 }
 
-func (r *Runtime) endTurn(turn string) {
+func (r *Runtime) endTurn(turn string) (turnState, bool) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	ts, ok := r.turns[turn]
 	delete(r.turns, turn)
-	r.mu.Unlock()
+	return ts, ok
 }
 
 // turnOf is the session's turn in flight ("" when none).
 func (r *Runtime) turnOf(session string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for t, s := range r.turns {
-		if s == session {
+	for t, ts := range r.turns {
+		if ts.session == session {
 			return t
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/parallax/parallax/internal/store"
+	"github.com/parallax/parallax/internal/wire"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
 
@@ -136,11 +137,15 @@ func (r *Runtime) Send(ctx context.Context, session, text, origin string, otr bo
 		return "", "", status.Errorf(codes.Internal, "keep message: %v", err)
 	}
 	r.mu.Lock()
-	r.turns[turn] = session
+	r.turns[turn] = turnState{session: session, text: text}
 	r.mu.Unlock()
+	var history []*pb.Message
+	if c.firstOf(session) {
+		history = wire.Messages(r.historyOf(session))
+	}
 	r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_MessageReceived{MessageReceived: &pb.MessageReceived{TurnId: turn, Text: text, Origin: origin}}})
 	if err := c.send(&pb.EngineMessage{Msg: &pb.EngineMessage_UserMessage{UserMessage: &pb.UserMessage{
-		TurnId: turn, Text: text, Origin: origin, SessionId: session}}}); err != nil {
+		TurnId: turn, Text: text, Origin: origin, SessionId: session, History: history}}}); err != nil {
 		r.endTurn(turn)
 		r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_Error{Error: &pb.EventError{Code: "agent_unreachable", Message: err.Error(), TurnId: turn}}})
 		return "", "", status.Errorf(codes.Unavailable, "hand the message to the agent: %v", err)

@@ -25,6 +25,7 @@ import (
 	"github.com/parallax/parallax/internal/tools/files"
 	"github.com/parallax/parallax/internal/tools/shell"
 	"github.com/parallax/parallax/internal/workspace"
+	"github.com/parallax/parallax/llm"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 	"github.com/parallax/parallax/shield"
 )
@@ -142,9 +143,10 @@ type Runtime struct {
 	restarts         atomic.Uint32
 
 	mu       sync.Mutex
-	agent    *agentConn    // the welcomed agent, nil while none
-	ready    chan struct{} // closed when an agent is welcomed
-	turns    map[string]string
+	agent    *agentConn               // the welcomed agent, nil while none
+	ready    chan struct{}            // closed when an agent is welcomed
+	turns    map[string]turnState     // turns in flight, by id
+	history  map[string][]llm.Message // completed exchanges, by session (text only)
 	stopOnce sync.Once
 	stop     chan error // a client's Shutdown: nil or ErrRestart
 	closed   bool
@@ -178,7 +180,7 @@ func OpenRuntime(ctx context.Context, opts RuntimeOptions) (rt *Runtime, err err
 		return nil, err
 	}
 	r := &Runtime{opts: opts, lock: lock, sessions: opts.Sessions, hub: newHub(opts.Now), log: opts.Logger,
-		ready: make(chan struct{}), turns: map[string]string{}, stop: make(chan error, 1)}
+		ready: make(chan struct{}), turns: map[string]turnState{}, history: map[string][]llm.Message{}, stop: make(chan error, 1)}
 	defer func() {
 		if err != nil {
 			r.Close()
@@ -352,8 +354,8 @@ func (r *Runtime) setAgent(c *agentConn) {
 	}
 	r.agent = nil
 	r.ready = make(chan struct{})
-	for turn, session := range r.turns {
-		r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_Error{Error: &pb.EventError{Code: "agent_exited",
+	for turn, ts := range r.turns {
+		r.hub.publish(&pb.Event{SessionId: ts.session, Kind: &pb.Event_Error{Error: &pb.EventError{Code: "agent_exited",
 			Message: "the agent process ended during the turn; it is being restarted", TurnId: turn}}})
 		delete(r.turns, turn)
 	}
@@ -377,4 +379,30 @@ func (r *Runtime) waitAgent(ctx context.Context) (*agentConn, error) {
 		case <-ready:
 		}
 	}
+}
+
+// turnState is a turn in flight: its session and the user's message.
+type turnState struct{ session, text string }
+
+// maxHistory bounds the exchanges kept per session for a restarted agent
+// (messages; the oldest pairs go first).
+const maxHistory = 200
+
+// keepExchange records a completed turn for the session's history.
+func (r *Runtime) keepExchange(session, user, reply string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := append(r.history[session], llm.UserText(user),
+		llm.Message{Role: llm.Assistant, Content: []llm.Part{llm.TextPart(reply)}})
+	if len(h) > maxHistory {
+		h = h[len(h)-maxHistory:]
+	}
+	r.history[session] = h
+}
+
+// historyOf is a copy of the session's completed exchanges.
+func (r *Runtime) historyOf(session string) []llm.Message {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]llm.Message(nil), r.history[session]...)
 }

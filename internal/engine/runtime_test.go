@@ -10,10 +10,12 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/internal/agent/proc"
 	"github.com/parallax/parallax/internal/workspace"
+	"github.com/parallax/parallax/llm"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
 
@@ -523,4 +525,44 @@ func TestAgentEnvironmentHasNoKeys(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A restarted agent keeps the conversation: the engine sends the
+// session's completed exchanges with the first message the new process
+// gets, and the model sees them.
+func TestRuntimeRestartKeepsTheConversation(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n"})
+	fake := llm.NewFake(llm.FakeReply("noted"), llm.FakeReply("it was 42"))
+	e.rt.broker.providers[llm.RoleChat] = cachedProvider{p: fake, ref: llm.ModelRef{Name: "demo", Provider: llm.ProviderOllama, Model: "m"}}
+	welcomed := make(chan struct{}, 4)
+	e.rt.onWelcome = func(time.Duration) { welcomed <- struct{}{} }
+	e.start(t)
+	<-welcomed
+	session, _ := e.turn(t, "", "remember 42", false)
+	st, err := e.client.Status(context.Background(), &pb.StatusRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(int(st.GetAgentPid()), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-welcomed
+	_, evs := e.turn(t, session, "which number?", false)
+	if rc := evs[len(evs)-1].GetResponseComplete(); rc == nil || rc.GetText() != "it was 42" {
+		t.Fatalf("turn after the restart ended with %v", evs[len(evs)-1])
+	}
+	calls := fake.Calls()
+	if len(calls) != 2 {
+		t.Fatalf("model calls: got %d, want 2", len(calls))
+	}
+	var got []string
+	for _, m := range calls[1].Messages {
+		for _, p := range m.Content {
+			got = append(got, string(m.Role)+":"+p.Text)
+		}
+	}
+	if want := "user:remember 42 assistant:noted user:which number?"; strings.Join(got, " ") != want {
+		t.Errorf("the restarted agent sent %q, want %q", strings.Join(got, " "), want)
+	}
+	e.stop(t)
 }

@@ -21,6 +21,28 @@ func Request(id, session string, r llm.Request) *pb.LLMRequest {
 	return out
 }
 
+// Messages returns the protocol form of a conversation's messages.
+func Messages(ms []llm.Message) []*pb.Message {
+	out := make([]*pb.Message, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, message(m))
+	}
+	return out
+}
+
+// FromMessages is the llm form of protocol messages.
+func FromMessages(ms []*pb.Message) ([]llm.Message, error) {
+	out := make([]llm.Message, 0, len(ms))
+	for i, m := range ms {
+		msg, err := fromMessage(m)
+		if err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+		out = append(out, msg)
+	}
+	return out, nil
+}
+
 func message(m llm.Message) *pb.Message {
 	out := &pb.Message{Role: pb.Role_ROLE_USER}
 	if m.Role == llm.Assistant {

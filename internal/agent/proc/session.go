@@ -6,6 +6,7 @@ import (
 
 	"github.com/parallax/parallax/internal/agent"
 	"github.com/parallax/parallax/internal/wire"
+	"github.com/parallax/parallax/llm"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
 
@@ -61,6 +62,12 @@ func (s *session) turnOnce(ctx context.Context, m *pb.UserMessage) {
 		cfg.Tools = &linkProposer{p: s.p}
 		cfg.Sink = s.sink
 		conv, err := agent.New(cfg)
+		if err == nil && len(m.GetHistory()) > 0 {
+			var hist []llm.Message
+			if hist, err = wire.FromMessages(m.GetHistory()); err == nil {
+				err = conv.Restore(hist)
+			}
+		}
 		if err != nil {
 			s.p.sendError(s.id, m.GetTurnId(), "agent_error", err.Error())
 			return

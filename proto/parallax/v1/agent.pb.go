@@ -1070,7 +1070,11 @@ type UserMessage struct {
 	Origin string `protobuf:"bytes,3,opt,name=origin,proto3" json:"origin,omitempty"`
 	// The session it belongs to: the agent keeps one conversation per
 	// session.
-	SessionId     string `protobuf:"bytes,4,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	SessionId string `protobuf:"bytes,4,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The session's earlier completed exchanges (user and assistant text),
+	// sent with the first message an agent process gets for the session:
+	// a restarted agent keeps the conversation.
+	History       []*Message `protobuf:"bytes,5,rep,name=history,proto3" json:"history,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1131,6 +1135,13 @@ func (x *UserMessage) GetSessionId() string {
 		return x.SessionId
 	}
 	return ""
+}
+
+func (x *UserMessage) GetHistory() []*Message {
+	if x != nil {
+		return x.History
+	}
+	return nil
 }
 
 // Cancel stops a turn, or one LLM request when request_id is set.
@@ -1331,13 +1342,14 @@ const file_parallax_v1_agent_proto_rawDesc = "" +
 	"\n" +
 	"PromptFile\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
-	"\acontent\x18\x02 \x01(\tR\acontent\"q\n" +
+	"\acontent\x18\x02 \x01(\tR\acontent\"\xa1\x01\n" +
 	"\vUserMessage\x12\x17\n" +
 	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x16\n" +
 	"\x06origin\x18\x03 \x01(\tR\x06origin\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x04 \x01(\tR\tsessionId\"X\n" +
+	"session_id\x18\x04 \x01(\tR\tsessionId\x12.\n" +
+	"\ahistory\x18\x05 \x03(\v2\x14.parallax.v1.MessageR\ahistory\"X\n" +
 	"\x06Cancel\x12\x17\n" +
 	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x12\x1d\n" +
 	"\n" +
@@ -1386,6 +1398,7 @@ var file_parallax_v1_agent_proto_goTypes = []any{
 	(*LLMChunk)(nil),      // 20: parallax.v1.LLMChunk
 	(StopReason)(0),       // 21: parallax.v1.StopReason
 	(*Usage)(nil),         // 22: parallax.v1.Usage
+	(*Message)(nil),       // 23: parallax.v1.Message
 }
 var file_parallax_v1_agent_proto_depIdxs = []int32{
 	2,  // 0: parallax.v1.AgentMessage.hello:type_name -> parallax.v1.Hello
@@ -1409,13 +1422,14 @@ var file_parallax_v1_agent_proto_depIdxs = []int32{
 	10, // 18: parallax.v1.AgentConfig.limits:type_name -> parallax.v1.Limits
 	11, // 19: parallax.v1.AgentConfig.prompt_files:type_name -> parallax.v1.PromptFile
 	9,  // 20: parallax.v1.AgentConfig.skills:type_name -> parallax.v1.SkillInfo
-	0,  // 21: parallax.v1.AgentService.Connect:input_type -> parallax.v1.AgentMessage
-	1,  // 22: parallax.v1.AgentService.Connect:output_type -> parallax.v1.EngineMessage
-	22, // [22:23] is the sub-list for method output_type
-	21, // [21:22] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	23, // 21: parallax.v1.UserMessage.history:type_name -> parallax.v1.Message
+	0,  // 22: parallax.v1.AgentService.Connect:input_type -> parallax.v1.AgentMessage
+	1,  // 23: parallax.v1.AgentService.Connect:output_type -> parallax.v1.EngineMessage
+	23, // [23:24] is the sub-list for method output_type
+	22, // [22:23] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_parallax_v1_agent_proto_init() }
