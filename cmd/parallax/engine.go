@@ -73,7 +73,7 @@ func runtimePaths(cmd *cobra.Command, dir, home string) (root, h string, err err
 // the exit codes above.
 func runEngine(ctx context.Context, stderr io.Writer, root, home string) error {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	rt, err := engine.OpenRuntime(ctx, engine.RuntimeOptions{Root: root, Home: home, Logger: log})
+	rt, err := engine.OpenRuntime(ctx, engine.RuntimeOptions{Root: root, Home: home, Logger: log, Version: version()})
 	var running *engine.RunningError
 	if errors.As(err, &running) {
 		return &exitError{code: exitEngineRunning, err: err}

@@ -49,7 +49,7 @@ func runTurn(ctx context.Context, stdout, stderr io.Writer, root, home, session,
 	defer cancel()
 	c, derr := engine.DialClient(ctx, root)
 	if derr != nil {
-		rt, oerr := engine.OpenRuntime(ctx, engine.RuntimeOptions{Root: root, Home: home, NoApprovals: true,
+		rt, oerr := engine.OpenRuntime(ctx, engine.RuntimeOptions{Root: root, Home: home, NoApprovals: true, Version: version(),
 			Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 		if oerr != nil {
 			return oerr

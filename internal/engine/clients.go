@@ -221,7 +221,7 @@ func (s *clientService) Status(ctx context.Context, _ *pb.StatusRequest) (*pb.St
 	if r.settings.SandboxOff {
 		sandbox = "off"
 	}
-	out := &pb.StatusResponse{EngineVersion: "", ProtocolVersion: pb.ProtocolVersion, StartedUnixMs: r.started.UnixMilli(),
+	out := &pb.StatusResponse{EngineVersion: r.opts.Version, ProtocolVersion: pb.ProtocolVersion, StartedUnixMs: r.started.UnixMilli(),
 		Sessions: uint32(len(list)), Sandbox: sandbox, Allowed: r.allowed.Load(), Blocked: r.blocked.Load(),
 		InputTokensToday: u.InputTokens, OutputTokensToday: u.OutputTokens, CostUsdToday: float64(u.CostMicroUSD) / 1e6,
 		DailyBudgetUsd: r.settings.DailyBudgetUSD, Pid: int64(os.Getpid()), AgentRestarts: r.restarts.Load()}

@@ -103,6 +103,8 @@ type RuntimeOptions struct {
 	AgentEnv []string
 	// AgentOutput receives the agent's stdout and stderr (nil: os.Stderr).
 	AgentOutput io.Writer
+	// Version is the engine's build version, reported by Status.
+	Version string
 	// Sessions keeps the conversations (nil: MemorySessions).
 	Sessions Sessions
 	// Socket is the client socket path (default SocketPath(Root)).

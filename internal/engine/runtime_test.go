@@ -222,6 +222,11 @@ func TestRuntimeConversation(t *testing.T) {
 	if st.GetAllowed() != 2 || st.GetBlocked() != 1 || st.GetSandbox() != "off" || st.GetSessions() != 1 || st.GetInputTokensToday() == 0 {
 		t.Errorf("status: %+v", st)
 	}
+	ls, err := e.client.ListSessions(context.Background(), &pb.ListSessionsRequest{})
+	if err != nil || len(ls.GetSessions()) != 1 || ls.GetSessions()[0].GetId() != session || ls.GetSessions()[0].GetMessages() != 4 ||
+		ls.GetSessions()[0].GetTitle() != "Do the task." || ls.GetSessions()[0].GetState() != "idle" {
+		t.Errorf("sessions: %v, %v; want %s with 4 messages, titled, idle", ls.GetSessions(), err, session)
+	}
 	res, err := e.client.RunCommand(context.Background(), &pb.CommandRequest{SessionId: session, Name: "status"})
 	if err != nil || !strings.Contains(res.GetText(), "sandbox    OFF") || !strings.Contains(res.GetText(), "2 allowed, 1 blocked") {
 		t.Errorf("/status: %q, %v", res.GetText(), err)
