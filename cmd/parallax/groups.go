@@ -19,5 +19,13 @@ var commandGroups = []func() *cobra.Command{
 	newHookCmd,
 	newJudgeCmd,
 	newConfigCmd,
+	newStartCmd,
+	newChatCmd,
+	newRunCmd,
+	newStatusCmd,
+	newStopCmd,
+	newRestartCmd,
+	newEngineCmd,
+	newAgentCmd,
 	newSandboxExecCmd,
 }

@@ -309,3 +309,13 @@ func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	return truncateUTF8(s, 300)
 }
+
+// Restore gives a conversation that has run no turn the earlier
+// exchanges of its session (an agent process restarted by the engine).
+func (c *Conversation) Restore(history []llm.Message) error {
+	if len(c.history) > 0 {
+		return errors.New("agent: restore: the conversation has already started")
+	}
+	c.history = append([]llm.Message(nil), history...)
+	return nil
+}

@@ -63,6 +63,29 @@
 //     cannot be read refuses the call; calls in flight together may pass
 //     a budget by what they cost.
 //
+// The Runtime (OpenRuntime, Run) is the engine process around them:
+//   - One engine per workspace: a non-blocking flock on
+//     .parallax/engine.lock holding the pid; a second one gets a
+//     RunningError naming it.
+//   - The agent is spawned with an environment built from nothing (the
+//     sandbox switch and the link's fd and token; never a provider key)
+//     and must send a sandbox report before anything else: no report, a
+//     probe that got through, or no sandbox while agent.sandbox is on stops
+//     it for good (SandboxRefusedError), audited as SandboxCanaryResult,
+//     like every start with agent.sandbox: off.
+//   - Proposals name their session; an unknown session, or a writing tool
+//     in an off-the-record one, is refused before the gate (audited). Only
+//     the pipeline's ALLOW is sent as ALLOW; every proposal gets a verdict
+//     and a result, and the clients see both.
+//   - A crashed agent is restarted while its crashes within
+//     agent.restart_window stay within agent.restart_budget, then Run
+//     returns a CrashLoopError. A dying agent cancels its proposals,
+//     model calls and approvals, and its turns end with agent_exited: no
+//     turn or approval is left waiting for it.
+//   - Clients use the ClientService on .parallax/engine.sock (0600, peers
+//     of another uid refused with SO_PEERCRED); escalations are asked of
+//     all of them through the approval broker, first answer wins.
+//
 // Executors (internal/tools/<group>) and the agent link plug in through
 // the small interfaces here: Executor, Preparer, Snapshotter, Gate,
 // Models, UsageStore.

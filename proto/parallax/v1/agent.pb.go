@@ -563,7 +563,10 @@ type TurnDone struct {
 	TurnId     string                 `protobuf:"bytes,1,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
 	StopReason StopReason             `protobuf:"varint,2,opt,name=stop_reason,json=stopReason,proto3,enum=parallax.v1.StopReason" json:"stop_reason,omitempty"`
 	// Tokens spent on the turn, summed over its LLM calls.
-	Usage         *Usage `protobuf:"bytes,3,opt,name=usage,proto3" json:"usage,omitempty"`
+	Usage     *Usage `protobuf:"bytes,3,opt,name=usage,proto3" json:"usage,omitempty"`
+	SessionId string `protobuf:"bytes,4,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The whole reply of the turn.
+	Text          string `protobuf:"bytes,5,opt,name=text,proto3" json:"text,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -619,12 +622,29 @@ func (x *TurnDone) GetUsage() *Usage {
 	return nil
 }
 
+func (x *TurnDone) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *TurnDone) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
 type AgentError struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Code    string                 `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
 	Message string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
 	// The agent stops after sending it.
-	Fatal         bool `protobuf:"varint,3,opt,name=fatal,proto3" json:"fatal,omitempty"`
+	Fatal bool `protobuf:"varint,3,opt,name=fatal,proto3" json:"fatal,omitempty"`
+	// The turn it ended, when it is about one.
+	SessionId     string `protobuf:"bytes,4,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	TurnId        string `protobuf:"bytes,5,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -678,6 +698,20 @@ func (x *AgentError) GetFatal() bool {
 		return x.Fatal
 	}
 	return false
+}
+
+func (x *AgentError) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *AgentError) GetTurnId() string {
+	if x != nil {
+		return x.TurnId
+	}
+	return ""
 }
 
 type Welcome struct {
@@ -748,7 +782,14 @@ type AgentConfig struct {
 	SmallModel string `protobuf:"bytes,3,opt,name=small_model,json=smallModel,proto3" json:"small_model,omitempty"`
 	// Contents of the workspace's prompt files (SOUL.md, AGENTS.md, ...):
 	// the agent cannot read the workspace itself.
-	PromptFiles   []*PromptFile `protobuf:"bytes,4,rep,name=prompt_files,json=promptFiles,proto3" json:"prompt_files,omitempty"`
+	PromptFiles []*PromptFile `protobuf:"bytes,4,rep,name=prompt_files,json=promptFiles,proto3" json:"prompt_files,omitempty"`
+	// The skills index (the agent cannot read skills/ itself).
+	Skills []*SkillInfo `protobuf:"bytes,5,rep,name=skills,proto3" json:"skills,omitempty"`
+	// Share of max_context_tokens past which older turns are summarised.
+	CompactAt float64 `protobuf:"fixed64,6,opt,name=compact_at,json=compactAt,proto3" json:"compact_at,omitempty"`
+	// The workspace path and today's date, for the system prompt.
+	Workspace     string `protobuf:"bytes,7,opt,name=workspace,proto3" json:"workspace,omitempty"`
+	Today         string `protobuf:"bytes,8,opt,name=today,proto3" json:"today,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -811,6 +852,95 @@ func (x *AgentConfig) GetPromptFiles() []*PromptFile {
 	return nil
 }
 
+func (x *AgentConfig) GetSkills() []*SkillInfo {
+	if x != nil {
+		return x.Skills
+	}
+	return nil
+}
+
+func (x *AgentConfig) GetCompactAt() float64 {
+	if x != nil {
+		return x.CompactAt
+	}
+	return 0
+}
+
+func (x *AgentConfig) GetWorkspace() string {
+	if x != nil {
+		return x.Workspace
+	}
+	return ""
+}
+
+func (x *AgentConfig) GetToday() string {
+	if x != nil {
+		return x.Today
+	}
+	return ""
+}
+
+type SkillInfo struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Name        string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Description string                 `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	// workspace or home.
+	Source        string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SkillInfo) Reset() {
+	*x = SkillInfo{}
+	mi := &file_parallax_v1_agent_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SkillInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SkillInfo) ProtoMessage() {}
+
+func (x *SkillInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_parallax_v1_agent_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SkillInfo.ProtoReflect.Descriptor instead.
+func (*SkillInfo) Descriptor() ([]byte, []int) {
+	return file_parallax_v1_agent_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *SkillInfo) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SkillInfo) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *SkillInfo) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
 type Limits struct {
 	state            protoimpl.MessageState `protogen:"open.v1"`
 	MaxTurnSteps     uint32                 `protobuf:"varint,1,opt,name=max_turn_steps,json=maxTurnSteps,proto3" json:"max_turn_steps,omitempty"`
@@ -824,7 +954,7 @@ type Limits struct {
 
 func (x *Limits) Reset() {
 	*x = Limits{}
-	mi := &file_parallax_v1_agent_proto_msgTypes[9]
+	mi := &file_parallax_v1_agent_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -836,7 +966,7 @@ func (x *Limits) String() string {
 func (*Limits) ProtoMessage() {}
 
 func (x *Limits) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_agent_proto_msgTypes[9]
+	mi := &file_parallax_v1_agent_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -849,7 +979,7 @@ func (x *Limits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Limits.ProtoReflect.Descriptor instead.
 func (*Limits) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_agent_proto_rawDescGZIP(), []int{9}
+	return file_parallax_v1_agent_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Limits) GetMaxTurnSteps() uint32 {
@@ -890,7 +1020,7 @@ type PromptFile struct {
 
 func (x *PromptFile) Reset() {
 	*x = PromptFile{}
-	mi := &file_parallax_v1_agent_proto_msgTypes[10]
+	mi := &file_parallax_v1_agent_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -902,7 +1032,7 @@ func (x *PromptFile) String() string {
 func (*PromptFile) ProtoMessage() {}
 
 func (x *PromptFile) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_agent_proto_msgTypes[10]
+	mi := &file_parallax_v1_agent_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -915,7 +1045,7 @@ func (x *PromptFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptFile.ProtoReflect.Descriptor instead.
 func (*PromptFile) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_agent_proto_rawDescGZIP(), []int{10}
+	return file_parallax_v1_agent_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PromptFile) GetName() string {
@@ -937,14 +1067,21 @@ type UserMessage struct {
 	TurnId string                 `protobuf:"bytes,1,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
 	Text   string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
 	// Which client sent it (tui, web, telegram, ...).
-	Origin        string `protobuf:"bytes,3,opt,name=origin,proto3" json:"origin,omitempty"`
+	Origin string `protobuf:"bytes,3,opt,name=origin,proto3" json:"origin,omitempty"`
+	// The session it belongs to: the agent keeps one conversation per
+	// session.
+	SessionId string `protobuf:"bytes,4,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The session's earlier completed exchanges (user and assistant text),
+	// sent with the first message an agent process gets for the session:
+	// a restarted agent keeps the conversation.
+	History       []*Message `protobuf:"bytes,5,rep,name=history,proto3" json:"history,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UserMessage) Reset() {
 	*x = UserMessage{}
-	mi := &file_parallax_v1_agent_proto_msgTypes[11]
+	mi := &file_parallax_v1_agent_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -956,7 +1093,7 @@ func (x *UserMessage) String() string {
 func (*UserMessage) ProtoMessage() {}
 
 func (x *UserMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_agent_proto_msgTypes[11]
+	mi := &file_parallax_v1_agent_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -969,7 +1106,7 @@ func (x *UserMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserMessage.ProtoReflect.Descriptor instead.
 func (*UserMessage) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_agent_proto_rawDescGZIP(), []int{11}
+	return file_parallax_v1_agent_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *UserMessage) GetTurnId() string {
@@ -993,6 +1130,20 @@ func (x *UserMessage) GetOrigin() string {
 	return ""
 }
 
+func (x *UserMessage) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *UserMessage) GetHistory() []*Message {
+	if x != nil {
+		return x.History
+	}
+	return nil
+}
+
 // Cancel stops a turn, or one LLM request when request_id is set.
 type Cancel struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1005,7 +1156,7 @@ type Cancel struct {
 
 func (x *Cancel) Reset() {
 	*x = Cancel{}
-	mi := &file_parallax_v1_agent_proto_msgTypes[12]
+	mi := &file_parallax_v1_agent_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1017,7 +1168,7 @@ func (x *Cancel) String() string {
 func (*Cancel) ProtoMessage() {}
 
 func (x *Cancel) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_agent_proto_msgTypes[12]
+	mi := &file_parallax_v1_agent_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1030,7 +1181,7 @@ func (x *Cancel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
 func (*Cancel) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_agent_proto_rawDescGZIP(), []int{12}
+	return file_parallax_v1_agent_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Cancel) GetTurnId() string {
@@ -1065,7 +1216,7 @@ type Shutdown struct {
 
 func (x *Shutdown) Reset() {
 	*x = Shutdown{}
-	mi := &file_parallax_v1_agent_proto_msgTypes[13]
+	mi := &file_parallax_v1_agent_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1077,7 +1228,7 @@ func (x *Shutdown) String() string {
 func (*Shutdown) ProtoMessage() {}
 
 func (x *Shutdown) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_agent_proto_msgTypes[13]
+	mi := &file_parallax_v1_agent_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1090,7 +1241,7 @@ func (x *Shutdown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Shutdown.ProtoReflect.Descriptor instead.
 func (*Shutdown) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_agent_proto_rawDescGZIP(), []int{13}
+	return file_parallax_v1_agent_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Shutdown) GetReason() string {
@@ -1146,28 +1297,43 @@ const file_parallax_v1_agent_proto_rawDesc = "" +
 	"\x05Probe\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\arefused\x18\x02 \x01(\bR\arefused\x12\x16\n" +
-	"\x06detail\x18\x03 \x01(\tR\x06detail\"\x87\x01\n" +
+	"\x06detail\x18\x03 \x01(\tR\x06detail\"\xba\x01\n" +
 	"\bTurnDone\x12\x17\n" +
 	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x128\n" +
 	"\vstop_reason\x18\x02 \x01(\x0e2\x17.parallax.v1.StopReasonR\n" +
 	"stopReason\x12(\n" +
-	"\x05usage\x18\x03 \x01(\v2\x12.parallax.v1.UsageR\x05usage\"P\n" +
+	"\x05usage\x18\x03 \x01(\v2\x12.parallax.v1.UsageR\x05usage\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x04 \x01(\tR\tsessionId\x12\x12\n" +
+	"\x04text\x18\x05 \x01(\tR\x04text\"\x88\x01\n" +
 	"\n" +
 	"AgentError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x14\n" +
-	"\x05fatal\x18\x03 \x01(\bR\x05fatal\"\x85\x01\n" +
+	"\x05fatal\x18\x03 \x01(\bR\x05fatal\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x04 \x01(\tR\tsessionId\x12\x17\n" +
+	"\aturn_id\x18\x05 \x01(\tR\x06turnId\"\x85\x01\n" +
 	"\aWelcome\x12)\n" +
 	"\x10protocol_version\x18\x01 \x01(\rR\x0fprotocolVersion\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x02 \x01(\tR\tsessionId\x120\n" +
-	"\x06config\x18\x03 \x01(\v2\x18.parallax.v1.AgentConfigR\x06config\"\xad\x01\n" +
+	"\x06config\x18\x03 \x01(\v2\x18.parallax.v1.AgentConfigR\x06config\"\xb0\x02\n" +
 	"\vAgentConfig\x12+\n" +
 	"\x06limits\x18\x01 \x01(\v2\x13.parallax.v1.LimitsR\x06limits\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12\x1f\n" +
 	"\vsmall_model\x18\x03 \x01(\tR\n" +
 	"smallModel\x12:\n" +
-	"\fprompt_files\x18\x04 \x03(\v2\x17.parallax.v1.PromptFileR\vpromptFiles\"\xb4\x01\n" +
+	"\fprompt_files\x18\x04 \x03(\v2\x17.parallax.v1.PromptFileR\vpromptFiles\x12.\n" +
+	"\x06skills\x18\x05 \x03(\v2\x16.parallax.v1.SkillInfoR\x06skills\x12\x1d\n" +
+	"\n" +
+	"compact_at\x18\x06 \x01(\x01R\tcompactAt\x12\x1c\n" +
+	"\tworkspace\x18\a \x01(\tR\tworkspace\x12\x14\n" +
+	"\x05today\x18\b \x01(\tR\x05today\"Y\n" +
+	"\tSkillInfo\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x16\n" +
+	"\x06source\x18\x03 \x01(\tR\x06source\"\xb4\x01\n" +
 	"\x06Limits\x12$\n" +
 	"\x0emax_turn_steps\x18\x01 \x01(\rR\fmaxTurnSteps\x12,\n" +
 	"\x12max_context_tokens\x18\x02 \x01(\rR\x10maxContextTokens\x12*\n" +
@@ -1176,11 +1342,14 @@ const file_parallax_v1_agent_proto_rawDesc = "" +
 	"\n" +
 	"PromptFile\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
-	"\acontent\x18\x02 \x01(\tR\acontent\"R\n" +
+	"\acontent\x18\x02 \x01(\tR\acontent\"\xa1\x01\n" +
 	"\vUserMessage\x12\x17\n" +
 	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x16\n" +
-	"\x06origin\x18\x03 \x01(\tR\x06origin\"X\n" +
+	"\x06origin\x18\x03 \x01(\tR\x06origin\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x04 \x01(\tR\tsessionId\x12.\n" +
+	"\ahistory\x18\x05 \x03(\v2\x14.parallax.v1.MessageR\ahistory\"X\n" +
 	"\x06Cancel\x12\x17\n" +
 	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x12\x1d\n" +
 	"\n" +
@@ -1204,7 +1373,7 @@ func file_parallax_v1_agent_proto_rawDescGZIP() []byte {
 	return file_parallax_v1_agent_proto_rawDescData
 }
 
-var file_parallax_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_parallax_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_parallax_v1_agent_proto_goTypes = []any{
 	(*AgentMessage)(nil),  // 0: parallax.v1.AgentMessage
 	(*EngineMessage)(nil), // 1: parallax.v1.EngineMessage
@@ -1215,48 +1384,52 @@ var file_parallax_v1_agent_proto_goTypes = []any{
 	(*AgentError)(nil),    // 6: parallax.v1.AgentError
 	(*Welcome)(nil),       // 7: parallax.v1.Welcome
 	(*AgentConfig)(nil),   // 8: parallax.v1.AgentConfig
-	(*Limits)(nil),        // 9: parallax.v1.Limits
-	(*PromptFile)(nil),    // 10: parallax.v1.PromptFile
-	(*UserMessage)(nil),   // 11: parallax.v1.UserMessage
-	(*Cancel)(nil),        // 12: parallax.v1.Cancel
-	(*Shutdown)(nil),      // 13: parallax.v1.Shutdown
-	(*ToolProposal)(nil),  // 14: parallax.v1.ToolProposal
-	(*LLMRequest)(nil),    // 15: parallax.v1.LLMRequest
-	(*TextDelta)(nil),     // 16: parallax.v1.TextDelta
-	(*Verdict)(nil),       // 17: parallax.v1.Verdict
-	(*ToolResult)(nil),    // 18: parallax.v1.ToolResult
-	(*LLMChunk)(nil),      // 19: parallax.v1.LLMChunk
-	(StopReason)(0),       // 20: parallax.v1.StopReason
-	(*Usage)(nil),         // 21: parallax.v1.Usage
+	(*SkillInfo)(nil),     // 9: parallax.v1.SkillInfo
+	(*Limits)(nil),        // 10: parallax.v1.Limits
+	(*PromptFile)(nil),    // 11: parallax.v1.PromptFile
+	(*UserMessage)(nil),   // 12: parallax.v1.UserMessage
+	(*Cancel)(nil),        // 13: parallax.v1.Cancel
+	(*Shutdown)(nil),      // 14: parallax.v1.Shutdown
+	(*ToolProposal)(nil),  // 15: parallax.v1.ToolProposal
+	(*LLMRequest)(nil),    // 16: parallax.v1.LLMRequest
+	(*TextDelta)(nil),     // 17: parallax.v1.TextDelta
+	(*Verdict)(nil),       // 18: parallax.v1.Verdict
+	(*ToolResult)(nil),    // 19: parallax.v1.ToolResult
+	(*LLMChunk)(nil),      // 20: parallax.v1.LLMChunk
+	(StopReason)(0),       // 21: parallax.v1.StopReason
+	(*Usage)(nil),         // 22: parallax.v1.Usage
+	(*Message)(nil),       // 23: parallax.v1.Message
 }
 var file_parallax_v1_agent_proto_depIdxs = []int32{
 	2,  // 0: parallax.v1.AgentMessage.hello:type_name -> parallax.v1.Hello
 	3,  // 1: parallax.v1.AgentMessage.sandbox_report:type_name -> parallax.v1.SandboxReport
-	14, // 2: parallax.v1.AgentMessage.tool_proposal:type_name -> parallax.v1.ToolProposal
-	15, // 3: parallax.v1.AgentMessage.llm_request:type_name -> parallax.v1.LLMRequest
-	16, // 4: parallax.v1.AgentMessage.text_delta:type_name -> parallax.v1.TextDelta
+	15, // 2: parallax.v1.AgentMessage.tool_proposal:type_name -> parallax.v1.ToolProposal
+	16, // 3: parallax.v1.AgentMessage.llm_request:type_name -> parallax.v1.LLMRequest
+	17, // 4: parallax.v1.AgentMessage.text_delta:type_name -> parallax.v1.TextDelta
 	5,  // 5: parallax.v1.AgentMessage.turn_done:type_name -> parallax.v1.TurnDone
 	6,  // 6: parallax.v1.AgentMessage.error:type_name -> parallax.v1.AgentError
 	7,  // 7: parallax.v1.EngineMessage.welcome:type_name -> parallax.v1.Welcome
-	11, // 8: parallax.v1.EngineMessage.user_message:type_name -> parallax.v1.UserMessage
-	17, // 9: parallax.v1.EngineMessage.verdict:type_name -> parallax.v1.Verdict
-	18, // 10: parallax.v1.EngineMessage.tool_result:type_name -> parallax.v1.ToolResult
-	19, // 11: parallax.v1.EngineMessage.llm_chunk:type_name -> parallax.v1.LLMChunk
-	12, // 12: parallax.v1.EngineMessage.cancel:type_name -> parallax.v1.Cancel
-	13, // 13: parallax.v1.EngineMessage.shutdown:type_name -> parallax.v1.Shutdown
+	12, // 8: parallax.v1.EngineMessage.user_message:type_name -> parallax.v1.UserMessage
+	18, // 9: parallax.v1.EngineMessage.verdict:type_name -> parallax.v1.Verdict
+	19, // 10: parallax.v1.EngineMessage.tool_result:type_name -> parallax.v1.ToolResult
+	20, // 11: parallax.v1.EngineMessage.llm_chunk:type_name -> parallax.v1.LLMChunk
+	13, // 12: parallax.v1.EngineMessage.cancel:type_name -> parallax.v1.Cancel
+	14, // 13: parallax.v1.EngineMessage.shutdown:type_name -> parallax.v1.Shutdown
 	4,  // 14: parallax.v1.SandboxReport.probes:type_name -> parallax.v1.Probe
-	20, // 15: parallax.v1.TurnDone.stop_reason:type_name -> parallax.v1.StopReason
-	21, // 16: parallax.v1.TurnDone.usage:type_name -> parallax.v1.Usage
+	21, // 15: parallax.v1.TurnDone.stop_reason:type_name -> parallax.v1.StopReason
+	22, // 16: parallax.v1.TurnDone.usage:type_name -> parallax.v1.Usage
 	8,  // 17: parallax.v1.Welcome.config:type_name -> parallax.v1.AgentConfig
-	9,  // 18: parallax.v1.AgentConfig.limits:type_name -> parallax.v1.Limits
-	10, // 19: parallax.v1.AgentConfig.prompt_files:type_name -> parallax.v1.PromptFile
-	0,  // 20: parallax.v1.AgentService.Connect:input_type -> parallax.v1.AgentMessage
-	1,  // 21: parallax.v1.AgentService.Connect:output_type -> parallax.v1.EngineMessage
-	21, // [21:22] is the sub-list for method output_type
-	20, // [20:21] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	10, // 18: parallax.v1.AgentConfig.limits:type_name -> parallax.v1.Limits
+	11, // 19: parallax.v1.AgentConfig.prompt_files:type_name -> parallax.v1.PromptFile
+	9,  // 20: parallax.v1.AgentConfig.skills:type_name -> parallax.v1.SkillInfo
+	23, // 21: parallax.v1.UserMessage.history:type_name -> parallax.v1.Message
+	0,  // 22: parallax.v1.AgentService.Connect:input_type -> parallax.v1.AgentMessage
+	1,  // 23: parallax.v1.AgentService.Connect:output_type -> parallax.v1.EngineMessage
+	23, // [23:24] is the sub-list for method output_type
+	22, // [22:23] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_parallax_v1_agent_proto_init() }
@@ -1289,7 +1462,7 @@ func file_parallax_v1_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parallax_v1_agent_proto_rawDesc), len(file_parallax_v1_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

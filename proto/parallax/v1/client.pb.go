@@ -25,10 +25,13 @@ const (
 )
 
 type SendMessageRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	SessionId     string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
-	Origin        string                 `protobuf:"bytes,3,opt,name=origin,proto3" json:"origin,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Text      string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	Origin    string                 `protobuf:"bytes,3,opt,name=origin,proto3" json:"origin,omitempty"`
+	// With an empty session_id: the new session is off the record
+	// (read-only tools, nothing kept).
+	Otr           bool `protobuf:"varint,4,opt,name=otr,proto3" json:"otr,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -82,6 +85,13 @@ func (x *SendMessageRequest) GetOrigin() string {
 		return x.Origin
 	}
 	return ""
+}
+
+func (x *SendMessageRequest) GetOtr() bool {
+	if x != nil {
+		return x.Otr
+	}
+	return false
 }
 
 type SendMessageResponse struct {
@@ -592,10 +602,12 @@ func (x *ApprovalNeeded) GetDeadlineUnixMs() int64 {
 }
 
 type ResponseComplete struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	TurnId        string                 `protobuf:"bytes,1,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
-	StopReason    StopReason             `protobuf:"varint,2,opt,name=stop_reason,json=stopReason,proto3,enum=parallax.v1.StopReason" json:"stop_reason,omitempty"`
-	Usage         *Usage                 `protobuf:"bytes,3,opt,name=usage,proto3" json:"usage,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	TurnId     string                 `protobuf:"bytes,1,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
+	StopReason StopReason             `protobuf:"varint,2,opt,name=stop_reason,json=stopReason,proto3,enum=parallax.v1.StopReason" json:"stop_reason,omitempty"`
+	Usage      *Usage                 `protobuf:"bytes,3,opt,name=usage,proto3" json:"usage,omitempty"`
+	// The whole reply.
+	Text          string `protobuf:"bytes,4,opt,name=text,proto3" json:"text,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -651,10 +663,19 @@ func (x *ResponseComplete) GetUsage() *Usage {
 	return nil
 }
 
+func (x *ResponseComplete) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
 type EventError struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Code          string                 `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
-	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Code    string                 `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	Message string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// The turn it ended, when it ended one.
+	TurnId        string `protobuf:"bytes,3,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -699,6 +720,13 @@ func (x *EventError) GetCode() string {
 func (x *EventError) GetMessage() string {
 	if x != nil {
 		return x.Message
+	}
+	return ""
+}
+
+func (x *EventError) GetTurnId() string {
+	if x != nil {
+		return x.TurnId
 	}
 	return ""
 }
@@ -916,6 +944,8 @@ type SessionInfo struct {
 	CreatedUnixMs int64  `protobuf:"varint,5,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
 	// The session's IFC taint level.
 	Taint         uint32 `protobuf:"varint,6,opt,name=taint,proto3" json:"taint,omitempty"`
+	Otr           bool   `protobuf:"varint,7,opt,name=otr,proto3" json:"otr,omitempty"`
+	Messages      uint32 `protobuf:"varint,8,opt,name=messages,proto3" json:"messages,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -992,6 +1022,20 @@ func (x *SessionInfo) GetTaint() uint32 {
 	return 0
 }
 
+func (x *SessionInfo) GetOtr() bool {
+	if x != nil {
+		return x.Otr
+	}
+	return false
+}
+
+func (x *SessionInfo) GetMessages() uint32 {
+	if x != nil {
+		return x.Messages
+	}
+	return 0
+}
+
 type StatusRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1036,7 +1080,20 @@ type StatusResponse struct {
 	Sessions         uint32                 `protobuf:"varint,4,opt,name=sessions,proto3" json:"sessions,omitempty"`
 	PendingApprovals uint32                 `protobuf:"varint,5,opt,name=pending_approvals,json=pendingApprovals,proto3" json:"pending_approvals,omitempty"`
 	// enforced, or off when agent.sandbox: off.
-	Sandbox       string `protobuf:"bytes,6,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	Sandbox string `protobuf:"bytes,6,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	// Gate decisions on the agent's proposals since the engine started.
+	Allowed uint64 `protobuf:"varint,7,opt,name=allowed,proto3" json:"allowed,omitempty"`
+	Blocked uint64 `protobuf:"varint,8,opt,name=blocked,proto3" json:"blocked,omitempty"`
+	// Model usage today (UTC), all sessions.
+	InputTokensToday  int64   `protobuf:"varint,9,opt,name=input_tokens_today,json=inputTokensToday,proto3" json:"input_tokens_today,omitempty"`
+	OutputTokensToday int64   `protobuf:"varint,10,opt,name=output_tokens_today,json=outputTokensToday,proto3" json:"output_tokens_today,omitempty"`
+	CostUsdToday      float64 `protobuf:"fixed64,11,opt,name=cost_usd_today,json=costUsdToday,proto3" json:"cost_usd_today,omitempty"`
+	DailyBudgetUsd    float64 `protobuf:"fixed64,12,opt,name=daily_budget_usd,json=dailyBudgetUsd,proto3" json:"daily_budget_usd,omitempty"`
+	// The engine's pid and how many times the agent was restarted.
+	Pid           int64  `protobuf:"varint,13,opt,name=pid,proto3" json:"pid,omitempty"`
+	AgentRestarts uint32 `protobuf:"varint,14,opt,name=agent_restarts,json=agentRestarts,proto3" json:"agent_restarts,omitempty"`
+	// The agent's pid (0 while none runs).
+	AgentPid      int64 `protobuf:"varint,15,opt,name=agent_pid,json=agentPid,proto3" json:"agent_pid,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1113,16 +1170,299 @@ func (x *StatusResponse) GetSandbox() string {
 	return ""
 }
 
+func (x *StatusResponse) GetAllowed() uint64 {
+	if x != nil {
+		return x.Allowed
+	}
+	return 0
+}
+
+func (x *StatusResponse) GetBlocked() uint64 {
+	if x != nil {
+		return x.Blocked
+	}
+	return 0
+}
+
+func (x *StatusResponse) GetInputTokensToday() int64 {
+	if x != nil {
+		return x.InputTokensToday
+	}
+	return 0
+}
+
+func (x *StatusResponse) GetOutputTokensToday() int64 {
+	if x != nil {
+		return x.OutputTokensToday
+	}
+	return 0
+}
+
+func (x *StatusResponse) GetCostUsdToday() float64 {
+	if x != nil {
+		return x.CostUsdToday
+	}
+	return 0
+}
+
+func (x *StatusResponse) GetDailyBudgetUsd() float64 {
+	if x != nil {
+		return x.DailyBudgetUsd
+	}
+	return 0
+}
+
+func (x *StatusResponse) GetPid() int64 {
+	if x != nil {
+		return x.Pid
+	}
+	return 0
+}
+
+func (x *StatusResponse) GetAgentRestarts() uint32 {
+	if x != nil {
+		return x.AgentRestarts
+	}
+	return 0
+}
+
+func (x *StatusResponse) GetAgentPid() int64 {
+	if x != nil {
+		return x.AgentPid
+	}
+	return 0
+}
+
+type CommandRequest struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// Without the slash: new, otr, sessions, switch, ...
+	Name          string   `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Args          []string `protobuf:"bytes,3,rep,name=args,proto3" json:"args,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CommandRequest) Reset() {
+	*x = CommandRequest{}
+	mi := &file_parallax_v1_client_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandRequest) ProtoMessage() {}
+
+func (x *CommandRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parallax_v1_client_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandRequest.ProtoReflect.Descriptor instead.
+func (*CommandRequest) Descriptor() ([]byte, []int) {
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *CommandRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *CommandRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CommandRequest) GetArgs() []string {
+	if x != nil {
+		return x.Args
+	}
+	return nil
+}
+
+type CommandResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Text  string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	// The session the client shows from now on, when it changes.
+	SwitchTo      string `protobuf:"bytes,2,opt,name=switch_to,json=switchTo,proto3" json:"switch_to,omitempty"`
+	Otr           bool   `protobuf:"varint,3,opt,name=otr,proto3" json:"otr,omitempty"`
+	Quit          bool   `protobuf:"varint,4,opt,name=quit,proto3" json:"quit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CommandResponse) Reset() {
+	*x = CommandResponse{}
+	mi := &file_parallax_v1_client_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandResponse) ProtoMessage() {}
+
+func (x *CommandResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parallax_v1_client_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandResponse.ProtoReflect.Descriptor instead.
+func (*CommandResponse) Descriptor() ([]byte, []int) {
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *CommandResponse) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *CommandResponse) GetSwitchTo() string {
+	if x != nil {
+		return x.SwitchTo
+	}
+	return ""
+}
+
+func (x *CommandResponse) GetOtr() bool {
+	if x != nil {
+		return x.Otr
+	}
+	return false
+}
+
+func (x *CommandResponse) GetQuit() bool {
+	if x != nil {
+		return x.Quit
+	}
+	return false
+}
+
+type ShutdownRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Restart the engine (and its agent) instead of stopping.
+	Restart       bool   `protobuf:"varint,1,opt,name=restart,proto3" json:"restart,omitempty"`
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShutdownRequest) Reset() {
+	*x = ShutdownRequest{}
+	mi := &file_parallax_v1_client_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShutdownRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShutdownRequest) ProtoMessage() {}
+
+func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parallax_v1_client_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
+func (*ShutdownRequest) Descriptor() ([]byte, []int) {
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ShutdownRequest) GetRestart() bool {
+	if x != nil {
+		return x.Restart
+	}
+	return false
+}
+
+func (x *ShutdownRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+type ShutdownResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShutdownResponse) Reset() {
+	*x = ShutdownResponse{}
+	mi := &file_parallax_v1_client_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShutdownResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShutdownResponse) ProtoMessage() {}
+
+func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parallax_v1_client_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
+func (*ShutdownResponse) Descriptor() ([]byte, []int) {
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{19}
+}
+
 var File_parallax_v1_client_proto protoreflect.FileDescriptor
 
 const file_parallax_v1_client_proto_rawDesc = "" +
 	"\n" +
-	"\x18parallax/v1/client.proto\x12\vparallax.v1\x1a\x18parallax/v1/common.proto\"_\n" +
+	"\x18parallax/v1/client.proto\x12\vparallax.v1\x1a\x18parallax/v1/common.proto\"q\n" +
 	"\x12SendMessageRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x16\n" +
-	"\x06origin\x18\x03 \x01(\tR\x06origin\"M\n" +
+	"\x06origin\x18\x03 \x01(\tR\x06origin\x12\x10\n" +
+	"\x03otr\x18\x04 \x01(\bR\x03otr\"M\n" +
 	"\x13SendMessageResponse\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x17\n" +
@@ -1164,16 +1504,18 @@ const file_parallax_v1_client_proto_rawDesc = "" +
 	"actionType\x122\n" +
 	"\x15redacted_payload_json\x18\x04 \x01(\fR\x13redactedPayloadJson\x12\x16\n" +
 	"\x06reason\x18\x05 \x01(\tR\x06reason\x12(\n" +
-	"\x10deadline_unix_ms\x18\x06 \x01(\x03R\x0edeadlineUnixMs\"\x8f\x01\n" +
+	"\x10deadline_unix_ms\x18\x06 \x01(\x03R\x0edeadlineUnixMs\"\xa3\x01\n" +
 	"\x10ResponseComplete\x12\x17\n" +
 	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x128\n" +
 	"\vstop_reason\x18\x02 \x01(\x0e2\x17.parallax.v1.StopReasonR\n" +
 	"stopReason\x12(\n" +
-	"\x05usage\x18\x03 \x01(\v2\x12.parallax.v1.UsageR\x05usage\":\n" +
+	"\x05usage\x18\x03 \x01(\v2\x12.parallax.v1.UsageR\x05usage\x12\x12\n" +
+	"\x04text\x18\x04 \x01(\tR\x04text\"S\n" +
 	"\n" +
 	"EventError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\x87\x01\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x17\n" +
+	"\aturn_id\x18\x03 \x01(\tR\x06turnId\"\x87\x01\n" +
 	"\x15AnswerApprovalRequest\x12\x1f\n" +
 	"\vapproval_id\x18\x01 \x01(\tR\n" +
 	"approvalId\x12\x18\n" +
@@ -1186,28 +1528,57 @@ const file_parallax_v1_client_proto_rawDesc = "" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x15\n" +
 	"\x13ListSessionsRequest\"L\n" +
 	"\x14ListSessionsResponse\x124\n" +
-	"\bsessions\x18\x01 \x03(\v2\x18.parallax.v1.SessionInfoR\bsessions\"\xa4\x01\n" +
+	"\bsessions\x18\x01 \x03(\v2\x18.parallax.v1.SessionInfoR\bsessions\"\xd2\x01\n" +
 	"\vSessionInfo\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
 	"\tparent_id\x18\x02 \x01(\tR\bparentId\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x12\x14\n" +
 	"\x05state\x18\x04 \x01(\tR\x05state\x12&\n" +
 	"\x0fcreated_unix_ms\x18\x05 \x01(\x03R\rcreatedUnixMs\x12\x14\n" +
-	"\x05taint\x18\x06 \x01(\rR\x05taint\"\x0f\n" +
-	"\rStatusRequest\"\xed\x01\n" +
+	"\x05taint\x18\x06 \x01(\rR\x05taint\x12\x10\n" +
+	"\x03otr\x18\a \x01(\bR\x03otr\x12\x1a\n" +
+	"\bmessages\x18\b \x01(\rR\bmessages\"\x0f\n" +
+	"\rStatusRequest\"\xa5\x04\n" +
 	"\x0eStatusResponse\x12%\n" +
 	"\x0eengine_version\x18\x01 \x01(\tR\rengineVersion\x12)\n" +
 	"\x10protocol_version\x18\x02 \x01(\rR\x0fprotocolVersion\x12&\n" +
 	"\x0fstarted_unix_ms\x18\x03 \x01(\x03R\rstartedUnixMs\x12\x1a\n" +
 	"\bsessions\x18\x04 \x01(\rR\bsessions\x12+\n" +
 	"\x11pending_approvals\x18\x05 \x01(\rR\x10pendingApprovals\x12\x18\n" +
-	"\asandbox\x18\x06 \x01(\tR\asandbox2\x96\x03\n" +
+	"\asandbox\x18\x06 \x01(\tR\asandbox\x12\x18\n" +
+	"\aallowed\x18\a \x01(\x04R\aallowed\x12\x18\n" +
+	"\ablocked\x18\b \x01(\x04R\ablocked\x12,\n" +
+	"\x12input_tokens_today\x18\t \x01(\x03R\x10inputTokensToday\x12.\n" +
+	"\x13output_tokens_today\x18\n" +
+	" \x01(\x03R\x11outputTokensToday\x12$\n" +
+	"\x0ecost_usd_today\x18\v \x01(\x01R\fcostUsdToday\x12(\n" +
+	"\x10daily_budget_usd\x18\f \x01(\x01R\x0edailyBudgetUsd\x12\x10\n" +
+	"\x03pid\x18\r \x01(\x03R\x03pid\x12%\n" +
+	"\x0eagent_restarts\x18\x0e \x01(\rR\ragentRestarts\x12\x1b\n" +
+	"\tagent_pid\x18\x0f \x01(\x03R\bagentPid\"W\n" +
+	"\x0eCommandRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
+	"\x04args\x18\x03 \x03(\tR\x04args\"h\n" +
+	"\x0fCommandResponse\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12\x1b\n" +
+	"\tswitch_to\x18\x02 \x01(\tR\bswitchTo\x12\x10\n" +
+	"\x03otr\x18\x03 \x01(\bR\x03otr\x12\x12\n" +
+	"\x04quit\x18\x04 \x01(\bR\x04quit\"C\n" +
+	"\x0fShutdownRequest\x12\x18\n" +
+	"\arestart\x18\x01 \x01(\bR\arestart\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x12\n" +
+	"\x10ShutdownResponse2\xa8\x04\n" +
 	"\rClientService\x12P\n" +
 	"\vSendMessage\x12\x1f.parallax.v1.SendMessageRequest\x1a .parallax.v1.SendMessageResponse\x12@\n" +
 	"\tSubscribe\x12\x1d.parallax.v1.SubscribeRequest\x1a\x12.parallax.v1.Event0\x01\x12Y\n" +
 	"\x0eAnswerApproval\x12\".parallax.v1.AnswerApprovalRequest\x1a#.parallax.v1.AnswerApprovalResponse\x12S\n" +
 	"\fListSessions\x12 .parallax.v1.ListSessionsRequest\x1a!.parallax.v1.ListSessionsResponse\x12A\n" +
-	"\x06Status\x12\x1a.parallax.v1.StatusRequest\x1a\x1b.parallax.v1.StatusResponseB;Z9github.com/parallax/parallax/proto/parallax/v1;parallaxv1b\x06proto3"
+	"\x06Status\x12\x1a.parallax.v1.StatusRequest\x1a\x1b.parallax.v1.StatusResponse\x12G\n" +
+	"\n" +
+	"RunCommand\x12\x1b.parallax.v1.CommandRequest\x1a\x1c.parallax.v1.CommandResponse\x12G\n" +
+	"\bShutdown\x12\x1c.parallax.v1.ShutdownRequest\x1a\x1d.parallax.v1.ShutdownResponseB;Z9github.com/parallax/parallax/proto/parallax/v1;parallaxv1b\x06proto3"
 
 var (
 	file_parallax_v1_client_proto_rawDescOnce sync.Once
@@ -1221,7 +1592,7 @@ func file_parallax_v1_client_proto_rawDescGZIP() []byte {
 	return file_parallax_v1_client_proto_rawDescData
 }
 
-var file_parallax_v1_client_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_parallax_v1_client_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_parallax_v1_client_proto_goTypes = []any{
 	(*SendMessageRequest)(nil),     // 0: parallax.v1.SendMessageRequest
 	(*SendMessageResponse)(nil),    // 1: parallax.v1.SendMessageResponse
@@ -1239,38 +1610,46 @@ var file_parallax_v1_client_proto_goTypes = []any{
 	(*SessionInfo)(nil),            // 13: parallax.v1.SessionInfo
 	(*StatusRequest)(nil),          // 14: parallax.v1.StatusRequest
 	(*StatusResponse)(nil),         // 15: parallax.v1.StatusResponse
-	(*TextDelta)(nil),              // 16: parallax.v1.TextDelta
-	(*Verdict)(nil),                // 17: parallax.v1.Verdict
-	(*ToolResult)(nil),             // 18: parallax.v1.ToolResult
-	(*ToolProposal)(nil),           // 19: parallax.v1.ToolProposal
-	(StopReason)(0),                // 20: parallax.v1.StopReason
-	(*Usage)(nil),                  // 21: parallax.v1.Usage
+	(*CommandRequest)(nil),         // 16: parallax.v1.CommandRequest
+	(*CommandResponse)(nil),        // 17: parallax.v1.CommandResponse
+	(*ShutdownRequest)(nil),        // 18: parallax.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),       // 19: parallax.v1.ShutdownResponse
+	(*TextDelta)(nil),              // 20: parallax.v1.TextDelta
+	(*Verdict)(nil),                // 21: parallax.v1.Verdict
+	(*ToolResult)(nil),             // 22: parallax.v1.ToolResult
+	(*ToolProposal)(nil),           // 23: parallax.v1.ToolProposal
+	(StopReason)(0),                // 24: parallax.v1.StopReason
+	(*Usage)(nil),                  // 25: parallax.v1.Usage
 }
 var file_parallax_v1_client_proto_depIdxs = []int32{
 	4,  // 0: parallax.v1.Event.message_received:type_name -> parallax.v1.MessageReceived
-	16, // 1: parallax.v1.Event.text_delta:type_name -> parallax.v1.TextDelta
+	20, // 1: parallax.v1.Event.text_delta:type_name -> parallax.v1.TextDelta
 	5,  // 2: parallax.v1.Event.tool_proposed:type_name -> parallax.v1.ToolProposed
-	17, // 3: parallax.v1.Event.verdict:type_name -> parallax.v1.Verdict
+	21, // 3: parallax.v1.Event.verdict:type_name -> parallax.v1.Verdict
 	6,  // 4: parallax.v1.Event.approval_needed:type_name -> parallax.v1.ApprovalNeeded
-	18, // 5: parallax.v1.Event.tool_result:type_name -> parallax.v1.ToolResult
+	22, // 5: parallax.v1.Event.tool_result:type_name -> parallax.v1.ToolResult
 	7,  // 6: parallax.v1.Event.response_complete:type_name -> parallax.v1.ResponseComplete
 	8,  // 7: parallax.v1.Event.error:type_name -> parallax.v1.EventError
-	19, // 8: parallax.v1.ToolProposed.proposal:type_name -> parallax.v1.ToolProposal
-	20, // 9: parallax.v1.ResponseComplete.stop_reason:type_name -> parallax.v1.StopReason
-	21, // 10: parallax.v1.ResponseComplete.usage:type_name -> parallax.v1.Usage
+	23, // 8: parallax.v1.ToolProposed.proposal:type_name -> parallax.v1.ToolProposal
+	24, // 9: parallax.v1.ResponseComplete.stop_reason:type_name -> parallax.v1.StopReason
+	25, // 10: parallax.v1.ResponseComplete.usage:type_name -> parallax.v1.Usage
 	13, // 11: parallax.v1.ListSessionsResponse.sessions:type_name -> parallax.v1.SessionInfo
 	0,  // 12: parallax.v1.ClientService.SendMessage:input_type -> parallax.v1.SendMessageRequest
 	2,  // 13: parallax.v1.ClientService.Subscribe:input_type -> parallax.v1.SubscribeRequest
 	9,  // 14: parallax.v1.ClientService.AnswerApproval:input_type -> parallax.v1.AnswerApprovalRequest
 	11, // 15: parallax.v1.ClientService.ListSessions:input_type -> parallax.v1.ListSessionsRequest
 	14, // 16: parallax.v1.ClientService.Status:input_type -> parallax.v1.StatusRequest
-	1,  // 17: parallax.v1.ClientService.SendMessage:output_type -> parallax.v1.SendMessageResponse
-	3,  // 18: parallax.v1.ClientService.Subscribe:output_type -> parallax.v1.Event
-	10, // 19: parallax.v1.ClientService.AnswerApproval:output_type -> parallax.v1.AnswerApprovalResponse
-	12, // 20: parallax.v1.ClientService.ListSessions:output_type -> parallax.v1.ListSessionsResponse
-	15, // 21: parallax.v1.ClientService.Status:output_type -> parallax.v1.StatusResponse
-	17, // [17:22] is the sub-list for method output_type
-	12, // [12:17] is the sub-list for method input_type
+	16, // 17: parallax.v1.ClientService.RunCommand:input_type -> parallax.v1.CommandRequest
+	18, // 18: parallax.v1.ClientService.Shutdown:input_type -> parallax.v1.ShutdownRequest
+	1,  // 19: parallax.v1.ClientService.SendMessage:output_type -> parallax.v1.SendMessageResponse
+	3,  // 20: parallax.v1.ClientService.Subscribe:output_type -> parallax.v1.Event
+	10, // 21: parallax.v1.ClientService.AnswerApproval:output_type -> parallax.v1.AnswerApprovalResponse
+	12, // 22: parallax.v1.ClientService.ListSessions:output_type -> parallax.v1.ListSessionsResponse
+	15, // 23: parallax.v1.ClientService.Status:output_type -> parallax.v1.StatusResponse
+	17, // 24: parallax.v1.ClientService.RunCommand:output_type -> parallax.v1.CommandResponse
+	19, // 25: parallax.v1.ClientService.Shutdown:output_type -> parallax.v1.ShutdownResponse
+	19, // [19:26] is the sub-list for method output_type
+	12, // [12:19] is the sub-list for method input_type
 	12, // [12:12] is the sub-list for extension type_name
 	12, // [12:12] is the sub-list for extension extendee
 	0,  // [0:12] is the sub-list for field type_name
@@ -1298,7 +1677,7 @@ func file_parallax_v1_client_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parallax_v1_client_proto_rawDesc), len(file_parallax_v1_client_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   16,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,6 +27,8 @@ const (
 	ClientService_AnswerApproval_FullMethodName = "/parallax.v1.ClientService/AnswerApproval"
 	ClientService_ListSessions_FullMethodName   = "/parallax.v1.ClientService/ListSessions"
 	ClientService_Status_FullMethodName         = "/parallax.v1.ClientService/Status"
+	ClientService_RunCommand_FullMethodName     = "/parallax.v1.ClientService/RunCommand"
+	ClientService_Shutdown_FullMethodName       = "/parallax.v1.ClientService/Shutdown"
 )
 
 // ClientServiceClient is the client API for ClientService service.
@@ -43,6 +45,11 @@ type ClientServiceClient interface {
 	AnswerApproval(ctx context.Context, in *AnswerApprovalRequest, opts ...grpc.CallOption) (*AnswerApprovalResponse, error)
 	ListSessions(ctx context.Context, in *ListSessionsRequest, opts ...grpc.CallOption) (*ListSessionsResponse, error)
 	Status(ctx context.Context, in *StatusRequest, opts ...grpc.CallOption) (*StatusResponse, error)
+	// RunCommand runs a slash command (/new, /otr, /sessions, ...) for a
+	// session.
+	RunCommand(ctx context.Context, in *CommandRequest, opts ...grpc.CallOption) (*CommandResponse, error)
+	// Shutdown stops the engine, or restarts it.
+	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
 }
 
 type clientServiceClient struct {
@@ -112,6 +119,26 @@ func (c *clientServiceClient) Status(ctx context.Context, in *StatusRequest, opt
 	return out, nil
 }
 
+func (c *clientServiceClient) RunCommand(ctx context.Context, in *CommandRequest, opts ...grpc.CallOption) (*CommandResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CommandResponse)
+	err := c.cc.Invoke(ctx, ClientService_RunCommand_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *clientServiceClient) Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ShutdownResponse)
+	err := c.cc.Invoke(ctx, ClientService_Shutdown_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClientServiceServer is the server API for ClientService service.
 // All implementations must embed UnimplementedClientServiceServer
 // for forward compatibility.
@@ -126,6 +153,11 @@ type ClientServiceServer interface {
 	AnswerApproval(context.Context, *AnswerApprovalRequest) (*AnswerApprovalResponse, error)
 	ListSessions(context.Context, *ListSessionsRequest) (*ListSessionsResponse, error)
 	Status(context.Context, *StatusRequest) (*StatusResponse, error)
+	// RunCommand runs a slash command (/new, /otr, /sessions, ...) for a
+	// session.
+	RunCommand(context.Context, *CommandRequest) (*CommandResponse, error)
+	// Shutdown stops the engine, or restarts it.
+	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
 	mustEmbedUnimplementedClientServiceServer()
 }
 
@@ -150,6 +182,12 @@ func (UnimplementedClientServiceServer) ListSessions(context.Context, *ListSessi
 }
 func (UnimplementedClientServiceServer) Status(context.Context, *StatusRequest) (*StatusResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Status not implemented")
+}
+func (UnimplementedClientServiceServer) RunCommand(context.Context, *CommandRequest) (*CommandResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RunCommand not implemented")
+}
+func (UnimplementedClientServiceServer) Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Shutdown not implemented")
 }
 func (UnimplementedClientServiceServer) mustEmbedUnimplementedClientServiceServer() {}
 func (UnimplementedClientServiceServer) testEmbeddedByValue()                       {}
@@ -255,6 +293,42 @@ func _ClientService_Status_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ClientService_RunCommand_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CommandRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClientServiceServer).RunCommand(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClientService_RunCommand_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClientServiceServer).RunCommand(ctx, req.(*CommandRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ClientService_Shutdown_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ShutdownRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClientServiceServer).Shutdown(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClientService_Shutdown_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClientServiceServer).Shutdown(ctx, req.(*ShutdownRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClientService_ServiceDesc is the grpc.ServiceDesc for ClientService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -277,6 +351,14 @@ var ClientService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Status",
 			Handler:    _ClientService_Status_Handler,
+		},
+		{
+			MethodName: "RunCommand",
+			Handler:    _ClientService_RunCommand_Handler,
+		},
+		{
+			MethodName: "Shutdown",
+			Handler:    _ClientService_Shutdown_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -196,9 +196,11 @@ func (StopReason) EnumDescriptor() ([]byte, []int) {
 type ToolProposal struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The model's tool-use id; verdicts and results answer it.
-	CallId        string `protobuf:"bytes,1,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
-	ActionType    string `protobuf:"bytes,2,opt,name=action_type,json=actionType,proto3" json:"action_type,omitempty"`
-	PayloadJson   []byte `protobuf:"bytes,3,opt,name=payload_json,json=payloadJson,proto3" json:"payload_json,omitempty"`
+	CallId      string `protobuf:"bytes,1,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	ActionType  string `protobuf:"bytes,2,opt,name=action_type,json=actionType,proto3" json:"action_type,omitempty"`
+	PayloadJson []byte `protobuf:"bytes,3,opt,name=payload_json,json=payloadJson,proto3" json:"payload_json,omitempty"`
+	// The session proposing it; verdicts and results carry it back.
+	SessionId     string `protobuf:"bytes,4,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -254,6 +256,13 @@ func (x *ToolProposal) GetPayloadJson() []byte {
 	return nil
 }
 
+func (x *ToolProposal) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
 // Verdict is the gate's decision on one proposal.
 type Verdict struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
@@ -271,6 +280,7 @@ type Verdict struct {
 	ActionHash string `protobuf:"bytes,8,opt,name=action_hash,json=actionHash,proto3" json:"action_hash,omitempty"`
 	// Set with DECISION_PENDING: the approval a human is asked for.
 	ApprovalId    string `protobuf:"bytes,9,opt,name=approval_id,json=approvalId,proto3" json:"approval_id,omitempty"`
+	SessionId     string `protobuf:"bytes,10,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -368,6 +378,13 @@ func (x *Verdict) GetApprovalId() string {
 	return ""
 }
 
+func (x *Verdict) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
 // ToolResult is what an allowed action returned, after classification.
 type ToolResult struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -376,7 +393,8 @@ type ToolResult struct {
 	Output string                 `protobuf:"bytes,3,opt,name=output,proto3" json:"output,omitempty"`
 	Error  string                 `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
 	// The engine cut the output to its limit.
-	Truncated     bool `protobuf:"varint,5,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	Truncated     bool   `protobuf:"varint,5,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	SessionId     string `protobuf:"bytes,6,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -446,11 +464,19 @@ func (x *ToolResult) GetTruncated() bool {
 	return false
 }
 
+func (x *ToolResult) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
 // TextDelta is a piece of the text of a turn as the model writes it.
 type TextDelta struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TurnId        string                 `protobuf:"bytes,1,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
 	Text          string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	SessionId     string                 `protobuf:"bytes,3,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -495,6 +521,13 @@ func (x *TextDelta) GetTurnId() string {
 func (x *TextDelta) GetText() string {
 	if x != nil {
 		return x.Text
+	}
+	return ""
+}
+
+func (x *TextDelta) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
 	}
 	return ""
 }
@@ -847,6 +880,9 @@ type LLMRequest struct {
 	MaxTokens     uint32   `protobuf:"varint,6,opt,name=max_tokens,json=maxTokens,proto3" json:"max_tokens,omitempty"`
 	Temperature   *float64 `protobuf:"fixed64,7,opt,name=temperature,proto3,oneof" json:"temperature,omitempty"`
 	StopSequences []string `protobuf:"bytes,8,rep,name=stop_sequences,json=stopSequences,proto3" json:"stop_sequences,omitempty"`
+	// The session the request serves: budgets and usage are counted per
+	// session.
+	SessionId     string `protobuf:"bytes,9,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -935,6 +971,13 @@ func (x *LLMRequest) GetStopSequences() []string {
 		return x.StopSequences
 	}
 	return nil
+}
+
+func (x *LLMRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
 }
 
 type Usage struct {
@@ -1436,12 +1479,14 @@ var File_parallax_v1_common_proto protoreflect.FileDescriptor
 
 const file_parallax_v1_common_proto_rawDesc = "" +
 	"\n" +
-	"\x18parallax/v1/common.proto\x12\vparallax.v1\"k\n" +
+	"\x18parallax/v1/common.proto\x12\vparallax.v1\"\x8a\x01\n" +
 	"\fToolProposal\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x1f\n" +
 	"\vaction_type\x18\x02 \x01(\tR\n" +
 	"actionType\x12!\n" +
-	"\fpayload_json\x18\x03 \x01(\fR\vpayloadJson\"\x8e\x02\n" +
+	"\fpayload_json\x18\x03 \x01(\fR\vpayloadJson\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x04 \x01(\tR\tsessionId\"\xad\x02\n" +
 	"\aVerdict\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x121\n" +
 	"\bdecision\x18\x02 \x01(\x0e2\x15.parallax.v1.DecisionR\bdecision\x12\x1f\n" +
@@ -1454,17 +1499,24 @@ const file_parallax_v1_common_proto_rawDesc = "" +
 	"\vaction_hash\x18\b \x01(\tR\n" +
 	"actionHash\x12\x1f\n" +
 	"\vapproval_id\x18\t \x01(\tR\n" +
-	"approvalId\"\x81\x01\n" +
+	"approvalId\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\n" +
+	" \x01(\tR\tsessionId\"\xa0\x01\n" +
 	"\n" +
 	"ToolResult\x12\x17\n" +
 	"\acall_id\x18\x01 \x01(\tR\x06callId\x12\x0e\n" +
 	"\x02ok\x18\x02 \x01(\bR\x02ok\x12\x16\n" +
 	"\x06output\x18\x03 \x01(\tR\x06output\x12\x14\n" +
 	"\x05error\x18\x04 \x01(\tR\x05error\x12\x1c\n" +
-	"\ttruncated\x18\x05 \x01(\bR\ttruncated\"8\n" +
+	"\ttruncated\x18\x05 \x01(\bR\ttruncated\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x06 \x01(\tR\tsessionId\"W\n" +
 	"\tTextDelta\x12\x17\n" +
 	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\"M\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x03 \x01(\tR\tsessionId\"M\n" +
 	"\bToolCall\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
@@ -1486,7 +1538,7 @@ const file_parallax_v1_common_proto_rawDesc = "" +
 	"\x0eToolDefinition\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12*\n" +
-	"\x11input_schema_json\x18\x03 \x01(\fR\x0finputSchemaJson\"\xbb\x02\n" +
+	"\x11input_schema_json\x18\x03 \x01(\fR\x0finputSchemaJson\"\xda\x02\n" +
 	"\n" +
 	"LLMRequest\x12\x1d\n" +
 	"\n" +
@@ -1498,7 +1550,9 @@ const file_parallax_v1_common_proto_rawDesc = "" +
 	"\n" +
 	"max_tokens\x18\x06 \x01(\rR\tmaxTokens\x12%\n" +
 	"\vtemperature\x18\a \x01(\x01H\x00R\vtemperature\x88\x01\x01\x12%\n" +
-	"\x0estop_sequences\x18\b \x03(\tR\rstopSequencesB\x0e\n" +
+	"\x0estop_sequences\x18\b \x03(\tR\rstopSequences\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\t \x01(\tR\tsessionIdB\x0e\n" +
 	"\f_temperature\"O\n" +
 	"\x05Usage\x12!\n" +
 	"\finput_tokens\x18\x01 \x01(\x03R\vinputTokens\x12#\n" +

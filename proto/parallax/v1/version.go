@@ -6,4 +6,4 @@ package parallaxv1
 // stale or foreign binary. Raise it on any change an older peer would
 // misread (a field's meaning, a required new message); adding an optional
 // field a peer may ignore does not need it. See proto/README.md.
-const ProtocolVersion uint32 = 1
+const ProtocolVersion uint32 = 2

@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/parallax/parallax/approval"
+	pb "github.com/parallax/parallax/proto/parallax/v1"
+)
+
+// clientApprovals is the approval channel of the runtime's clients: an
+// escalation is published to every subscriber as ApprovalNeeded, and the
+// first AnswerApproval decides it (the approval broker takes the first
+// answer; a late one is refused). A request nobody answers is denied at
+// the broker's timeout; one whose proposal ends (the agent died) is
+// cancelled with it.
+type clientApprovals struct {
+	hub *hub
+
+	mu      sync.Mutex
+	pending map[string]approval.Reply
+}
+
+var _ approval.Channel = (*clientApprovals)(nil)
+
+func newClientApprovals(h *hub) *clientApprovals {
+	return &clientApprovals{hub: h, pending: map[string]approval.Reply{}}
+}
+
+func (c *clientApprovals) Name() string { return "clients" }
+
+// Send publishes the (already redacted) request.
+func (c *clientApprovals) Send(_ context.Context, ask approval.Ask, reply approval.Reply) error {
+	c.mu.Lock()
+	c.pending[ask.ID] = reply
+	c.mu.Unlock()
+	c.hub.publish(&pb.Event{SessionId: ask.Session, Kind: &pb.Event_ApprovalNeeded{ApprovalNeeded: &pb.ApprovalNeeded{
+		ApprovalId: ask.ID, ActionType: ask.ActionType, RedactedPayloadJson: ask.Payload, Reason: ask.Reason,
+		DeadlineUnixMs: ask.Expires.UnixMilli()}}})
+	return nil
+}
+
+// Resolved forgets the request.
+func (c *clientApprovals) Resolved(_ context.Context, ask approval.Ask, _ approval.Resolution) {
+	c.mu.Lock()
+	delete(c.pending, ask.ID)
+	c.mu.Unlock()
+}
+
+// answer passes a client's answer to the broker; accepted is false when
+// the request is unknown or was already decided.
+func (c *clientApprovals) answer(id string, allow bool, by string) (accepted bool, reason string) {
+	c.mu.Lock()
+	reply, ok := c.pending[id]
+	c.mu.Unlock()
+	if !ok {
+		return false, "no pending approval " + id + " (answered, expired or unknown)"
+	}
+	d := approval.Deny
+	if allow {
+		d = approval.Allow
+	}
+	err := reply(approval.Response{Decision: d, Grant: approval.GrantNone, User: by})
+	switch {
+	case err == nil:
+		return true, ""
+	case errors.Is(err, approval.ErrResolved):
+		return false, "another answer came first, or the request expired"
+	}
+	return false, err.Error()
+}
+
+func (c *clientApprovals) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending)
+}

@@ -1,0 +1,299 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/parallax/parallax/internal/store"
+	"github.com/parallax/parallax/internal/wire"
+	pb "github.com/parallax/parallax/proto/parallax/v1"
+)
+
+// listen opens the client socket (0600, in the sealed state directory)
+// and the ClientService on it. Every connection is checked with
+// SO_PEERCRED: only this engine's uid is served.
+func (r *Runtime) listen() error {
+	path := r.opts.Socket
+	if len(path) >= len(unix.RawSockaddrUnix{}.Path) {
+		return fmt.Errorf("engine: the client socket path %s is too long for a unix socket", path)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("engine: remove stale socket %s: %w", path, err)
+	}
+	old := syscall.Umask(0o177)
+	lis, err := net.Listen("unix", path)
+	syscall.Umask(old)
+	if err != nil {
+		return fmt.Errorf("engine: listen on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		lis.Close()
+		return fmt.Errorf("engine: chmod %s: %w", path, err)
+	}
+	r.lis = &sameUID{Listener: lis, uid: os.Getuid(), log: r.log.Warn}
+	r.srv = grpc.NewServer(grpc.Creds(insecure.NewCredentials()), grpc.MaxRecvMsgSize(4<<20))
+	pb.RegisterClientServiceServer(r.srv, &clientService{r: r})
+	return nil
+}
+
+// sameUID accepts only connections from the engine's own uid.
+type sameUID struct {
+	net.Listener
+	uid int
+	log func(msg string, args ...any)
+}
+
+func (l *sameUID) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		uc, ok := c.(*net.UnixConn)
+		if !ok {
+			c.Close()
+			continue
+		}
+		uid, err := peerUID(uc)
+		if err != nil || uid != l.uid {
+			l.log("client refused: not the engine's uid", "uid", uid, "err", err)
+			c.Close()
+			continue
+		}
+		return c, nil
+	}
+}
+
+func peerUID(c *net.UnixConn) (int, error) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	var cred *unix.Ucred
+	var cerr error
+	if err := rc.Control(func(fd uintptr) {
+		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) //nolint:gosec // a descriptor fits in int
+	}); err != nil {
+		return -1, err
+	}
+	if cerr != nil {
+		return -1, cerr
+	}
+	return int(cred.Uid), nil
+}
+
+// clientService is the ClientService of the chat, web page and channels.
+type clientService struct {
+	pb.UnimplementedClientServiceServer
+	r *Runtime
+}
+
+// SendMessage starts a turn: a new session when none is named.
+func (s *clientService) SendMessage(ctx context.Context, req *pb.SendMessageRequest) (*pb.SendMessageResponse, error) {
+	session, turn, err := s.r.Send(ctx, req.GetSessionId(), req.GetText(), req.GetOrigin(), req.GetOtr())
+	if err != nil {
+		return nil, err
+	}
+	return &pb.SendMessageResponse{SessionId: session, TurnId: turn}, nil
+}
+
+// Send hands a user message to the agent and returns the session and
+// turn; the turn's events follow on the event stream.
+func (r *Runtime) Send(ctx context.Context, session, text, origin string, otr bool) (string, string, error) {
+	if text == "" {
+		return "", "", status.Error(codes.InvalidArgument, "empty message")
+	}
+	if session == "" {
+		info, err := r.sessions.New(ctx, otr)
+		if err != nil {
+			return "", "", status.Errorf(codes.Internal, "new session: %v", err)
+		}
+		session = info.ID
+	} else if _, err := r.sessions.Get(ctx, session); err != nil {
+		return "", "", status.Errorf(codes.NotFound, "%v", err)
+	}
+	c, err := r.waitAgent(ctx)
+	if err != nil {
+		return "", "", status.Errorf(codes.Unavailable, "%v", err)
+	}
+	if t := r.turnOf(session); t != "" {
+		return "", "", status.Errorf(codes.FailedPrecondition, "session %s is still answering turn %s", session, t)
+	}
+	turn, err := r.sessions.StartTurn(ctx, session)
+	if err != nil {
+		return "", "", status.Errorf(codes.Internal, "start turn: %v", err)
+	}
+	if err := r.sessions.Append(ctx, session, "user", text); err != nil {
+		return "", "", status.Errorf(codes.Internal, "keep message: %v", err)
+	}
+	r.mu.Lock()
+	r.turns[turn] = turnState{session: session, text: text}
+	r.mu.Unlock()
+	var history []*pb.Message
+	if c.firstOf(session) {
+		history = wire.Messages(r.historyOf(session))
+	}
+	r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_MessageReceived{MessageReceived: &pb.MessageReceived{TurnId: turn, Text: text, Origin: origin}}})
+	if err := c.send(&pb.EngineMessage{Msg: &pb.EngineMessage_UserMessage{UserMessage: &pb.UserMessage{
+		TurnId: turn, Text: text, Origin: origin, SessionId: session, History: history}}}); err != nil {
+		r.endTurn(turn)
+		r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_Error{Error: &pb.EventError{Code: "agent_unreachable", Message: err.Error(), TurnId: turn}}})
+		return "", "", status.Errorf(codes.Unavailable, "hand the message to the agent: %v", err)
+	}
+	return session, turn, nil
+}
+
+// Subscribe streams events until the client leaves or the engine stops.
+func (s *clientService) Subscribe(req *pb.SubscribeRequest, st pb.ClientService_SubscribeServer) error {
+	sub := s.r.hub.subscribe(req.GetSessionId(), req.GetAfterSeq())
+	defer s.r.hub.unsubscribe(sub)
+	// A first empty event tells the client it is subscribed (seq 0).
+	if err := st.Send(&pb.Event{SessionId: req.GetSessionId()}); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-st.Context().Done():
+			return nil
+		case ev, ok := <-sub.ch:
+			if !ok {
+				return status.Error(codes.Unavailable, "the engine is stopping, or this client fell too far behind")
+			}
+			if err := st.Send(ev); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// AnswerApproval answers a tier 3 request; the first answer wins.
+func (s *clientService) AnswerApproval(_ context.Context, req *pb.AnswerApprovalRequest) (*pb.AnswerApprovalResponse, error) {
+	if s.r.asks == nil {
+		return &pb.AnswerApprovalResponse{Reason: "this engine asks no approvals: escalations end as BLOCK"}, nil
+	}
+	by := req.GetAnsweredBy()
+	if by == "" {
+		by = "client"
+	}
+	ok, reason := s.r.asks.answer(req.GetApprovalId(), req.GetApprove(), by)
+	return &pb.AnswerApprovalResponse{Accepted: ok, Reason: reason}, nil
+}
+
+func (s *clientService) ListSessions(ctx context.Context, _ *pb.ListSessionsRequest) (*pb.ListSessionsResponse, error) {
+	list, err := s.r.sessions.List(ctx)
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "list sessions: %v", err)
+	}
+	out := &pb.ListSessionsResponse{}
+	for _, si := range list {
+		state := "idle"
+		if s.r.turnOf(si.ID) != "" {
+			state = "running"
+		}
+		out.Sessions = append(out.Sessions, &pb.SessionInfo{Id: si.ID, Title: si.Title, State: state,
+			CreatedUnixMs: si.Created.UnixMilli(), Otr: si.OTR, Messages: uint32(max(si.Messages, 0))})
+	}
+	return out, nil
+}
+
+// Status reports the engine's state; usage it cannot read is an error.
+func (s *clientService) Status(ctx context.Context, _ *pb.StatusRequest) (*pb.StatusResponse, error) {
+	r := s.r
+	u, err := r.ws.DB.LLMTotals(ctx, store.Day(r.opts.Now()), "")
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "read usage: %v", err)
+	}
+	list, err := r.sessions.List(ctx)
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "list sessions: %v", err)
+	}
+	sandbox := "enforced"
+	if r.settings.SandboxOff {
+		sandbox = "off"
+	}
+	out := &pb.StatusResponse{EngineVersion: r.opts.Version, ProtocolVersion: pb.ProtocolVersion, StartedUnixMs: r.started.UnixMilli(),
+		Sessions: uint32(len(list)), Sandbox: sandbox, Allowed: r.allowed.Load(), Blocked: r.blocked.Load(),
+		InputTokensToday: u.InputTokens, OutputTokensToday: u.OutputTokens, CostUsdToday: float64(u.CostMicroUSD) / 1e6,
+		DailyBudgetUsd: r.settings.DailyBudgetUSD, Pid: int64(os.Getpid()), AgentRestarts: r.restarts.Load()}
+	r.mu.Lock()
+	if r.agent != nil {
+		out.AgentPid = int64(r.agent.pid)
+	}
+	r.mu.Unlock()
+	if r.asks != nil {
+		out.PendingApprovals = uint32(r.asks.count())
+	}
+	return out, nil
+}
+
+func (s *clientService) RunCommand(ctx context.Context, req *pb.CommandRequest) (*pb.CommandResponse, error) {
+	switch req.GetName() {
+	case "restart":
+		s.r.requestStop(ErrRestart)
+		return &pb.CommandResponse{Text: "restarting the engine"}, nil
+	case "status", "usage":
+		st, err := s.Status(ctx, &pb.StatusRequest{})
+		if err != nil {
+			return nil, err
+		}
+		return &pb.CommandResponse{Text: FormatStatus(s.r.opts.Root, st, s.r.opts.Now())}, nil
+	}
+	res, err := s.r.sessions.Command(ctx, req.GetSessionId(), req.GetName(), req.GetArgs())
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	return &pb.CommandResponse{Text: res.Text, SwitchTo: res.Switch, Otr: res.OTR, Quit: res.Quit}, nil
+}
+
+// Shutdown stops or restarts the engine once the answer is sent.
+func (s *clientService) Shutdown(_ context.Context, req *pb.ShutdownRequest) (*pb.ShutdownResponse, error) {
+	var err error
+	if req.GetRestart() {
+		err = ErrRestart
+	}
+	s.r.requestStop(err)
+	return &pb.ShutdownResponse{}, nil
+}
+
+// Client is a connection to a running engine's ClientService.
+type Client struct {
+	pb.ClientServiceClient
+	cc *grpc.ClientConn
+}
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.cc.Close() }
+
+// DialClient connects to the engine of the workspace at root through its
+// client socket. It fails at once when no engine listens there.
+func DialClient(ctx context.Context, root string) (*Client, error) {
+	return DialSocket(ctx, SocketPath(root))
+}
+
+// DialSocket connects to the ClientService at a socket path.
+func DialSocket(ctx context.Context, path string) (*Client, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no engine runs here (socket %s: %w); start one with parallax start", path, err)
+	}
+	cc, err := grpc.NewClient("unix://"+path, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(16<<20)))
+	if err != nil {
+		return nil, fmt.Errorf("connect to the engine at %s: %w", path, err)
+	}
+	c := &Client{ClientServiceClient: pb.NewClientServiceClient(cc), cc: cc}
+	if _, err := c.Status(ctx, &pb.StatusRequest{}, grpc.WaitForReady(false)); err != nil {
+		cc.Close()
+		return nil, fmt.Errorf("no engine answers on %s: %w", path, err)
+	}
+	return c, nil
+}

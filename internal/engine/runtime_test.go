@@ -1,0 +1,628 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/internal/agent/proc"
+	"github.com/parallax/parallax/internal/workspace"
+	"github.com/parallax/parallax/llm"
+	pb "github.com/parallax/parallax/proto/parallax/v1"
+	"github.com/parallax/parallax/sandbox"
+)
+
+// envTestAgent makes the test binary the agent process (TestMain): "off"
+// runs the real agent with its sandbox reported disabled, "crash" exits
+// before it connects, "leaky" reports a sandbox whose probe succeeded.
+const envTestAgent = "PX_TEST_AGENT"
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg { // the per-command sandbox's re-executed copy
+		os.Exit(sandbox.ExecMain(os.Args[2:]))
+	}
+	if mode := os.Getenv(envTestAgent); mode != "" {
+		os.Exit(testAgent(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// testAgent is the agent process of these tests: mode "on" applies the
+// real kernel sandbox and its probes (proc.KernelSandbox), "off" runs
+// with agent.sandbox: off.
+func testAgent(mode string) int {
+	switch mode {
+	case "crash":
+		return 3
+	case "on":
+		return proc.Main(context.Background(), proc.RunOptions{Version: "test", Sandbox: proc.KernelSandbox})
+	case "broken":
+		return proc.Main(context.Background(), proc.RunOptions{Version: "test", Sandbox: func() (proc.SandboxReport, error) {
+			return proc.SandboxReport{}, errors.New("the kernel refused the sandbox")
+		}})
+	case "leaky":
+		return proc.Main(context.Background(), proc.RunOptions{Sandbox: func() (proc.SandboxReport, error) {
+			return proc.SandboxReport{LandlockABI: 7, Seccomp: true, Probes: []proc.Probe{
+				{Name: "read_workspace", Refused: true, Detail: "EACCES"},
+				{Name: "connect_tcp", Refused: false, Detail: "connected"}}}, nil
+		}})
+	}
+	return proc.Main(context.Background(), proc.RunOptions{Version: "test", Sandbox: func() (proc.SandboxReport, error) {
+		if os.Getenv(EnvAgentSandbox) != "off" {
+			return proc.SandboxReport{}, errors.New("no sandbox in this test binary")
+		}
+		return proc.SandboxReport{Disabled: true}, nil
+	}})
+}
+
+// rtEnv is a workspace with a scripted model, a home with a key, and a
+// runtime whose agent is this test binary.
+type rtEnv struct {
+	root, home string
+	rt         *Runtime
+	runErr     chan error
+	client     *Client
+}
+
+type rtOptions struct {
+	script string // YAML turns of the scripted model
+	agent  string // extra lines of the agent: block
+	mode   string // envTestAgent
+}
+
+func newRuntimeEnv(t *testing.T, o rtOptions) *rtEnv {
+	t.Helper()
+	ctx := context.Background()
+	e := &rtEnv{root: t.TempDir(), home: t.TempDir(), runErr: make(chan error, 1)}
+	if _, err := workspace.Init(ctx, e.root, workspace.InitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(e.home, ".ssh", "id_rsa"), testKey)
+	script := filepath.Join(t.TempDir(), "script.yaml")
+	writeFile(t, script, "turns:\n"+o.script)
+	agentBlock := "agent:\n  sandbox: off\n" + o.agent
+	if o.mode == "leaky" || o.mode == "on" || o.mode == "broken" {
+		agentBlock = "agent:\n" + o.agent
+	}
+	writeFile(t, workspace.ConfigPath(e.root), "version: 1\npolicy: default\nllm:\n  models:\n"+
+		"    - {name: demo, provider: scripted, model: scripted-agent, script: "+script+"}\n  roles: {chat: demo}\n"+agentBlock)
+	mode := o.mode
+	if mode == "" {
+		mode = "off"
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := OpenRuntime(ctx, RuntimeOptions{Root: e.root, Home: e.home, Getenv: func(string) string { return "" },
+		AgentCommand: func() (*exec.Cmd, error) { return exec.Command(exe), nil },
+		AgentEnv:     []string{envTestAgent + "=" + mode}, AgentOutput: testWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.rt = rt
+	return e
+}
+
+// start runs the runtime and connects a client.
+func (e *rtEnv) start(t *testing.T) {
+	t.Helper()
+	go func() { e.runErr <- e.rt.Run(context.Background()) }()
+	c, err := DialSocket(context.Background(), e.rt.Socket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.client = c
+	t.Cleanup(func() { c.Close() })
+}
+
+// stop asks the engine to stop through the client and waits for Run.
+func (e *rtEnv) stop(t *testing.T) {
+	t.Helper()
+	if _, err := e.client.Shutdown(context.Background(), &pb.ShutdownRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-e.runErr; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if err := e.rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// turn sends text and returns the turn's events up to its end.
+func (e *rtEnv) turn(t *testing.T, session, text string, otr bool) (string, []*pb.Event) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sub, err := e.client.Subscribe(ctx, &pb.SubscribeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sub.Recv(); err != nil { // subscribed
+		t.Fatal(err)
+	}
+	resp, err := e.client.SendMessage(ctx, &pb.SendMessageRequest{SessionId: session, Text: text, Origin: "test", Otr: otr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []*pb.Event
+	for {
+		ev, err := sub.Recv()
+		if err != nil {
+			t.Fatalf("events: %v (so far %v)", err, evs)
+		}
+		if ev.GetSessionId() != resp.GetSessionId() {
+			continue
+		}
+		evs = append(evs, ev)
+		if ev.GetResponseComplete().GetTurnId() == resp.GetTurnId() || ev.GetError().GetTurnId() == resp.GetTurnId() {
+			return resp.GetSessionId(), evs
+		}
+	}
+}
+
+func verdicts(evs []*pb.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		if v := ev.GetVerdict(); v != nil {
+			out = append(out, strings.TrimPrefix(v.GetDecision().String(), "DECISION_")+":"+v.GetRule())
+		}
+	}
+	return out
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Logf("agent: %s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// A conversation through real processes: the agent (this binary,
+// re-executed) talks to the scripted model only through the engine, its
+// calls go through the real gate and executors; a blocked call comes
+// back as a tool error it survives, and the next turn of the same
+// session still works. The chain verifies afterwards.
+func TestRuntimeConversation(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{})
+	notes := filepath.Join(e.root, "notes.txt")
+	writeFile(t, notes, "hello from the workspace\n")
+	out := filepath.Join(e.root, "out.txt")
+	script := fmt.Sprintf(`  - text: "Reading the notes."
+    tool_calls: [{name: read_file, input: {path: %q}}]
+  - expect: {tool_result_contains: "hello from the workspace"}
+    text: "Now the key."
+    tool_calls: [{name: read_file, input: {path: %q}}]
+  - expect: {tool_result_contains: "by Parallax"}
+    tool_calls: [{name: write_file, input: {path: %q, content: "done\n"}}]
+  - expect: {tool_result_error: false}
+    text: "All done."
+  - text: "Second turn, still here."
+`, notes, filepath.Join(e.home, ".ssh", "id_rsa"), out)
+	writeFile(t, scriptPath(t, e), "turns:\n"+script)
+	e.start(t)
+	session, evs := e.turn(t, "", "Do the task.", false)
+	if got, want := strings.Join(verdicts(evs), " "), "ALLOW:"; !strings.HasPrefix(got, want) || !strings.Contains(got, "BLOCK:") {
+		t.Errorf("verdicts: got %q, want ALLOW, then a BLOCK, then ALLOW", got)
+	}
+	last := evs[len(evs)-1].GetResponseComplete()
+	if last == nil || !strings.Contains(last.GetText(), "All done.") {
+		t.Fatalf("turn 1 ended with %v, want the reply", evs[len(evs)-1])
+	}
+	if b, err := os.ReadFile(out); err != nil || string(b) != "done\n" {
+		t.Errorf("out.txt: %q, %v", b, err)
+	}
+	_, evs = e.turn(t, session, "Again.", false)
+	if rc := evs[len(evs)-1].GetResponseComplete(); rc == nil || rc.GetText() != "Second turn, still here." {
+		t.Fatalf("turn 2 ended with %v", evs[len(evs)-1])
+	}
+	st, err := e.client.Status(context.Background(), &pb.StatusRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.GetAllowed() != 2 || st.GetBlocked() != 1 || st.GetSandbox() != "off" || st.GetSessions() != 1 || st.GetInputTokensToday() == 0 {
+		t.Errorf("status: %+v", st)
+	}
+	ls, err := e.client.ListSessions(context.Background(), &pb.ListSessionsRequest{})
+	if err != nil || len(ls.GetSessions()) != 1 || ls.GetSessions()[0].GetId() != session || ls.GetSessions()[0].GetMessages() != 4 ||
+		ls.GetSessions()[0].GetTitle() != "Do the task." || ls.GetSessions()[0].GetState() != "idle" {
+		t.Errorf("sessions: %v, %v; want %s with 4 messages, titled, idle", ls.GetSessions(), err, session)
+	}
+	res, err := e.client.RunCommand(context.Background(), &pb.CommandRequest{SessionId: session, Name: "status"})
+	if err != nil || !strings.Contains(res.GetText(), "sandbox    OFF") || !strings.Contains(res.GetText(), "2 allowed, 1 blocked") {
+		t.Errorf("/status: %q, %v", res.GetText(), err)
+	}
+	e.stop(t)
+	entries := verifiedChain(t, e.root)
+	if !hasEntry(entries, audit.SandboxCanaryResult, "sandbox_off") {
+		t.Error("no SandboxCanaryResult entry recording the sandbox off")
+	}
+}
+
+// The same conversation with the real kernel sandbox on: the agent
+// process confines itself and proves it with every probe (audited), the
+// conversation works through the link, and a command runs in its own
+// sandbox with a private temp directory.
+func TestRuntimeConversationSandboxed(t *testing.T) {
+	if err := sandbox.Support().Usable(); err != nil {
+		t.Skipf("no kernel sandbox here: %v", err)
+	}
+	e := newRuntimeEnv(t, rtOptions{mode: "on"})
+	notes := filepath.Join(e.root, "notes.txt")
+	writeFile(t, notes, "hello from the workspace\n")
+	script := fmt.Sprintf(`  - tool_calls: [{name: read_file, input: {path: %q}}]
+  - expect: {tool_result_contains: "hello from the workspace"}
+    tool_calls: [{name: execute_command, input: {command: "printf %%s \"$TMPDIR\" > where.txt"}}]
+  - expect: {tool_result_error: false}
+    tool_calls: [{name: read_file, input: {path: %q}}]
+  - expect: {tool_result_contains: "by Parallax"}
+    text: "Done, sandboxed."
+`, notes, filepath.Join(e.home, ".ssh", "id_rsa"))
+	writeFile(t, scriptPath(t, e), "turns:\n"+script)
+	e.start(t)
+	_, evs := e.turn(t, "", "Do the task.", false)
+	if rc := evs[len(evs)-1].GetResponseComplete(); rc == nil || !strings.Contains(rc.GetText(), "Done, sandboxed.") {
+		t.Fatalf("turn ended with %v", evs[len(evs)-1])
+	}
+	where, err := os.ReadFile(filepath.Join(e.root, "where.txt"))
+	if err != nil || !strings.Contains(string(where), "parallax-cmd-") {
+		t.Fatalf("the command's TMPDIR was %q (%v), want its private directory", where, err)
+	}
+	st, err := e.client.Status(context.Background(), &pb.StatusRequest{})
+	if err != nil || st.GetSandbox() == "off" {
+		t.Errorf("status: %+v, %v", st, err)
+	}
+	e.stop(t)
+	var probes int64
+	for _, en := range verifiedChain(t, e.root) {
+		if en.Type == audit.SandboxCanaryResult && en.Detail.Code == "sandbox_ok" {
+			probes = en.Detail.Count
+		}
+	}
+	if probes != int64(len(sandbox.ProbeNames())) {
+		t.Fatalf("SandboxCanaryResult sandbox_ok with %d probes, want %d", probes, len(sandbox.ProbeNames()))
+	}
+}
+
+// scriptPath is the script file the env's config names.
+func scriptPath(t *testing.T, e *rtEnv) string {
+	t.Helper()
+	b, err := os.ReadFile(workspace.ConfigPath(e.root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, "script: ")
+	j := strings.Index(s[i:], "}")
+	return s[i+len("script: ") : i+j]
+}
+
+func verifiedChain(t *testing.T, root string) []audit.Entry {
+	t.Helper()
+	if _, err := workspace.VerifyChain(root); err != nil {
+		t.Fatalf("audit chain: %v", err)
+	}
+	var es []audit.Entry
+	if err := audit.Scan(audit.DefaultPath(root), audit.Filter{}, func(en audit.Entry) error {
+		es = append(es, en)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return es
+}
+
+func hasEntry(es []audit.Entry, typ audit.EventType, code string) bool {
+	for _, e := range es {
+		if e.Type == typ && e.Detail.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
+// An off-the-record session may only read: a write is refused by the
+// engine before the gate, and nothing is written.
+func TestRuntimeOTRIsReadOnly(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{})
+	target := filepath.Join(e.root, "otr.txt")
+	writeFile(t, scriptPath(t, e), fmt.Sprintf(`turns:
+  - tool_calls: [{name: write_file, input: {path: %q, content: "x"}}, {name: list_directory, input: {path: %q}}]
+  - text: "ok"
+`, target, e.root))
+	e.start(t)
+	_, evs := e.turn(t, "", "write it", true)
+	if got, want := strings.Join(verdicts(evs), " "), "BLOCK:"+RuleOTRReadOnly+" ALLOW:workspace_reads"; got != want {
+		t.Errorf("verdicts: got %q, want %q", got, want)
+	}
+	if _, err := os.Stat(target); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the OTR write reached the disk: %v", err)
+	}
+	e.stop(t)
+	verifiedChain(t, e.root)
+}
+
+// One engine per workspace: a second one is refused with the holder's pid.
+func TestRuntimeLock(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n"})
+	defer e.rt.Close()
+	_, err := OpenRuntime(context.Background(), RuntimeOptions{Root: e.root, Home: e.home})
+	var re *RunningError
+	if !errors.As(err, &re) || re.Pid != os.Getpid() {
+		t.Fatalf("second engine: got %v, want a RunningError naming pid %d", err, os.Getpid())
+	}
+	if pid, err := EnginePid(e.root); err != nil || pid != os.Getpid() {
+		t.Errorf("EnginePid: got %d, %v", pid, err)
+	}
+}
+
+// An agent that keeps crashing is restarted within its budget, then the
+// engine stops with a CrashLoopError; every crash is audited.
+func TestRuntimeCrashLoop(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n", mode: "crash", agent: "  restart_budget: 2\n"})
+	err := e.rt.Run(context.Background())
+	var cl *CrashLoopError
+	if !errors.As(err, &cl) || cl.Crashes != 3 {
+		t.Fatalf("run: got %v, want a CrashLoopError after 3 crashes", err)
+	}
+	if got := e.rt.restarts.Load(); got != 2 {
+		t.Errorf("restarts: got %d, want 2", got)
+	}
+	if err := e.rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, en := range verifiedChain(t, e.root) {
+		if en.Detail.Code == "agent_crashed" {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("agent_crashed entries: got %d, want 3", n)
+	}
+}
+
+// An agent that cannot apply its sandbox (agent.sandbox on) is not
+// restarted: the engine stops at once, audited.
+func TestRuntimeStopsWhenTheSandboxCannotBeApplied(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n", mode: "broken"})
+	err := e.rt.Run(context.Background())
+	var sr *SandboxRefusedError
+	if !errors.As(err, &sr) {
+		t.Fatalf("run: got %v, want a SandboxRefusedError", err)
+	}
+	if got := e.rt.restarts.Load(); got != 0 {
+		t.Errorf("restarts: got %d, want 0", got)
+	}
+	if err := e.rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !hasEntry(verifiedChain(t, e.root), audit.SandboxCanaryResult, "sandbox_failed") {
+		t.Error("no SandboxCanaryResult entry for the sandbox that could not be applied")
+	}
+}
+
+// A sandbox report with a probe that got through stops the agent for
+// good, audited; the engine does not restart it.
+func TestRuntimeRefusesALeakySandbox(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n", mode: "leaky"})
+	err := e.rt.Run(context.Background())
+	var sr *SandboxRefusedError
+	if !errors.As(err, &sr) || !strings.Contains(sr.Reason, "connect_tcp") {
+		t.Fatalf("run: got %v, want a SandboxRefusedError naming the probe", err)
+	}
+	if err := e.rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !hasEntry(verifiedChain(t, e.root), audit.SandboxCanaryResult, "sandbox_failed") {
+		t.Error("no SandboxCanaryResult entry for the failed report")
+	}
+}
+
+// An agent killed in the middle of a turn: the turn ends with an
+// agent_exited error (nothing hangs, the running command is cancelled),
+// the agent is restarted, and the next turn is served by the new one.
+func TestRuntimeAgentKilledMidTurn(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{script: `  - tool_calls: [{name: execute_command, input: {command: "sleep 30"}}]
+  - text: "after the restart"
+`})
+	e.start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sub, err := e.client.Subscribe(ctx, &pb.SubscribeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sub.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := e.client.SendMessage(ctx, &pb.SendMessageRequest{Text: "sleep"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ev, err := sub.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.GetToolProposed() != nil {
+			break
+		}
+	}
+	st, err := e.client.Status(ctx, &pb.StatusRequest{})
+	if err != nil || st.GetAgentPid() == 0 {
+		t.Fatalf("status: %v, %v", st, err)
+	}
+	if err := syscall.Kill(int(st.GetAgentPid()), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ev, err := sub.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := ev.GetError(); e != nil && e.GetTurnId() == resp.GetTurnId() {
+			if e.GetCode() != "agent_exited" {
+				t.Errorf("error code: got %q, want agent_exited", e.GetCode())
+			}
+			break
+		}
+		if ev.GetResponseComplete() != nil {
+			t.Fatal("the turn completed although its agent was killed")
+		}
+	}
+	_, evs := e.turn(t, resp.GetSessionId(), "still there?", false)
+	if rc := evs[len(evs)-1].GetResponseComplete(); rc == nil || rc.GetText() != "after the restart" {
+		t.Fatalf("turn after the restart ended with %v", evs[len(evs)-1])
+	}
+	st, err = e.client.Status(ctx, &pb.StatusRequest{})
+	if err != nil || st.GetAgentRestarts() != 1 {
+		t.Errorf("restarts: %v, %v; want 1", st.GetAgentRestarts(), err)
+	}
+	e.stop(t)
+	verifiedChain(t, e.root)
+}
+
+// Tier 3 through the clients: an escalated write outside the workspace
+// is published as ApprovalNeeded; the first answer decides it and a
+// second one is refused. An approved write runs, a denied one does not.
+func TestRuntimeApprovals(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{})
+	yes, no := filepath.Join(e.home, "approved.txt"), filepath.Join(e.home, "denied.txt")
+	writeFile(t, scriptPath(t, e), fmt.Sprintf(`turns:
+  - tool_calls: [{name: write_file, input: {path: %q, content: "y"}}]
+  - tool_calls: [{name: write_file, input: {path: %q, content: "n"}}]
+  - text: "asked twice"
+`, yes, no))
+	e.start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sub, err := e.client.Subscribe(ctx, &pb.SubscribeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sub.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := e.client.SendMessage(ctx, &pb.SendMessageRequest{Text: "write outside"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	answers := []bool{true, false}
+	for {
+		ev, err := sub.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := ev.GetApprovalNeeded(); a != nil {
+			allow := answers[0]
+			answers = answers[1:]
+			r, err := e.client.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: a.GetApprovalId(), Approve: allow, AnsweredBy: "test"})
+			if err != nil || !r.GetAccepted() {
+				t.Fatalf("first answer: %v, %v", r, err)
+			}
+			r, err = e.client.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: a.GetApprovalId(), Approve: !allow})
+			if err != nil || r.GetAccepted() {
+				t.Errorf("second answer: got accepted=%v (%v), want refused", r.GetAccepted(), err)
+			}
+		}
+		if v := ev.GetVerdict(); v != nil {
+			got = append(got, strings.TrimPrefix(v.GetDecision().String(), "DECISION_")+":"+v.GetStage())
+		}
+		if ev.GetResponseComplete().GetTurnId() == resp.GetTurnId() {
+			break
+		}
+	}
+	if strings.Join(got, " ") != "ALLOW:human BLOCK:human" {
+		t.Errorf("verdicts: got %v, want ALLOW:human BLOCK:human", got)
+	}
+	if _, err := os.Stat(yes); err != nil {
+		t.Errorf("the approved write did not run: %v", err)
+	}
+	if _, err := os.Stat(no); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the denied write ran: %v", err)
+	}
+	e.stop(t)
+	verifiedChain(t, e.root)
+}
+
+// The agent's environment is built from nothing: the engine's provider
+// keys and PARALLAX_* secrets never reach it.
+func TestAgentEnvironmentHasNoKeys(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test-engine-only")
+	t.Setenv("PARALLAX_VAULT_PASSPHRASE", "engine-only")
+	tests := []struct {
+		name string
+		off  bool
+		base []string
+		want []string
+	}{
+		{"sandbox on", false, nil, []string{EnvAgentSandbox + "=on"}},
+		{"sandbox off, test base", true, []string{"X=1"}, []string{"X=1", EnvAgentSandbox + "=off"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Runtime{opts: RuntimeOptions{AgentEnv: tt.base}, settings: workspace.AgentSettings{SandboxOff: tt.off}}
+			cmd, err := r.agentCommand()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(cmd.Env, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("env: got %q, want %q", cmd.Env, tt.want)
+			}
+			if cmd.Args[len(cmd.Args)-1] != "agent" {
+				t.Errorf("args: got %q, want the agent subcommand", cmd.Args)
+			}
+		})
+	}
+}
+
+// A restarted agent keeps the conversation: the engine sends the
+// session's completed exchanges with the first message the new process
+// gets, and the model sees them.
+func TestRuntimeRestartKeepsTheConversation(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n"})
+	fake := llm.NewFake(llm.FakeReply("noted"), llm.FakeReply("it was 42"))
+	e.rt.broker.providers[llm.RoleChat] = cachedProvider{p: fake, ref: llm.ModelRef{Name: "demo", Provider: llm.ProviderOllama, Model: "m"}}
+	welcomed := make(chan struct{}, 4)
+	e.rt.onWelcome = func(time.Duration) { welcomed <- struct{}{} }
+	e.start(t)
+	<-welcomed
+	session, _ := e.turn(t, "", "remember 42", false)
+	st, err := e.client.Status(context.Background(), &pb.StatusRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(int(st.GetAgentPid()), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-welcomed
+	_, evs := e.turn(t, session, "which number?", false)
+	if rc := evs[len(evs)-1].GetResponseComplete(); rc == nil || rc.GetText() != "it was 42" {
+		t.Fatalf("turn after the restart ended with %v", evs[len(evs)-1])
+	}
+	calls := fake.Calls()
+	if len(calls) != 2 {
+		t.Fatalf("model calls: got %d, want 2", len(calls))
+	}
+	var got []string
+	for _, m := range calls[1].Messages {
+		for _, p := range m.Content {
+			got = append(got, string(m.Role)+":"+p.Text)
+		}
+	}
+	if want := "user:remember 42 assistant:noted user:which number?"; strings.Join(got, " ") != want {
+		t.Errorf("the restarted agent sent %q, want %q", strings.Join(got, " "), want)
+	}
+	e.stop(t)
+}
