@@ -105,7 +105,8 @@ type RuntimeOptions struct {
 	AgentOutput io.Writer
 	// Version is the engine's build version, reported by Status.
 	Version string
-	// Sessions keeps the conversations (nil: MemorySessions).
+	// Sessions keeps the conversations (nil: the workspace database,
+	// internal/sessions).
 	Sessions Sessions
 	// Socket is the client socket path (default SocketPath(Root)).
 	Socket string
@@ -175,9 +176,6 @@ func OpenRuntime(ctx context.Context, opts RuntimeOptions) (rt *Runtime, err err
 	if opts.Socket == "" {
 		opts.Socket = SocketPath(opts.Root)
 	}
-	if opts.Sessions == nil {
-		opts.Sessions = &MemorySessions{Now: opts.Now}
-	}
 	lock, err := takeLock(opts.Root)
 	if err != nil {
 		return nil, err
@@ -193,6 +191,11 @@ func OpenRuntime(ctx context.Context, opts RuntimeOptions) (rt *Runtime, err err
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	r.settings = r.ws.Config.AgentSettings()
+	if r.sessions == nil {
+		if r.sessions, err = openDBSessions(ctx, r.ws, opts.Home, opts, nil); err != nil {
+			return nil, fmt.Errorf("engine: sessions: %w", err)
+		}
+	}
 	var cmdSandbox SandboxHook
 	if !r.settings.SandboxOff {
 		if cmdSandbox, err = commandSandbox(opts.Root, opts.Home, r.settings); err != nil {
