@@ -626,3 +626,33 @@ func TestRuntimeRestartKeepsTheConversation(t *testing.T) {
 	}
 	e.stop(t)
 }
+
+// /undo puts the files a turn changed back as they were before it,
+// through the snapshots the engine noted for the turn.
+func TestRuntimeUndo(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{})
+	notes := filepath.Join(e.root, "notes.txt")
+	writeFile(t, notes, "original\n")
+	script := fmt.Sprintf(`  - tool_calls: [{name: write_file, input: {path: %q, content: "changed\n"}}]
+  - tool_calls: [{name: write_file, input: {path: %q, content: "new\n"}}]
+  - text: "Changed."
+`, notes, filepath.Join(e.root, "new.txt"))
+	writeFile(t, scriptPath(t, e), "turns:\n"+script)
+	e.start(t)
+	session, _ := e.turn(t, "", "Change the notes.", false)
+	if b, _ := os.ReadFile(notes); string(b) != "changed\n" {
+		t.Fatalf("notes.txt after the turn: %q", b)
+	}
+	res, err := e.client.RunCommand(context.Background(), &pb.CommandRequest{SessionId: session, Name: "undo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "original\n" {
+		t.Fatalf("notes.txt after /undo: %q (%s)", b, res.GetText())
+	}
+	if _, err := os.Stat(filepath.Join(e.root, "new.txt")); !os.IsNotExist(err) {
+		t.Fatalf("new.txt survived /undo (%v): %s", err, res.GetText())
+	}
+	e.stop(t)
+	verifiedChain(t, e.root)
+}
