@@ -162,6 +162,9 @@ func (c *Conversation) Turn(ctx context.Context, text string) (rep Reply, err er
 		rep.Rounds++
 		rep.Usage.InputTokens += resp.Usage.InputTokens
 		rep.Usage.OutputTokens += resp.Usage.OutputTokens
+		if reply.Len() > 0 && resp.Text != "" {
+			reply.WriteString("\n\n") // one paragraph per model answer of the turn
+		}
 		reply.WriteString(resp.Text)
 		c.history = append(c.history, assistantMessage(resp))
 		if len(resp.ToolCalls) == 0 {
@@ -282,7 +285,7 @@ func (c *Conversation) runCall(ctx context.Context, tc llm.ToolCall) (out string
 	}
 	c.emit(Event{Kind: EventVerdict, CallID: id, Tool: tc.Name, Decision: o.Decision, Rule: o.Rule, Reason: o.Reason})
 	if o.Decision != verdict.Allow {
-		return fmt.Sprintf("blocked by Parallax (%s): %s", o.Rule, o.Reason), true
+		return fmt.Sprintf("Blocked by Parallax (%s): %s", o.Rule, o.Reason), true
 	}
 	return o.Output, o.IsError
 }

@@ -53,6 +53,7 @@ func (p *Pipeline) run(ctx context.Context, c *call) Outcome {
 	if c.ex = p.cfg.Executors[action.Type(c.pr.Type)]; c.ex == nil {
 		return p.refuse(ctx, c, RuleNoExecutor, fmt.Sprintf("no executor runs %q actions here", clipName(c.pr.Type)))
 	}
+	c.pr.Payload = resolveRelative(c.pr.Type, c.pr.Payload, p.cfg.Workspace)
 	c.v = p.cfg.Gate.Evaluate(ctx, shield.Request{Session: c.pr.Session, Type: c.pr.Type, Payload: c.pr.Payload})
 	switch c.v.Decision {
 	case verdict.Allow:
