@@ -26,17 +26,21 @@ import (
 // spawns, the idle agent's RSS, and per tool call: proposal received →
 // executor entered, and proposal received → verdict and result sent,
 // p50 and p99 over PARALLAX_MEASURE calls (list_directory, 10 per model
-// answer). The agent runs with agent.sandbox: off until the sandbox
-// package is merged: its start then includes applying it and probing.
+// answer). PARALLAX_MEASURE_SANDBOX=on runs the agent in its kernel
+// sandbox: its start then includes applying it and the probes.
 func TestMeasureRuntime(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("PARALLAX_MEASURE"))
 	if n <= 0 {
 		t.Skip("set PARALLAX_MEASURE=CALLS to measure")
 	}
+	mode := ""
+	if os.Getenv("PARALLAX_MEASURE_SANDBOX") == "on" {
+		mode = "on"
+	}
 	const perAnswer = 10
 	rounds := (n + perAnswer - 1) / perAnswer
 	var script strings.Builder
-	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n", agent: "  max_tool_rounds: 500\n  restart_budget: 20\n"})
+	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n", agent: "  max_tool_rounds: 500\n  restart_budget: 20\n", mode: mode})
 	for range rounds {
 		script.WriteString("  - tool_calls: [")
 		for i := range perAnswer {
