@@ -53,7 +53,7 @@ fuzz:
 	$(FUZZ) ./action/ -fuzz=FuzzDuplicateKeys
 	$(FUZZ) ./llm/ -fuzz='^FuzzSSEReader$$'
 	$(FUZZ) ./llm/ -fuzz='^FuzzParseConfig$$'
-	$(FUZZ) ./internal/chat/ -fuzz=FuzzClean
+	$(FUZZ) ./internal/termtext/ -fuzz=FuzzClean
 	$(FUZZ) ./llm/ -fuzz='^FuzzParseScript$$'
 
 corpus:

@@ -3,7 +3,7 @@
 //
 // What it guarantees:
 //   - Everything shown that the model, a tool or a file produced is
-//     cleaned of terminal control sequences first (Clean): a file that
+//     cleaned of terminal control sequences first (termtext.Clean): a file that
 //     prints escape codes cannot redraw the screen, fake an approval
 //     prompt or retitle the terminal.
 //   - Tool calls are folded to one line each with their verdict; a

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/parallax/parallax/internal/termtext"
 )
 
 // Local slash commands; every other one goes to the engine.
@@ -134,7 +135,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 			m.pending = m.pending[1:]
 			allow := k.String() == "y" || k.String() == "Y"
 			word := map[bool]string{true: "allowed once", false: "denied"}[allow]
-			m.add(entry{kind: entryNote, text: fmt.Sprintf("you %s %s %s", word, ap.Tool, Clean(ap.Summary))})
+			m.add(entry{kind: entryNote, text: fmt.Sprintf("you %s %s %s", word, ap.Tool, termtext.Clean(ap.Summary))})
 			return m.request(func(ctx context.Context) doneMsg {
 				return doneMsg{err: m.client.Approve(ctx, ap.ApprovalID, allow)}
 			})
@@ -180,7 +181,7 @@ func (m *Model) slash(text string) tea.Cmd {
 		return nil
 	}
 	if !knownCommand(name) {
-		m.add(entry{kind: entryError, text: "unknown command /" + Clean(name) + "; /help lists them"})
+		m.add(entry{kind: entryError, text: "unknown command /" + termtext.Clean(name) + "; /help lists them"})
 		return nil
 	}
 	session := m.session
@@ -207,14 +208,14 @@ func (m *Model) request(f func(context.Context) doneMsg) tea.Cmd {
 func (m *Model) finish(d doneMsg) {
 	if d.err != nil {
 		m.busy = false
-		m.add(entry{kind: entryError, text: Clean(d.err.Error())})
+		m.add(entry{kind: entryError, text: termtext.Clean(d.err.Error())})
 		return
 	}
 	if d.res == nil {
 		return
 	}
 	if d.res.Text != "" {
-		m.add(entry{kind: entryNote, text: Clean(d.res.Text)})
+		m.add(entry{kind: entryNote, text: termtext.Clean(d.res.Text)})
 	}
 	if d.res.Switch != "" && d.res.Switch != m.session {
 		m.session, m.otr = d.res.Switch, d.res.OTR
@@ -237,19 +238,19 @@ func (m *Model) apply(ev Event) {
 	}
 	switch ev.Kind {
 	case MessageReceived:
-		m.add(entry{kind: entryUser, text: Clean(ev.Text)})
+		m.add(entry{kind: entryUser, text: termtext.Clean(ev.Text)})
 		m.busy = true
 	case TextDelta:
 		if m.reply == nil {
 			m.reply = m.add(entry{kind: entryReply})
 		}
-		m.reply.text += Clean(ev.Text)
+		m.reply.text += termtext.Clean(ev.Text)
 	case ToolProposed:
 		m.reply = nil
-		m.calls[ev.CallID] = m.add(entry{kind: entryTool, tool: Clean(ev.Tool), summary: Clean(ev.Summary)})
+		m.calls[ev.CallID] = m.add(entry{kind: entryTool, tool: termtext.Clean(ev.Tool), summary: termtext.Clean(ev.Summary)})
 	case Verdict:
 		if e := m.calls[ev.CallID]; e != nil {
-			e.decision, e.rule, e.reason = Clean(ev.Decision), Clean(ev.Rule), Clean(ev.Reason)
+			e.decision, e.rule, e.reason = termtext.Clean(ev.Decision), termtext.Clean(ev.Rule), termtext.Clean(ev.Reason)
 		}
 	case ApprovalNeeded:
 		m.pending = append(m.pending, ev)
@@ -257,13 +258,13 @@ func (m *Model) apply(ev Event) {
 		for i, p := range m.pending {
 			if p.ApprovalID == ev.ApprovalID {
 				m.pending = append(m.pending[:i], m.pending[i+1:]...)
-				m.add(entry{kind: entryNote, text: "approval answered elsewhere: " + Clean(ev.Decision)})
+				m.add(entry{kind: entryNote, text: "approval answered elsewhere: " + termtext.Clean(ev.Decision)})
 				break
 			}
 		}
 	case ToolResult:
 		if e := m.calls[ev.CallID]; e != nil {
-			e.result, e.isError = foldOutput(Clean(ev.Output)), ev.IsError
+			e.result, e.isError = foldOutput(termtext.Clean(ev.Output)), ev.IsError
 		}
 	case ResponseComplete:
 		m.reply, m.busy = nil, false
@@ -272,7 +273,7 @@ func (m *Model) apply(ev Event) {
 		}
 	case Error:
 		m.busy = false
-		m.add(entry{kind: entryError, text: Clean(ev.Text)})
+		m.add(entry{kind: entryError, text: termtext.Clean(ev.Text)})
 	}
 	m.refresh()
 }
@@ -378,7 +379,7 @@ func (m *Model) View() string {
 	if len(m.pending) > 0 {
 		ap := m.pending[0]
 		b.WriteString(styleBlock.Render("APPROVE?") + fmt.Sprintf(" %s %s — %s  [y] allow once  [n] deny",
-			Clean(ap.Tool), Clean(ap.Summary), Clean(ap.Reason)))
+			termtext.Clean(ap.Tool), termtext.Clean(ap.Summary), termtext.Clean(ap.Reason)))
 		if len(m.pending) > 1 {
 			fmt.Fprintf(&b, "  (%d more waiting)", len(m.pending)-1)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/internal/store"
+	"github.com/parallax/parallax/internal/termtext"
 )
 
 // ErrUnknownCommand: the command is not one of Commands.
@@ -98,7 +99,7 @@ func (m *Manager) Command(ctx context.Context, session, name string, args []stri
 		}
 		return res, nil
 	}
-	return CommandResult{}, fmt.Errorf("%w /%s (see /help)", ErrUnknownCommand, clean(bound(key, 40)))
+	return CommandResult{}, fmt.Errorf("%w /%s (see /help)", ErrUnknownCommand, termtext.OneLine(bound(key, 40)))
 }
 
 func (m *Manager) isOTR(id string) bool {
@@ -313,7 +314,7 @@ func parseCount(args []string, def, most int, usage string) (int, error) {
 	case 1:
 		n, err := strconv.Atoi(args[0])
 		if err != nil || n <= 0 {
-			return 0, fmt.Errorf("%w: %q is not a positive number; usage %s", ErrUsage, clean(bound(args[0], 20)), usage)
+			return 0, fmt.Errorf("%w: %q is not a positive number; usage %s", ErrUsage, termtext.OneLine(bound(args[0], 20)), usage)
 		}
 		return min(n, most), nil
 	}

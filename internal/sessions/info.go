@@ -12,6 +12,7 @@ import (
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/dlp"
 	"github.com/parallax/parallax/internal/store"
+	"github.com/parallax/parallax/internal/termtext"
 	"github.com/parallax/parallax/internal/workspace"
 )
 
@@ -150,11 +151,11 @@ func auditLine(e audit.Entry) string {
 		{"rule", e.Rule}, {"code", e.Detail.Code}, {"ref", e.Detail.Ref},
 	} {
 		if p.v != "" {
-			parts = append(parts, p.k+"="+clean(p.v))
+			parts = append(parts, p.k+"="+termtext.OneLine(p.v))
 		}
 	}
 	if e.Reason != "" {
-		parts = append(parts, fmt.Sprintf("%q", bound(strings.Join(strings.Fields(clean(e.Reason)), " "), maxReason)))
+		parts = append(parts, fmt.Sprintf("%q", bound(strings.Join(strings.Fields(termtext.OneLine(e.Reason)), " "), maxReason)))
 	}
 	return strings.Join(parts, " ")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/chronicle"
 	"github.com/parallax/parallax/internal/store"
+	"github.com/parallax/parallax/internal/termtext"
 	"github.com/parallax/parallax/internal/workspace"
 )
 
@@ -252,7 +253,7 @@ func (m *Manager) Get(ctx context.Context, id string) (Info, error) {
 	}
 	c, err := m.db.GetConversation(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return Info{}, fmt.Errorf("session %q: %w", bound(clean(id), maxID), ErrNotFound) // id may be typed by a user
+		return Info{}, fmt.Errorf("session %q: %w", bound(termtext.OneLine(id), maxID), ErrNotFound) // id may be typed by a user
 	}
 	if err != nil {
 		return Info{}, fmt.Errorf("session %s: %w", id, err)
