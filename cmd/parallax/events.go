@@ -27,6 +27,9 @@ func chatEvent(ev *pb.Event) (chat.Event, bool) {
 		a := k.ApprovalNeeded
 		out.Kind, out.ApprovalID, out.Tool, out.Summary, out.Reason = chat.ApprovalNeeded, a.GetApprovalId(), a.GetActionType(),
 			payloadSummary(a.GetRedactedPayloadJson()), a.GetReason()
+	case *pb.Event_ApprovalResolved:
+		a := k.ApprovalResolved
+		out.Kind, out.ApprovalID, out.Decision, out.Reason = chat.ApprovalResolved, a.GetApprovalId(), decisionWord(a.GetDecision()), a.GetCode()
 	case *pb.Event_ToolResult:
 		r := k.ToolResult
 		out.Kind, out.CallID, out.Output, out.IsError = chat.ToolResult, r.GetCallId(), r.GetOutput(), !r.GetOk()
@@ -75,6 +78,7 @@ type jsonEvent struct {
 	Turn     string `json:"turn,omitempty"`
 	Text     string `json:"text,omitempty"`
 	CallID   string `json:"call_id,omitempty"`
+	Approval string `json:"approval_id,omitempty"`
 	Tool     string `json:"tool,omitempty"`
 	Input    any    `json:"input,omitempty"`
 	Decision string `json:"decision,omitempty"`
@@ -109,7 +113,10 @@ func toJSONEvent(ev *pb.Event) (jsonEvent, bool) {
 		out.Type, out.CallID, out.Decision, out.Rule, out.Reason = "verdict", v.GetCallId(), decisionWord(v.GetDecision()), v.GetRule(), v.GetReason()
 	case *pb.Event_ApprovalNeeded:
 		a := k.ApprovalNeeded
-		out.Type, out.CallID, out.Tool, out.Reason = "approval_needed", a.GetCallId(), a.GetActionType(), a.GetReason()
+		out.Type, out.CallID, out.Approval, out.Tool, out.Reason = "approval_needed", a.GetCallId(), a.GetApprovalId(), a.GetActionType(), a.GetReason()
+	case *pb.Event_ApprovalResolved:
+		a := k.ApprovalResolved
+		out.Type, out.Approval, out.Decision, out.Code = "approval_resolved", a.GetApprovalId(), decisionWord(a.GetDecision()), a.GetCode()
 	case *pb.Event_ToolResult:
 		r := k.ToolResult
 		ok := r.GetOk()

@@ -41,11 +41,18 @@ func (c *clientApprovals) Send(_ context.Context, ask approval.Ask, reply approv
 	return nil
 }
 
-// Resolved forgets the request.
-func (c *clientApprovals) Resolved(_ context.Context, ask approval.Ask, _ approval.Resolution) {
+// Resolved forgets the request and tells every client, so the prompt
+// comes down wherever it was shown.
+func (c *clientApprovals) Resolved(_ context.Context, ask approval.Ask, res approval.Resolution) {
 	c.mu.Lock()
 	delete(c.pending, ask.ID)
 	c.mu.Unlock()
+	d := pb.Decision_DECISION_BLOCK
+	if res.Decision == approval.Allow {
+		d = pb.Decision_DECISION_ALLOW
+	}
+	c.hub.publish(&pb.Event{SessionId: ask.Session, Kind: &pb.Event_ApprovalResolved{ApprovalResolved: &pb.ApprovalResolved{
+		ApprovalId: ask.ID, Decision: d, Code: res.Code, By: res.By}}})
 }
 
 // answer passes a client's answer to the broker; accepted is false when

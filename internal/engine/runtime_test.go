@@ -517,14 +517,18 @@ func TestRuntimeApprovals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
+	var got, asked, resolved []string
 	answers := []bool{true, false}
 	for {
 		ev, err := sub.Recv()
 		if err != nil {
 			t.Fatal(err)
 		}
+		if r := ev.GetApprovalResolved(); r != nil {
+			resolved = append(resolved, r.GetApprovalId()+":"+strings.TrimPrefix(r.GetDecision().String(), "DECISION_")+":"+r.GetBy())
+		}
 		if a := ev.GetApprovalNeeded(); a != nil {
+			asked = append(asked, a.GetApprovalId())
 			allow := answers[0]
 			answers = answers[1:]
 			r, err := e.client.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: a.GetApprovalId(), Approve: allow, AnsweredBy: "test"})
@@ -545,6 +549,10 @@ func TestRuntimeApprovals(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "ALLOW:human BLOCK:human" {
 		t.Errorf("verdicts: got %v, want ALLOW:human BLOCK:human", got)
+	}
+	// Every client is told each prompt came down, with its outcome.
+	if len(asked) != 2 || strings.Join(resolved, " ") != asked[0]+":ALLOW:clients "+asked[1]+":BLOCK:clients" {
+		t.Errorf("approvals resolved: got %v for %v", resolved, asked)
 	}
 	if _, err := os.Stat(yes); err != nil {
 		t.Errorf("the approved write did not run: %v", err)

@@ -217,6 +217,7 @@ type Event struct {
 	//	*Event_ToolResult
 	//	*Event_ResponseComplete
 	//	*Event_Error
+	//	*Event_ApprovalResolved
 	Kind          isEvent_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -352,6 +353,15 @@ func (x *Event) GetError() *EventError {
 	return nil
 }
 
+func (x *Event) GetApprovalResolved() *ApprovalResolved {
+	if x != nil {
+		if x, ok := x.Kind.(*Event_ApprovalResolved); ok {
+			return x.ApprovalResolved
+		}
+	}
+	return nil
+}
+
 type isEvent_Kind interface {
 	isEvent_Kind()
 }
@@ -388,6 +398,10 @@ type Event_Error struct {
 	Error *EventError `protobuf:"bytes,11,opt,name=error,proto3,oneof"`
 }
 
+type Event_ApprovalResolved struct {
+	ApprovalResolved *ApprovalResolved `protobuf:"bytes,12,opt,name=approval_resolved,json=approvalResolved,proto3,oneof"`
+}
+
 func (*Event_MessageReceived) isEvent_Kind() {}
 
 func (*Event_TextDelta) isEvent_Kind() {}
@@ -403,6 +417,8 @@ func (*Event_ToolResult) isEvent_Kind() {}
 func (*Event_ResponseComplete) isEvent_Kind() {}
 
 func (*Event_Error) isEvent_Kind() {}
+
+func (*Event_ApprovalResolved) isEvent_Kind() {}
 
 type MessageReceived struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -601,6 +617,79 @@ func (x *ApprovalNeeded) GetDeadlineUnixMs() int64 {
 	return 0
 }
 
+// ApprovalResolved takes an approval prompt down in every client: it was
+// answered (here or in another client), timed out or was cancelled.
+type ApprovalResolved struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ApprovalId string                 `protobuf:"bytes,1,opt,name=approval_id,json=approvalId,proto3" json:"approval_id,omitempty"`
+	// ALLOW or BLOCK (a denial, a timeout, a cancellation).
+	Decision Decision `protobuf:"varint,2,opt,name=decision,proto3,enum=parallax.v1.Decision" json:"decision,omitempty"`
+	// Why it ended: the broker's code (answered, timeout, cancelled, ...).
+	Code string `protobuf:"bytes,3,opt,name=code,proto3" json:"code,omitempty"`
+	// Who answered, when someone did.
+	By            string `protobuf:"bytes,4,opt,name=by,proto3" json:"by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApprovalResolved) Reset() {
+	*x = ApprovalResolved{}
+	mi := &file_parallax_v1_client_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApprovalResolved) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApprovalResolved) ProtoMessage() {}
+
+func (x *ApprovalResolved) ProtoReflect() protoreflect.Message {
+	mi := &file_parallax_v1_client_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApprovalResolved.ProtoReflect.Descriptor instead.
+func (*ApprovalResolved) Descriptor() ([]byte, []int) {
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ApprovalResolved) GetApprovalId() string {
+	if x != nil {
+		return x.ApprovalId
+	}
+	return ""
+}
+
+func (x *ApprovalResolved) GetDecision() Decision {
+	if x != nil {
+		return x.Decision
+	}
+	return Decision_DECISION_UNSPECIFIED
+}
+
+func (x *ApprovalResolved) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *ApprovalResolved) GetBy() string {
+	if x != nil {
+		return x.By
+	}
+	return ""
+}
+
 type ResponseComplete struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	TurnId     string                 `protobuf:"bytes,1,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
@@ -614,7 +703,7 @@ type ResponseComplete struct {
 
 func (x *ResponseComplete) Reset() {
 	*x = ResponseComplete{}
-	mi := &file_parallax_v1_client_proto_msgTypes[7]
+	mi := &file_parallax_v1_client_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -626,7 +715,7 @@ func (x *ResponseComplete) String() string {
 func (*ResponseComplete) ProtoMessage() {}
 
 func (x *ResponseComplete) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_client_proto_msgTypes[7]
+	mi := &file_parallax_v1_client_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -639,7 +728,7 @@ func (x *ResponseComplete) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResponseComplete.ProtoReflect.Descriptor instead.
 func (*ResponseComplete) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_client_proto_rawDescGZIP(), []int{7}
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ResponseComplete) GetTurnId() string {
@@ -682,7 +771,7 @@ type EventError struct {
 
 func (x *EventError) Reset() {
 	*x = EventError{}
-	mi := &file_parallax_v1_client_proto_msgTypes[8]
+	mi := &file_parallax_v1_client_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -694,7 +783,7 @@ func (x *EventError) String() string {
 func (*EventError) ProtoMessage() {}
 
 func (x *EventError) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_client_proto_msgTypes[8]
+	mi := &file_parallax_v1_client_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -707,7 +796,7 @@ func (x *EventError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventError.ProtoReflect.Descriptor instead.
 func (*EventError) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_client_proto_rawDescGZIP(), []int{8}
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *EventError) GetCode() string {
@@ -744,7 +833,7 @@ type AnswerApprovalRequest struct {
 
 func (x *AnswerApprovalRequest) Reset() {
 	*x = AnswerApprovalRequest{}
-	mi := &file_parallax_v1_client_proto_msgTypes[9]
+	mi := &file_parallax_v1_client_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -756,7 +845,7 @@ func (x *AnswerApprovalRequest) String() string {
 func (*AnswerApprovalRequest) ProtoMessage() {}
 
 func (x *AnswerApprovalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_client_proto_msgTypes[9]
+	mi := &file_parallax_v1_client_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -769,7 +858,7 @@ func (x *AnswerApprovalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerApprovalRequest.ProtoReflect.Descriptor instead.
 func (*AnswerApprovalRequest) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_client_proto_rawDescGZIP(), []int{9}
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AnswerApprovalRequest) GetApprovalId() string {
@@ -811,7 +900,7 @@ type AnswerApprovalResponse struct {
 
 func (x *AnswerApprovalResponse) Reset() {
 	*x = AnswerApprovalResponse{}
-	mi := &file_parallax_v1_client_proto_msgTypes[10]
+	mi := &file_parallax_v1_client_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -823,7 +912,7 @@ func (x *AnswerApprovalResponse) String() string {
 func (*AnswerApprovalResponse) ProtoMessage() {}
 
 func (x *AnswerApprovalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_client_proto_msgTypes[10]
+	mi := &file_parallax_v1_client_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -836,7 +925,7 @@ func (x *AnswerApprovalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerApprovalResponse.ProtoReflect.Descriptor instead.
 func (*AnswerApprovalResponse) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_client_proto_rawDescGZIP(), []int{10}
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AnswerApprovalResponse) GetAccepted() bool {
@@ -861,7 +950,7 @@ type ListSessionsRequest struct {
 
 func (x *ListSessionsRequest) Reset() {
 	*x = ListSessionsRequest{}
-	mi := &file_parallax_v1_client_proto_msgTypes[11]
+	mi := &file_parallax_v1_client_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -873,7 +962,7 @@ func (x *ListSessionsRequest) String() string {
 func (*ListSessionsRequest) ProtoMessage() {}
 
 func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_client_proto_msgTypes[11]
+	mi := &file_parallax_v1_client_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -886,7 +975,7 @@ func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsRequest.ProtoReflect.Descriptor instead.
 func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_client_proto_rawDescGZIP(), []int{11}
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{12}
 }
 
 type ListSessionsResponse struct {
@@ -898,7 +987,7 @@ type ListSessionsResponse struct {
 
 func (x *ListSessionsResponse) Reset() {
 	*x = ListSessionsResponse{}
-	mi := &file_parallax_v1_client_proto_msgTypes[12]
+	mi := &file_parallax_v1_client_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -910,7 +999,7 @@ func (x *ListSessionsResponse) String() string {
 func (*ListSessionsResponse) ProtoMessage() {}
 
 func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_client_proto_msgTypes[12]
+	mi := &file_parallax_v1_client_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -923,7 +1012,7 @@ func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsResponse.ProtoReflect.Descriptor instead.
 func (*ListSessionsResponse) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_client_proto_rawDescGZIP(), []int{12}
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListSessionsResponse) GetSessions() []*SessionInfo {
@@ -952,7 +1041,7 @@ type SessionInfo struct {
 
 func (x *SessionInfo) Reset() {
 	*x = SessionInfo{}
-	mi := &file_parallax_v1_client_proto_msgTypes[13]
+	mi := &file_parallax_v1_client_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -964,7 +1053,7 @@ func (x *SessionInfo) String() string {
 func (*SessionInfo) ProtoMessage() {}
 
 func (x *SessionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_client_proto_msgTypes[13]
+	mi := &file_parallax_v1_client_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -977,7 +1066,7 @@ func (x *SessionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionInfo.ProtoReflect.Descriptor instead.
 func (*SessionInfo) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_client_proto_rawDescGZIP(), []int{13}
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SessionInfo) GetId() string {
@@ -1044,7 +1133,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_parallax_v1_client_proto_msgTypes[14]
+	mi := &file_parallax_v1_client_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1056,7 +1145,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_client_proto_msgTypes[14]
+	mi := &file_parallax_v1_client_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1069,7 +1158,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_client_proto_rawDescGZIP(), []int{14}
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{15}
 }
 
 type StatusResponse struct {
@@ -1100,7 +1189,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_parallax_v1_client_proto_msgTypes[15]
+	mi := &file_parallax_v1_client_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1112,7 +1201,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_client_proto_msgTypes[15]
+	mi := &file_parallax_v1_client_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1125,7 +1214,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_client_proto_rawDescGZIP(), []int{15}
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *StatusResponse) GetEngineVersion() string {
@@ -1245,7 +1334,7 @@ type CommandRequest struct {
 
 func (x *CommandRequest) Reset() {
 	*x = CommandRequest{}
-	mi := &file_parallax_v1_client_proto_msgTypes[16]
+	mi := &file_parallax_v1_client_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1257,7 +1346,7 @@ func (x *CommandRequest) String() string {
 func (*CommandRequest) ProtoMessage() {}
 
 func (x *CommandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_client_proto_msgTypes[16]
+	mi := &file_parallax_v1_client_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1270,7 +1359,7 @@ func (x *CommandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandRequest.ProtoReflect.Descriptor instead.
 func (*CommandRequest) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_client_proto_rawDescGZIP(), []int{16}
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CommandRequest) GetSessionId() string {
@@ -1307,7 +1396,7 @@ type CommandResponse struct {
 
 func (x *CommandResponse) Reset() {
 	*x = CommandResponse{}
-	mi := &file_parallax_v1_client_proto_msgTypes[17]
+	mi := &file_parallax_v1_client_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1319,7 +1408,7 @@ func (x *CommandResponse) String() string {
 func (*CommandResponse) ProtoMessage() {}
 
 func (x *CommandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_client_proto_msgTypes[17]
+	mi := &file_parallax_v1_client_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1332,7 +1421,7 @@ func (x *CommandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CommandResponse.ProtoReflect.Descriptor instead.
 func (*CommandResponse) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_client_proto_rawDescGZIP(), []int{17}
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CommandResponse) GetText() string {
@@ -1374,7 +1463,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_parallax_v1_client_proto_msgTypes[18]
+	mi := &file_parallax_v1_client_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1386,7 +1475,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_client_proto_msgTypes[18]
+	mi := &file_parallax_v1_client_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1399,7 +1488,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_client_proto_rawDescGZIP(), []int{18}
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ShutdownRequest) GetRestart() bool {
@@ -1424,7 +1513,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_parallax_v1_client_proto_msgTypes[19]
+	mi := &file_parallax_v1_client_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1436,7 +1525,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parallax_v1_client_proto_msgTypes[19]
+	mi := &file_parallax_v1_client_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1449,7 +1538,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_parallax_v1_client_proto_rawDescGZIP(), []int{19}
+	return file_parallax_v1_client_proto_rawDescGZIP(), []int{20}
 }
 
 var File_parallax_v1_client_proto protoreflect.FileDescriptor
@@ -1470,7 +1559,7 @@ const file_parallax_v1_client_proto_rawDesc = "" +
 	"\x10SubscribeRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1b\n" +
-	"\tafter_seq\x18\x02 \x01(\x04R\bafterSeq\"\xdd\x04\n" +
+	"\tafter_seq\x18\x02 \x01(\x04R\bafterSeq\"\xab\x05\n" +
 	"\x05Event\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x1d\n" +
 	"\n" +
@@ -1487,7 +1576,8 @@ const file_parallax_v1_client_proto_rawDesc = "" +
 	"toolResult\x12L\n" +
 	"\x11response_complete\x18\n" +
 	" \x01(\v2\x1d.parallax.v1.ResponseCompleteH\x00R\x10responseComplete\x12/\n" +
-	"\x05error\x18\v \x01(\v2\x17.parallax.v1.EventErrorH\x00R\x05errorB\x06\n" +
+	"\x05error\x18\v \x01(\v2\x17.parallax.v1.EventErrorH\x00R\x05error\x12L\n" +
+	"\x11approval_resolved\x18\f \x01(\v2\x1d.parallax.v1.ApprovalResolvedH\x00R\x10approvalResolvedB\x06\n" +
 	"\x04kind\"V\n" +
 	"\x0fMessageReceived\x12\x17\n" +
 	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x12\x12\n" +
@@ -1504,7 +1594,13 @@ const file_parallax_v1_client_proto_rawDesc = "" +
 	"actionType\x122\n" +
 	"\x15redacted_payload_json\x18\x04 \x01(\fR\x13redactedPayloadJson\x12\x16\n" +
 	"\x06reason\x18\x05 \x01(\tR\x06reason\x12(\n" +
-	"\x10deadline_unix_ms\x18\x06 \x01(\x03R\x0edeadlineUnixMs\"\xa3\x01\n" +
+	"\x10deadline_unix_ms\x18\x06 \x01(\x03R\x0edeadlineUnixMs\"\x8a\x01\n" +
+	"\x10ApprovalResolved\x12\x1f\n" +
+	"\vapproval_id\x18\x01 \x01(\tR\n" +
+	"approvalId\x121\n" +
+	"\bdecision\x18\x02 \x01(\x0e2\x15.parallax.v1.DecisionR\bdecision\x12\x12\n" +
+	"\x04code\x18\x03 \x01(\tR\x04code\x12\x0e\n" +
+	"\x02by\x18\x04 \x01(\tR\x02by\"\xa3\x01\n" +
 	"\x10ResponseComplete\x12\x17\n" +
 	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x128\n" +
 	"\vstop_reason\x18\x02 \x01(\x0e2\x17.parallax.v1.StopReasonR\n" +
@@ -1592,7 +1688,7 @@ func file_parallax_v1_client_proto_rawDescGZIP() []byte {
 	return file_parallax_v1_client_proto_rawDescData
 }
 
-var file_parallax_v1_client_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_parallax_v1_client_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_parallax_v1_client_proto_goTypes = []any{
 	(*SendMessageRequest)(nil),     // 0: parallax.v1.SendMessageRequest
 	(*SendMessageResponse)(nil),    // 1: parallax.v1.SendMessageResponse
@@ -1601,58 +1697,62 @@ var file_parallax_v1_client_proto_goTypes = []any{
 	(*MessageReceived)(nil),        // 4: parallax.v1.MessageReceived
 	(*ToolProposed)(nil),           // 5: parallax.v1.ToolProposed
 	(*ApprovalNeeded)(nil),         // 6: parallax.v1.ApprovalNeeded
-	(*ResponseComplete)(nil),       // 7: parallax.v1.ResponseComplete
-	(*EventError)(nil),             // 8: parallax.v1.EventError
-	(*AnswerApprovalRequest)(nil),  // 9: parallax.v1.AnswerApprovalRequest
-	(*AnswerApprovalResponse)(nil), // 10: parallax.v1.AnswerApprovalResponse
-	(*ListSessionsRequest)(nil),    // 11: parallax.v1.ListSessionsRequest
-	(*ListSessionsResponse)(nil),   // 12: parallax.v1.ListSessionsResponse
-	(*SessionInfo)(nil),            // 13: parallax.v1.SessionInfo
-	(*StatusRequest)(nil),          // 14: parallax.v1.StatusRequest
-	(*StatusResponse)(nil),         // 15: parallax.v1.StatusResponse
-	(*CommandRequest)(nil),         // 16: parallax.v1.CommandRequest
-	(*CommandResponse)(nil),        // 17: parallax.v1.CommandResponse
-	(*ShutdownRequest)(nil),        // 18: parallax.v1.ShutdownRequest
-	(*ShutdownResponse)(nil),       // 19: parallax.v1.ShutdownResponse
-	(*TextDelta)(nil),              // 20: parallax.v1.TextDelta
-	(*Verdict)(nil),                // 21: parallax.v1.Verdict
-	(*ToolResult)(nil),             // 22: parallax.v1.ToolResult
-	(*ToolProposal)(nil),           // 23: parallax.v1.ToolProposal
-	(StopReason)(0),                // 24: parallax.v1.StopReason
-	(*Usage)(nil),                  // 25: parallax.v1.Usage
+	(*ApprovalResolved)(nil),       // 7: parallax.v1.ApprovalResolved
+	(*ResponseComplete)(nil),       // 8: parallax.v1.ResponseComplete
+	(*EventError)(nil),             // 9: parallax.v1.EventError
+	(*AnswerApprovalRequest)(nil),  // 10: parallax.v1.AnswerApprovalRequest
+	(*AnswerApprovalResponse)(nil), // 11: parallax.v1.AnswerApprovalResponse
+	(*ListSessionsRequest)(nil),    // 12: parallax.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),   // 13: parallax.v1.ListSessionsResponse
+	(*SessionInfo)(nil),            // 14: parallax.v1.SessionInfo
+	(*StatusRequest)(nil),          // 15: parallax.v1.StatusRequest
+	(*StatusResponse)(nil),         // 16: parallax.v1.StatusResponse
+	(*CommandRequest)(nil),         // 17: parallax.v1.CommandRequest
+	(*CommandResponse)(nil),        // 18: parallax.v1.CommandResponse
+	(*ShutdownRequest)(nil),        // 19: parallax.v1.ShutdownRequest
+	(*ShutdownResponse)(nil),       // 20: parallax.v1.ShutdownResponse
+	(*TextDelta)(nil),              // 21: parallax.v1.TextDelta
+	(*Verdict)(nil),                // 22: parallax.v1.Verdict
+	(*ToolResult)(nil),             // 23: parallax.v1.ToolResult
+	(*ToolProposal)(nil),           // 24: parallax.v1.ToolProposal
+	(Decision)(0),                  // 25: parallax.v1.Decision
+	(StopReason)(0),                // 26: parallax.v1.StopReason
+	(*Usage)(nil),                  // 27: parallax.v1.Usage
 }
 var file_parallax_v1_client_proto_depIdxs = []int32{
 	4,  // 0: parallax.v1.Event.message_received:type_name -> parallax.v1.MessageReceived
-	20, // 1: parallax.v1.Event.text_delta:type_name -> parallax.v1.TextDelta
+	21, // 1: parallax.v1.Event.text_delta:type_name -> parallax.v1.TextDelta
 	5,  // 2: parallax.v1.Event.tool_proposed:type_name -> parallax.v1.ToolProposed
-	21, // 3: parallax.v1.Event.verdict:type_name -> parallax.v1.Verdict
+	22, // 3: parallax.v1.Event.verdict:type_name -> parallax.v1.Verdict
 	6,  // 4: parallax.v1.Event.approval_needed:type_name -> parallax.v1.ApprovalNeeded
-	22, // 5: parallax.v1.Event.tool_result:type_name -> parallax.v1.ToolResult
-	7,  // 6: parallax.v1.Event.response_complete:type_name -> parallax.v1.ResponseComplete
-	8,  // 7: parallax.v1.Event.error:type_name -> parallax.v1.EventError
-	23, // 8: parallax.v1.ToolProposed.proposal:type_name -> parallax.v1.ToolProposal
-	24, // 9: parallax.v1.ResponseComplete.stop_reason:type_name -> parallax.v1.StopReason
-	25, // 10: parallax.v1.ResponseComplete.usage:type_name -> parallax.v1.Usage
-	13, // 11: parallax.v1.ListSessionsResponse.sessions:type_name -> parallax.v1.SessionInfo
-	0,  // 12: parallax.v1.ClientService.SendMessage:input_type -> parallax.v1.SendMessageRequest
-	2,  // 13: parallax.v1.ClientService.Subscribe:input_type -> parallax.v1.SubscribeRequest
-	9,  // 14: parallax.v1.ClientService.AnswerApproval:input_type -> parallax.v1.AnswerApprovalRequest
-	11, // 15: parallax.v1.ClientService.ListSessions:input_type -> parallax.v1.ListSessionsRequest
-	14, // 16: parallax.v1.ClientService.Status:input_type -> parallax.v1.StatusRequest
-	16, // 17: parallax.v1.ClientService.RunCommand:input_type -> parallax.v1.CommandRequest
-	18, // 18: parallax.v1.ClientService.Shutdown:input_type -> parallax.v1.ShutdownRequest
-	1,  // 19: parallax.v1.ClientService.SendMessage:output_type -> parallax.v1.SendMessageResponse
-	3,  // 20: parallax.v1.ClientService.Subscribe:output_type -> parallax.v1.Event
-	10, // 21: parallax.v1.ClientService.AnswerApproval:output_type -> parallax.v1.AnswerApprovalResponse
-	12, // 22: parallax.v1.ClientService.ListSessions:output_type -> parallax.v1.ListSessionsResponse
-	15, // 23: parallax.v1.ClientService.Status:output_type -> parallax.v1.StatusResponse
-	17, // 24: parallax.v1.ClientService.RunCommand:output_type -> parallax.v1.CommandResponse
-	19, // 25: parallax.v1.ClientService.Shutdown:output_type -> parallax.v1.ShutdownResponse
-	19, // [19:26] is the sub-list for method output_type
-	12, // [12:19] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	23, // 5: parallax.v1.Event.tool_result:type_name -> parallax.v1.ToolResult
+	8,  // 6: parallax.v1.Event.response_complete:type_name -> parallax.v1.ResponseComplete
+	9,  // 7: parallax.v1.Event.error:type_name -> parallax.v1.EventError
+	7,  // 8: parallax.v1.Event.approval_resolved:type_name -> parallax.v1.ApprovalResolved
+	24, // 9: parallax.v1.ToolProposed.proposal:type_name -> parallax.v1.ToolProposal
+	25, // 10: parallax.v1.ApprovalResolved.decision:type_name -> parallax.v1.Decision
+	26, // 11: parallax.v1.ResponseComplete.stop_reason:type_name -> parallax.v1.StopReason
+	27, // 12: parallax.v1.ResponseComplete.usage:type_name -> parallax.v1.Usage
+	14, // 13: parallax.v1.ListSessionsResponse.sessions:type_name -> parallax.v1.SessionInfo
+	0,  // 14: parallax.v1.ClientService.SendMessage:input_type -> parallax.v1.SendMessageRequest
+	2,  // 15: parallax.v1.ClientService.Subscribe:input_type -> parallax.v1.SubscribeRequest
+	10, // 16: parallax.v1.ClientService.AnswerApproval:input_type -> parallax.v1.AnswerApprovalRequest
+	12, // 17: parallax.v1.ClientService.ListSessions:input_type -> parallax.v1.ListSessionsRequest
+	15, // 18: parallax.v1.ClientService.Status:input_type -> parallax.v1.StatusRequest
+	17, // 19: parallax.v1.ClientService.RunCommand:input_type -> parallax.v1.CommandRequest
+	19, // 20: parallax.v1.ClientService.Shutdown:input_type -> parallax.v1.ShutdownRequest
+	1,  // 21: parallax.v1.ClientService.SendMessage:output_type -> parallax.v1.SendMessageResponse
+	3,  // 22: parallax.v1.ClientService.Subscribe:output_type -> parallax.v1.Event
+	11, // 23: parallax.v1.ClientService.AnswerApproval:output_type -> parallax.v1.AnswerApprovalResponse
+	13, // 24: parallax.v1.ClientService.ListSessions:output_type -> parallax.v1.ListSessionsResponse
+	16, // 25: parallax.v1.ClientService.Status:output_type -> parallax.v1.StatusResponse
+	18, // 26: parallax.v1.ClientService.RunCommand:output_type -> parallax.v1.CommandResponse
+	20, // 27: parallax.v1.ClientService.Shutdown:output_type -> parallax.v1.ShutdownResponse
+	21, // [21:28] is the sub-list for method output_type
+	14, // [14:21] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_parallax_v1_client_proto_init() }
@@ -1670,6 +1770,7 @@ func file_parallax_v1_client_proto_init() {
 		(*Event_ToolResult)(nil),
 		(*Event_ResponseComplete)(nil),
 		(*Event_Error)(nil),
+		(*Event_ApprovalResolved)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1677,7 +1778,7 @@ func file_parallax_v1_client_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parallax_v1_client_proto_rawDesc), len(file_parallax_v1_client_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
