@@ -262,7 +262,7 @@ func TestRuntimeCommands(t *testing.T) {
 	if _, err := pxworkspace.VerifyChain(root); err != nil {
 		t.Fatalf("audit chain: %v", err)
 	}
-	log, _ := os.ReadFile(filepath.Join(pxworkspace.StateDir(root), engineLogName))
+	log, _ := os.ReadFile(engine.LogPath(root))
 	if n := strings.Count(string(log), "parallax engine: pid"); n != 2 {
 		t.Errorf("engine starts in the log: got %d, want 2 (start, restart)\n%s", n, log)
 	}

@@ -7,19 +7,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/parallax/parallax/internal/engine"
-	pxworkspace "github.com/parallax/parallax/internal/workspace"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
-
-// engineLogName is where a background engine writes, in the state dir.
-const engineLogName = "engine.log"
 
 // engineWait bounds how long the commands wait for an engine to come
 // up or go away.
@@ -102,7 +97,7 @@ func manageEngine(ctx context.Context, out io.Writer, root, home string) error {
 			fmt.Fprintln(out, "parallax: the engine restarts")
 			continue
 		}
-		return &exitError{code: code, err: fmt.Errorf("the engine stopped with exit status %d (see %s)", code, filepath.Join(pxworkspace.StateDir(root), engineLogName))}
+		return &exitError{code: code, err: fmt.Errorf("the engine stopped with exit status %d (see %s)", code, engine.LogPath(root))}
 	}
 }
 
@@ -113,7 +108,7 @@ func startDetached(cmd *cobra.Command, root, home string) error {
 	if err != nil {
 		return fmt.Errorf("find own executable: %w", err)
 	}
-	logPath := filepath.Join(pxworkspace.StateDir(root), engineLogName)
+	logPath := engine.LogPath(root)
 	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("open the engine log: %w", err)
@@ -146,7 +141,7 @@ func startDetached(cmd *cobra.Command, root, home string) error {
 // startForeground runs the manager here, with the chat in front; the
 // engine stops when the chat ends.
 func startForeground(cmd *cobra.Command, root, home string) error {
-	logPath := filepath.Join(pxworkspace.StateDir(root), engineLogName)
+	logPath := engine.LogPath(root)
 	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("open the engine log: %w", err)

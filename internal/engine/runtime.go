@@ -42,6 +42,9 @@ func LockPath(root string) string { return filepath.Join(workspace.StateDir(root
 // SocketPath is the client socket of the engine of the workspace at root.
 func SocketPath(root string) string { return filepath.Join(workspace.StateDir(root), socketFile) }
 
+// LogPath is where an engine started in the background writes its log.
+func LogPath(root string) string { return filepath.Join(workspace.StateDir(root), "engine.log") }
+
 // Environment the engine gives the agent process (besides the link's
 // own variables, which agentlink sets).
 const (

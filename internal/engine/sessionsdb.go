@@ -4,9 +4,16 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
+	"os"
+	"strings"
 
 	"github.com/parallax/parallax/internal/sessions"
+	"github.com/parallax/parallax/internal/termtext"
 	"github.com/parallax/parallax/internal/workspace"
 )
 
@@ -23,7 +30,8 @@ var _ Sessions = (*dbSessions)(nil)
 // openDBSessions opens the sessions of an open workspace.
 func openDBSessions(ctx context.Context, ws *workspace.Workspace, home string, opts RuntimeOptions, status func() string) (*dbSessions, error) {
 	m, err := sessions.Open(ctx, ws.DB, sessions.Options{Workspace: ws.Root, Now: opts.Now, IDs: randomID,
-		Audit: ws.Audit, Status: status, Doctor: workspace.DoctorOptions{Home: home}})
+		Audit: ws.Audit, Status: status, Doctor: workspace.DoctorOptions{Home: home},
+		Logs: func(_ context.Context, n int) (string, error) { return tailLog(LogPath(ws.Root), n) }})
 	if err != nil {
 		return nil, err
 	}
@@ -79,4 +87,36 @@ func (d *dbSessions) NoteSnapshot(ctx context.Context, id, turnID string, snapsh
 func (d *dbSessions) Command(ctx context.Context, session, name string, args []string) (CommandResult, error) {
 	r, err := d.m.Command(ctx, session, name, args)
 	return CommandResult{Text: r.Text, Switch: r.Switch, OTR: r.OTR, Quit: r.Quit}, err
+}
+
+// maxLogTail bounds what /logs reads from the end of the log.
+const maxLogTail = 256 << 10
+
+// tailLog returns the last n lines of the engine's log.
+func tailLog(path string, n int) (string, error) {
+	f, err := os.Open(path) //nolint:gosec // the workspace's own engine log
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", errors.New("no engine log: an engine in the foreground logs to its terminal (parallax start --detach writes " + path + ")")
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the engine log: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("read the engine log: %w", err)
+	}
+	off := max(st.Size()-maxLogTail, 0)
+	b, err := io.ReadAll(io.NewSectionReader(f, off, st.Size()-off))
+	if err != nil {
+		return "", fmt.Errorf("read the engine log: %w", err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if off > 0 && len(lines) > 1 {
+		lines = lines[1:] // the first may be cut
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return termtext.Clean(strings.Join(lines, "\n")), nil
 }
