@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc/status"
 
 	"github.com/parallax/parallax/internal/chat"
 	"github.com/parallax/parallax/internal/engine"
@@ -93,13 +94,26 @@ var _ chat.Client = chatClient{}
 
 func (a chatClient) Send(ctx context.Context, session, text string) error {
 	_, err := a.c.SendMessage(ctx, &pb.SendMessageRequest{SessionId: session, Text: text, Origin: "tui"})
+	return plainErr(err)
+}
+
+// plainErr is the engine's message without the RPC framing, for the
+// screen ("rpc error: code = InvalidArgument desc = ..." tells a user
+// nothing).
+func plainErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if st, ok := status.FromError(err); ok {
+		return errors.New(st.Message())
+	}
 	return err
 }
 
 func (a chatClient) Approve(ctx context.Context, id string, allow bool) error {
 	res, err := a.c.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: id, Approve: allow, AnsweredBy: "tui"})
 	if err != nil {
-		return err
+		return plainErr(err)
 	}
 	if !res.GetAccepted() {
 		return errors.New(res.GetReason())
@@ -110,7 +124,7 @@ func (a chatClient) Approve(ctx context.Context, id string, allow bool) error {
 func (a chatClient) Command(ctx context.Context, session, name string, args []string) (chat.CommandResult, error) {
 	res, err := a.c.RunCommand(ctx, &pb.CommandRequest{SessionId: session, Name: name, Args: args})
 	if err != nil {
-		return chat.CommandResult{}, err
+		return chat.CommandResult{}, plainErr(err)
 	}
 	return chat.CommandResult{Text: res.GetText(), Switch: res.GetSwitchTo(), OTR: res.GetOtr(), Quit: res.GetQuit()}, nil
 }

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"testing"
 
+	"google.golang.org/grpc/codes"
+	grpcstatus "google.golang.org/grpc/status"
+
 	"github.com/parallax/parallax/internal/chat"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
@@ -58,5 +61,15 @@ func TestEventConversions(t *testing.T) {
 	}
 	if _, ok := chatEvent(&pb.Event{SessionId: "s1"}); ok {
 		t.Error("an event without a kind converted for the chat")
+	}
+}
+
+func TestPlainErr(t *testing.T) {
+	err := plainErr(grpcstatus.Error(codes.InvalidArgument, "/config: a security setting cannot be changed"))
+	if err.Error() != "/config: a security setting cannot be changed" {
+		t.Fatalf("got %q", err)
+	}
+	if plainErr(nil) != nil {
+		t.Fatal("nil is not nil")
 	}
 }
