@@ -35,6 +35,8 @@ func TestMain(m *testing.M) {
 		os.Exit(confineChild())
 	case "net":
 		os.Exit(netChild())
+	case "mask":
+		os.Exit(maskChild())
 	case "landlock-net":
 		os.Exit(landlockNetChild())
 	default:
