@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -145,4 +147,61 @@ func TestPipelineRunsCommandsSandboxed(t *testing.T) {
 		t.Fatalf("private temp directories left: %d", len(ents))
 	}
 	e.entries()
+}
+
+// The workspace's .parallax is hidden from every command: it cannot be
+// listed, read or written (the same scripts unsandboxed can), while the
+// workspace around it stays writable, its top level included.
+func TestCommandSandboxHidesWorkspaceState(t *testing.T) {
+	sandboxOrSkip(t)
+	if err := sandbox.UsernsAvailable(); err != nil {
+		t.Skipf("no user namespaces: %v", err)
+	}
+	ws, home := t.TempDir(), t.TempDir()
+	state := filepath.Join(ws, ".parallax")
+	writeFile(t, filepath.Join(state, "audit.jsonl"), "{\"secret\":\"chain\"}\n")
+	hook := newHook(t, ws, home)
+	cfg := CommandSandboxConfig{Workspace: ws, Home: home, Unreadable: guard.New(ws, home).Unreadable()}
+	spec, err := cfg.spec("ls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.Hide) != 1 || spec.Hide[0] != state {
+		t.Fatalf("hide %q, want [%s]", spec.Hide, state)
+	}
+	decided := "echo built > out.txt"
+	refused := map[string]string{
+		"list":   "ls -A .parallax | grep -q audit",
+		"read":   "grep -q chain .parallax/audit.jsonl",
+		"write":  "echo x >> .parallax/audit.jsonl",
+		"create": "echo x > .parallax/tokens",
+		"remove": "rm -rf .parallax/audit.jsonl",
+	}
+	for name, script := range refused {
+		t.Run(name, func(t *testing.T) {
+			out, err := run(t, hook, ws, decided, script)
+			if err == nil {
+				t.Fatalf("sandboxed, it succeeded: %s", out)
+			}
+			if strings.Contains(out, "chain") {
+				t.Fatal("the audit chain was read")
+			}
+		})
+	}
+	if b, err := os.ReadFile(filepath.Join(state, "audit.jsonl")); err != nil || string(b) != "{\"secret\":\"chain\"}\n" {
+		t.Fatalf("audit.jsonl after the sandboxed runs: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(state, "tokens")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a sandboxed command created .parallax/tokens (%v)", err)
+	}
+	// New files and directories at the workspace's top level work.
+	if out, err := run(t, hook, ws, decided, "echo m > go.mod && mkdir -p .git && echo h > .git/HEAD && cat go.mod .git/HEAD"); err != nil || out != "m\nh\n" {
+		t.Fatalf("top-level writes in the sandbox: %v: %q", err, out)
+	}
+	// The controls: unsandboxed, each refused script succeeds.
+	for name, script := range refused {
+		if out, err := run(t, hook, ws, "", script); err != nil {
+			t.Errorf("control %s: unsandboxed it fails too (%v: %s)", name, err, out)
+		}
+	}
 }
