@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -221,5 +222,123 @@ func TestProbeHide(t *testing.T) {
 	// A self that is not the wrapper fails the probe.
 	if err := ProbeHide(context.Background(), "/bin/false"); !errors.Is(err, ErrNoUserns) {
 		t.Fatalf("probe with /bin/false: %v, want ErrNoUserns", err)
+	}
+}
+
+// userChildInput is what TestCommandHideUnprivileged passes to its
+// child running as an unprivileged uid.
+type userChildInput struct {
+	Spec CommandSpec `json:"spec"`
+	Argv []string    `json:"argv"`
+	Env  []string    `json:"env"`
+}
+
+// userChild runs argv under spec as its own (unprivileged) user and
+// exits with the command's status, its output passed through.
+func userChild() int {
+	var in userChildInput
+	if err := json.Unmarshal([]byte(os.Getenv("PARALLAX_SANDBOX_TEST_INPUT")), &in); err != nil {
+		fmt.Fprintln(os.Stderr, "decode input:", err)
+		return 2
+	}
+	cmd, err := in.Spec.Command(context.Background(), os.Args[0], in.Argv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "Command:", err)
+		return 2
+	}
+	cmd.Env = append(cmd.Env, in.Env...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	err = cmd.Run()
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		return exitErr.ExitCode()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "run:", err)
+		return 2
+	}
+	return 0
+}
+
+// TestCommandHideUnprivileged runs the hide cases as uid/gid 65534, the
+// way the engine runs for most users: an unprivileged user namespace,
+// ambient capabilities only. It needs root to switch user.
+func TestCommandHideUnprivileged(t *testing.T) {
+	requireUserns(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to start a child as another uid (as non-root, the other tests already are)")
+	}
+	const uid = 65534
+	f := newCmdFixture(t)
+	// The child must reach the test binary and the fixture as uid.
+	bin := filepath.Join(f.root, "sandbox.test")
+	src, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for d := f.root; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = filepath.WalkDir(f.root, func(p string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, uid)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden := filepath.Join(f.ws, ".parallax")
+	spec := f.spec()
+	spec.Hide = []string{hidden}
+	sh := func(script string) []string { return []string{"/bin/sh", "-c", script} }
+	cases := []struct {
+		name       string
+		argv       []string
+		env        []string
+		want       int
+		wantStdout string
+	}{
+		{"read hidden dir", sh("cat " + hidden + "/audit.jsonl"), nil, 1, ""},
+		{"list hidden dir", sh("ls -A " + hidden), nil, 2, ""},
+		{"new top-level file", sh("echo n > " + f.ws + "/NEW && cat " + f.ws + "/NEW"), nil, 0, "n\n"},
+		{"no capability", sh("grep -cE '^Cap(Inh|Prm|Eff|Bnd|Amb):[[:space:]]*0+$' /proc/self/status"), nil, 0, "5\n"},
+		{"mask holds", []string{bin, "-test.run=^$"}, []string{roleEnv + "=mask", "PARALLAX_SANDBOX_TEST_PATH=" + hidden}, maskHeld, ""},
+		{"read denied dir", sh("cat " + f.ssh + "/id_ed25519"), nil, 1, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := json.Marshal(userChildInput{Spec: spec, Argv: tc.argv, Env: tc.env})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, "-test.run=^$")
+			cmd.Env = append(os.Environ(), roleEnv+"=as-user", "PARALLAX_SANDBOX_TEST_INPUT="+string(in))
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err = cmd.Run()
+			code := 0
+			var exitErr *exec.ExitError
+			if errors.As(err, &exitErr) {
+				code = exitErr.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.want {
+				t.Fatalf("exit %d, want %d\nstdout %s\nstderr %s", code, tc.want, stdout.String(), stderr.String())
+			}
+			if tc.wantStdout != "" && stdout.String() != tc.wantStdout {
+				t.Errorf("stdout %q, want %q", stdout.String(), tc.wantStdout)
+			}
+		})
+	}
+	if b, err := os.ReadFile(filepath.Join(hidden, "audit.jsonl")); err != nil || string(b) != "{}\n" {
+		t.Fatalf("the workspace's .parallax after the runs: %q, %v", b, err)
 	}
 }
