@@ -66,6 +66,9 @@ func (s CommandSpec) SetSysProcAttr(cmd *exec.Cmd) {
 	cmd.SysProcAttr.AmbientCaps = a.AmbientCaps
 }
 
+// procSys is where the sysctls are read (tests point it elsewhere).
+var procSys = "/proc/sys"
+
 // UsernsAvailable reads the settings that refuse user namespaces and
 // names the first that does. It cannot see every refusal (a security
 // module may refuse the mount itself); ProbeHide runs the real thing.
@@ -78,7 +81,7 @@ func UsernsAvailable() error {
 		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
 		return n, err == nil
 	}
-	if n, ok := read("/proc/sys/user/max_user_namespaces"); ok && n == 0 {
+	if n, ok := read(procSys + "/user/max_user_namespaces"); ok && n == 0 {
 		return fmt.Errorf("%w: sysctl user.max_user_namespaces is 0", ErrNoUserns)
 	}
 	if _, err := os.Stat("/proc/self/ns/user"); err != nil {
@@ -87,10 +90,10 @@ func UsernsAvailable() error {
 	if os.Geteuid() == 0 {
 		return nil // the two switches below bind unprivileged users only
 	}
-	if n, ok := read("/proc/sys/kernel/unprivileged_userns_clone"); ok && n == 0 {
+	if n, ok := read(procSys + "/kernel/unprivileged_userns_clone"); ok && n == 0 {
 		return fmt.Errorf("%w: sysctl kernel.unprivileged_userns_clone is 0", ErrNoUserns)
 	}
-	if n, ok := read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); ok && n != 0 {
+	if n, ok := read(procSys + "/kernel/apparmor_restrict_unprivileged_userns"); ok && n != 0 {
 		return fmt.Errorf("%w: sysctl kernel.apparmor_restrict_unprivileged_userns is %d", ErrNoUserns, n)
 	}
 	return nil
@@ -118,7 +121,7 @@ func ProbeHide(ctx context.Context, self string) error {
 		}
 	}
 	spec := CommandSpec{Workspace: ws, TempDir: tmp, Hide: []string{hidden}, Check: true}
-	cmd, err := spec.Command(ctx, self, []string{"true"})
+	cmd, err := spec.Command(ctx, self, []string{self}) // never run: check mode exits first
 	if err != nil {
 		return fmt.Errorf("hide probe: %w", err)
 	}

@@ -342,3 +342,47 @@ func TestCommandHideUnprivileged(t *testing.T) {
 		t.Fatalf("the workspace's .parallax after the runs: %q, %v", b, err)
 	}
 }
+
+// TestCommandHideWithoutUserns: where a sysctl refuses user namespaces,
+// a spec with Hide is refused with the sysctl's name, unless the caller
+// opted out, in which case the command runs without the masks.
+func TestCommandHideWithoutUserns(t *testing.T) {
+	sys := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(sys, "user"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sys, "user", "max_user_namespaces"), []byte("0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := procSys
+	procSys = sys
+	t.Cleanup(func() { procSys = old })
+	spec := CommandSpec{Workspace: "/w", TempDir: "/t", Hide: []string{"/w/.parallax"}}
+	cases := []struct {
+		name     string
+		optional bool
+		want     string // "" = no error
+	}{
+		{"refused", false, "sysctl user.max_user_namespaces is 0; not run"},
+		{"opted out", true, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := spec
+			s.HideOptional = tc.optional
+			cmd, err := s.Command(context.Background(), "/bin/parallax", []string{"true"})
+			if tc.want != "" {
+				if err == nil || !errors.Is(err, ErrNoUserns) || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("got %v, want ErrNoUserns with %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cmd.SysProcAttr != nil || strings.Contains(cmd.Args[2], `"hide"`) {
+				t.Fatalf("opted out, yet the masks were kept: %+v %s", cmd.SysProcAttr, cmd.Args[2])
+			}
+		})
+	}
+}

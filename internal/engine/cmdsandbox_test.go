@@ -170,16 +170,16 @@ func TestCommandSandboxHidesWorkspaceState(t *testing.T) {
 		t.Fatalf("hide %q, want [%s]", spec.Hide, state)
 	}
 	decided := "echo built > out.txt"
-	refused := map[string]string{
-		"list":   "ls -A .parallax | grep -q audit",
-		"read":   "grep -q chain .parallax/audit.jsonl",
-		"write":  "echo x >> .parallax/audit.jsonl",
-		"create": "echo x > .parallax/tokens",
-		"remove": "rm -rf .parallax/audit.jsonl",
+	refused := []struct{ name, script string }{ // in an order the controls can run in
+		{"list", "ls -A .parallax | grep -q audit"},
+		{"read", "grep -q chain .parallax/audit.jsonl"},
+		{"write", "echo x >> .parallax/audit.jsonl"},
+		{"create", "echo x > .parallax/tokens"},
+		{"remove", "rm -rf .parallax/audit.jsonl"},
 	}
-	for name, script := range refused {
-		t.Run(name, func(t *testing.T) {
-			out, err := run(t, hook, ws, decided, script)
+	for _, r := range refused {
+		t.Run(r.name, func(t *testing.T) {
+			out, err := run(t, hook, ws, decided, r.script)
 			if err == nil {
 				t.Fatalf("sandboxed, it succeeded: %s", out)
 			}
@@ -199,9 +199,22 @@ func TestCommandSandboxHidesWorkspaceState(t *testing.T) {
 		t.Fatalf("top-level writes in the sandbox: %v: %q", err, out)
 	}
 	// The controls: unsandboxed, each refused script succeeds.
-	for name, script := range refused {
-		if out, err := run(t, hook, ws, "", script); err != nil {
-			t.Errorf("control %s: unsandboxed it fails too (%v: %s)", name, err, out)
+	for _, r := range refused {
+		if out, err := run(t, hook, ws, "", r.script); err != nil {
+			t.Errorf("control %s: unsandboxed it fails too (%v: %s)", r.name, err, out)
 		}
+	}
+}
+
+// Where the hide probe fails (here: a self that is not the wrapper), no
+// sandbox is built: the engine does not start with the sandbox on, and
+// the reason names the sysctls to check.
+func TestCommandSandboxRefusedWithoutHiding(t *testing.T) {
+	sandboxOrSkip(t)
+	ws, home := t.TempDir(), t.TempDir()
+	hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: ws, Home: home, Self: "/bin/false",
+		Unreadable: guard.New(ws, home).Unreadable(), TempRoot: t.TempDir()})
+	if hook != nil || !errors.Is(err, sandbox.ErrNoUserns) || !strings.Contains(err.Error(), "user.max_user_namespaces") {
+		t.Fatalf("hook %v, err %v; want no hook and ErrNoUserns naming the sysctls", hook != nil, err)
 	}
 }
