@@ -18,10 +18,15 @@ import (
 	"github.com/parallax/parallax/verdict"
 )
 
+// sandboxOrSkip skips where the command sandbox cannot be built: no
+// Landlock or seccomp, or no user namespaces to hide .parallax with.
 func sandboxOrSkip(t *testing.T) {
 	t.Helper()
 	if err := sandbox.Support().Usable(); err != nil {
 		t.Skipf("no kernel sandbox here: %v", err)
+	}
+	if err := sandbox.UsernsAvailable(); err != nil {
+		t.Skipf("no command sandbox here: %v", err)
 	}
 }
 
@@ -154,9 +159,6 @@ func TestPipelineRunsCommandsSandboxed(t *testing.T) {
 // workspace around it stays writable, its top level included.
 func TestCommandSandboxHidesWorkspaceState(t *testing.T) {
 	sandboxOrSkip(t)
-	if err := sandbox.UsernsAvailable(); err != nil {
-		t.Skipf("no user namespaces: %v", err)
-	}
 	ws, home := t.TempDir(), t.TempDir()
 	state := filepath.Join(ws, ".parallax")
 	writeFile(t, filepath.Join(state, "audit.jsonl"), "{\"secret\":\"chain\"}\n")
@@ -210,7 +212,9 @@ func TestCommandSandboxHidesWorkspaceState(t *testing.T) {
 // sandbox is built: the engine does not start with the sandbox on, and
 // the reason names the sysctls to check.
 func TestCommandSandboxRefusedWithoutHiding(t *testing.T) {
-	sandboxOrSkip(t)
+	if err := sandbox.Support().Usable(); err != nil {
+		t.Skipf("no kernel sandbox here: %v", err)
+	}
 	ws, home := t.TempDir(), t.TempDir()
 	hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: ws, Home: home, Self: "/bin/false",
 		Unreadable: guard.New(ws, home).Unreadable(), TempRoot: t.TempDir()})
