@@ -40,17 +40,20 @@ func BenchmarkAgentSandbox(b *testing.B) {
 	b.ReportMetric(float64(median(total)), "process-median-ns")
 }
 
-// BenchmarkCommandStart runs /bin/true plainly and under a command
-// sandbox (re-exec, Landlock rules around a denied dir, seccomp, exec).
+// BenchmarkCommandStart runs /bin/true plainly, under a command sandbox
+// (re-exec, Landlock rules around a denied dir, seccomp, exec) and under
+// one that also hides the workspace's .parallax (what the engine runs).
 func BenchmarkCommandStart(b *testing.B) {
 	requireLandlock(b)
 	root := b.TempDir()
-	for _, d := range []string{"ws", "tmp", "home/.ssh"} {
+	for _, d := range []string{"ws/.parallax", "tmp", "home/.ssh"} {
 		if err := os.MkdirAll(root+"/"+d, 0o755); err != nil {
 			b.Fatal(err)
 		}
 	}
 	spec := CommandSpec{Workspace: root + "/ws", TempDir: root + "/tmp", ReadDeny: []string{root + "/home/.ssh"}}
+	hidden := spec
+	hidden.Hide = []string{root + "/ws/.parallax"}
 	runs := []struct {
 		name string
 		cmd  func() (*exec.Cmd, error)
@@ -58,6 +61,9 @@ func BenchmarkCommandStart(b *testing.B) {
 		{"plain", func() (*exec.Cmd, error) { return exec.Command("/bin/true"), nil }},
 		{"sandboxed", func() (*exec.Cmd, error) {
 			return spec.Command(context.Background(), os.Args[0], []string{"/bin/true"})
+		}},
+		{"hidden", func() (*exec.Cmd, error) { // plus user and mount namespace, mask, capability drop
+			return hidden.Command(context.Background(), os.Args[0], []string{"/bin/true"})
 		}},
 	}
 	for _, r := range runs {

@@ -6,10 +6,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -41,8 +43,22 @@ func (s CommandSpec) Command(ctx context.Context, self string, argv []string) (*
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, fmt.Errorf("sandbox command: empty argv")
 	}
-	if err := s.validate(); err != nil {
+	var err error
+	if err = s.validate(); err != nil {
 		return nil, err
+	}
+	if len(s.Hide) > 0 {
+		if err := UsernsAvailable(); err != nil {
+			if !s.HideOptional {
+				return nil, fmt.Errorf("sandbox spec hides %d directories: %w; not run", len(s.Hide), err)
+			}
+			s.Hide = nil // the caller's explicit opt-out
+		}
+	}
+	if len(s.Hide) > 0 {
+		if s.OuterNS, err = currentNS(); err != nil {
+			return nil, err
+		}
 	}
 	raw, err := json.Marshal(s)
 	if err != nil {
@@ -54,6 +70,7 @@ func (s CommandSpec) Command(ctx context.Context, self string, argv []string) (*
 	args := append([]string{ExecArg, string(raw), "--"}, argv...)
 	cmd := exec.CommandContext(ctx, self, args...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+s.TempDir)
+	s.SetSysProcAttr(cmd)
 	return cmd, nil
 }
 
@@ -68,7 +85,7 @@ func (s CommandSpec) validate() error {
 		paths []string
 	}{
 		{"workspace", []string{s.Workspace}}, {"temp_dir", []string{s.TempDir}},
-		{"write", s.Write}, {"caches", s.Caches}, {"read_deny", s.ReadDeny},
+		{"write", s.Write}, {"caches", s.Caches}, {"read_deny", s.ReadDeny}, {"hide", s.Hide},
 	}
 	for _, l := range lists {
 		for i, p := range l.paths {
@@ -86,11 +103,20 @@ func (s CommandSpec) validate() error {
 // spec the kernel cannot honour fails: nothing runs unsandboxed.
 func ExecMain(args []string) int {
 	err := execSandboxed(args)
+	if errors.Is(err, errChecked) {
+		return 0
+	}
 	fmt.Fprintf(os.Stderr, "parallax sandbox: %v\n", err)
 	return ExitSandboxFailed
 }
 
+// errChecked ends a check-mode run that set everything up.
+var errChecked = errors.New("sandbox checked")
+
 func execSandboxed(args []string) error {
+	// Capabilities are per thread: the one that drops them must be the
+	// one that execs. Never unlocked; the exec replaces the process.
+	runtime.LockOSThread()
 	if len(args) < 3 || args[1] != "--" {
 		return fmt.Errorf("usage: %s SPEC-JSON -- COMMAND [ARG...]", ExecArg)
 	}
@@ -103,8 +129,29 @@ func execSandboxed(args []string) error {
 	if err != nil {
 		return fmt.Errorf("find %s: %w", argv[0], err)
 	}
+	var hidden []string
+	if len(spec.Hide) > 0 {
+		if hidden, err = spec.hideDirs(); err != nil {
+			return err
+		}
+		if err := ownNamespaces(spec.OuterNS); err != nil {
+			return err
+		}
+		if err := mountMasks(hidden); err != nil {
+			return err
+		}
+		if err := dropCaps(); err != nil {
+			return err
+		}
+	}
 	if err := spec.apply(); err != nil {
 		return err
+	}
+	if spec.Check {
+		if err := checkHidden(hidden); err != nil {
+			return err
+		}
+		return errChecked
 	}
 	if err := syscall.Exec(prog, argv, os.Environ()); err != nil {
 		return fmt.Errorf("exec %s: %w", prog, err)

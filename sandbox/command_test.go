@@ -109,6 +109,11 @@ func fileCases() []fileCase {
 		s.ReadDeny = append(s.ReadDeny, filepath.Join(f.ws, ".parallax"), filepath.Join(f.home, ".netrc"))
 		return s
 	}
+	hidden := func(f cmdFixture) CommandSpec {
+		s := f.spec()
+		s.Hide = []string{filepath.Join(f.ws, ".parallax")}
+		return s
+	}
 	withWrite := func(f cmdFixture) CommandSpec {
 		s := f.spec()
 		s.Write = []string{filepath.Join(f.etc, "motd")}
@@ -134,6 +139,22 @@ func fileCases() []fileCase {
 		{"edit workspace file around sealed dir", sealed, func(f cmdFixture) string { return "echo go 1.26 >> " + f.ws + "/go.mod && cat " + f.ws + "/go.mod" }, true, "module x\ngo 1.26\n"},
 		{"read denied file", sealed, func(f cmdFixture) string { return "cat " + f.home + "/.netrc" }, false, ""},
 		{"cache not listed", base, func(f cmdFixture) string { return "echo x > " + f.cache + "/entry" }, false, ""},
+		{"list hidden dir", hidden, func(f cmdFixture) string { return "ls -A " + f.ws + "/.parallax | grep audit" }, false, ""},
+		{"read hidden dir", hidden, func(f cmdFixture) string { return "cat " + f.ws + "/.parallax/audit.jsonl" }, false, ""},
+		{"read hidden dir relative", hidden, func(f cmdFixture) string { return "cd " + f.ws + " && cat .parallax/audit.jsonl" }, false, ""},
+		{"write hidden dir", hidden, func(f cmdFixture) string { return "echo x > " + f.ws + "/.parallax/new" }, false, ""},
+		{"read hidden dir through /proc of the parent", hidden, func(f cmdFixture) string { return "cat /proc/$PPID/root" + f.ws + "/.parallax/audit.jsonl" }, false, ""},
+		{"move hidden dir away", hidden, func(f cmdFixture) string {
+			return "mv " + f.ws + "/.parallax " + f.ws + "/moved && mv " + f.ws + "/moved " + f.ws + "/.parallax"
+		}, false, ""},
+		{"new top-level file beside hidden dir", hidden, func(f cmdFixture) string {
+			return "echo new > " + f.ws + "/NEWFILE && cat " + f.ws + "/NEWFILE"
+		}, true, "new\n"},
+		{"new top-level dir beside hidden dir", hidden, func(f cmdFixture) string {
+			return "mkdir " + f.ws + "/newdir && echo n > " + f.ws + "/newdir/f && cat " + f.ws + "/newdir/f"
+		}, true, "n\n"},
+		{"edit workspace file beside hidden dir", hidden, func(f cmdFixture) string { return "echo x >> " + f.ws + "/go.mod" }, true, ""},
+		{"read denied dir with hidden dir", hidden, func(f cmdFixture) string { return "cat " + f.ssh + "/id_ed25519" }, false, ""},
 		{"cache listed", withCache, func(f cmdFixture) string { return "echo x > " + f.cache + "/entry && cat " + f.cache + "/entry" }, true, "x\n"},
 	}
 }

@@ -35,6 +35,10 @@ func TestMain(m *testing.M) {
 		os.Exit(confineChild())
 	case "net":
 		os.Exit(netChild())
+	case "as-user":
+		os.Exit(userChild())
+	case "mask":
+		os.Exit(maskChild())
 	case "landlock-net":
 		os.Exit(landlockNetChild())
 	default:

@@ -50,3 +50,12 @@ func ExecMain([]string) int {
 	fmt.Fprintf(os.Stderr, "parallax sandbox: %v\n", errOS())
 	return ExitSandboxFailed
 }
+
+// SetSysProcAttr does nothing outside Linux (Command fails there).
+func (CommandSpec) SetSysProcAttr(*exec.Cmd) {}
+
+// UsernsAvailable always fails outside Linux.
+func UsernsAvailable() error { return fmt.Errorf("%w: %v", ErrNoUserns, errOS()) }
+
+// ProbeHide always fails outside Linux.
+func ProbeHide(context.Context, string) error { return UsernsAvailable() }

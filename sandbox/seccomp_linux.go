@@ -38,7 +38,7 @@ const nsFlags = unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS |
 var mountSyscalls = []uint32{
 	unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_OPEN_TREE, unix.SYS_MOVE_MOUNT,
 	unix.SYS_FSOPEN, unix.SYS_FSCONFIG, unix.SYS_FSMOUNT, unix.SYS_FSPICK,
-	unix.SYS_MOUNT_SETATTR,
+	unix.SYS_MOUNT_SETATTR, unix.SYS_PIVOT_ROOT,
 }
 
 // commonDenied are refused to the agent and to every command: debugging

@@ -10,6 +10,10 @@ import (
 // honour a sandbox; the caller must refuse to run what needed it.
 var ErrUnsupported = errors.New("sandbox unsupported")
 
+// ErrNoUserns reports that the kernel refuses the user namespace a spec
+// with Hide needs; the message names the setting that refuses it.
+var ErrNoUserns = errors.New("user namespaces unavailable")
+
 // MinLandlockABI is the lowest Landlock ABI the package accepts. ABI 1
 // already restricts every file access; what later ABIs add (TCP, IPC
 // scopes) is applied whenever the kernel has it and reported.
@@ -152,4 +156,21 @@ type CommandSpec struct {
 	Caches    []string `json:"caches,omitempty"`    // toolchain caches; writable when present, skipped when missing
 	ReadDeny  []string `json:"read_deny,omitempty"` // directories nothing may read
 	Network   bool     `json:"network,omitempty"`   // the analysed effects include network
+	// Hide lists directories inside the writable trees (the workspace's
+	// .parallax) that the command must not see at all: each is covered
+	// by an empty, read-only tmpfs in a private mount namespace, so the
+	// writable tree around it can be granted whole. It needs user
+	// namespaces; where they are unavailable the command does not run,
+	// unless HideOptional says to run it without the masks.
+	Hide []string `json:"hide,omitempty"`
+	// HideOptional is the caller's explicit opt-out: when the kernel
+	// refuses user namespaces, Command drops Hide instead of failing.
+	HideOptional bool `json:"hide_optional,omitempty"`
+	// Check makes the re-executed wrapper set everything up, verify that
+	// each hidden directory is unreadable, and exit 0 instead of running
+	// the command (ProbeHide).
+	Check bool `json:"check,omitempty"`
+	// OuterNS is set by Command: the caller's user and mount namespaces,
+	// which the wrapper must not be in when it mounts the masks.
+	OuterNS []string `json:"outer_ns,omitempty"`
 }

@@ -41,14 +41,27 @@ type SandboxHook func(act *action.Action) (wrap func(*exec.Cmd) error, done func
 // sandbox: write access to the workspace, a private temp directory, the
 // caches and the paths the analysis says it writes outside the
 // workspace; read access everywhere but the unreadable paths; network
-// only when the analysis found network effects. What the gate believes
-// a command does is what the kernel lets it do.
+// only when the analysis found network effects; the unreadable
+// directories inside the workspace (its .parallax) hidden behind an
+// empty read-only mount. What the gate believes a command does is what
+// the kernel lets it do.
+//
+// Hiding needs user namespaces. They are probed once, here, by running
+// the whole wrapper in check mode; where the kernel refuses them the
+// sandbox is not built and the engine does not start with it on, with
+// the reason and the sysctls to look at. Falling back to a sandbox that
+// leaves the audit chain, database and policy writable to every command
+// would make the guarantee depend on the machine, silently for whoever
+// does not read the warning.
 func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 	if !filepath.IsAbs(cfg.Workspace) || !filepath.IsAbs(cfg.Home) || !filepath.IsAbs(cfg.Self) {
 		return nil, errors.New("command sandbox: workspace, home and self must be absolute")
 	}
 	if err := sandbox.Support().Usable(); err != nil {
 		return nil, fmt.Errorf("command sandbox: %w", err)
+	}
+	if err := sandbox.ProbeHide(context.Background(), cfg.Self); err != nil {
+		return nil, fmt.Errorf("command sandbox: cannot hide the workspace's .parallax from commands: %w", err)
 	}
 	return func(act *action.Action) (func(*exec.Cmd) error, func(), error) {
 		code := action.ShellCode(act)
@@ -72,6 +85,7 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 				return err
 			}
 			c.Path, c.Args = sc.Path, sc.Args
+			spec.SetSysProcAttr(c) // the runner adds its process group to these
 			c.Env = append(withoutKey(c.Env, "TMPDIR"), "TMPDIR="+tmp)
 			return nil
 		}
@@ -84,12 +98,16 @@ func (cfg CommandSandboxConfig) spec(code string) (sandbox.CommandSpec, error) {
 	eff := shell.Analyze(code, shell.Options{Cwd: cfg.Workspace, Home: cfg.Home})
 	s := sandbox.CommandSpec{Workspace: cfg.Workspace, Caches: cfg.Caches, Network: len(eff.Network) > 0}
 	for _, p := range cfg.Unreadable {
-		// Inside the workspace (its .parallax) nothing is carved out: a
-		// Landlock grant covers a whole tree, and granting the workspace
+		// Inside the workspace nothing is carved out of the Landlock
+		// grant (a grant covers a whole tree, and granting the workspace
 		// around .parallax would leave its top level unable to hold a new
-		// file (go mod init, git init). The gate seals .parallax; hiding it
-		// from commands needs a mount namespace (not built yet).
+		// file: go mod init, git init). Its unreadable directories are
+		// hidden instead, behind an empty read-only mount; an unreadable
+		// file inside the workspace stays the gate's alone.
 		if within(p, cfg.Workspace) {
+			if st, err := os.Lstat(p); err == nil && st.IsDir() && p != cfg.Workspace {
+				s.Hide = append(s.Hide, p)
+			}
 			continue
 		}
 		if _, err := os.Lstat(p); err == nil {

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -16,10 +18,15 @@ import (
 	"github.com/parallax/parallax/verdict"
 )
 
+// sandboxOrSkip skips where the command sandbox cannot be built: no
+// Landlock or seccomp, or no user namespaces to hide .parallax with.
 func sandboxOrSkip(t *testing.T) {
 	t.Helper()
 	if err := sandbox.Support().Usable(); err != nil {
 		t.Skipf("no kernel sandbox here: %v", err)
+	}
+	if err := sandbox.UsernsAvailable(); err != nil {
+		t.Skipf("no command sandbox here: %v", err)
 	}
 }
 
@@ -145,4 +152,73 @@ func TestPipelineRunsCommandsSandboxed(t *testing.T) {
 		t.Fatalf("private temp directories left: %d", len(ents))
 	}
 	e.entries()
+}
+
+// The workspace's .parallax is hidden from every command: it cannot be
+// listed, read or written (the same scripts unsandboxed can), while the
+// workspace around it stays writable, its top level included.
+func TestCommandSandboxHidesWorkspaceState(t *testing.T) {
+	sandboxOrSkip(t)
+	ws, home := t.TempDir(), t.TempDir()
+	state := filepath.Join(ws, ".parallax")
+	writeFile(t, filepath.Join(state, "audit.jsonl"), "{\"secret\":\"chain\"}\n")
+	hook := newHook(t, ws, home)
+	cfg := CommandSandboxConfig{Workspace: ws, Home: home, Unreadable: guard.New(ws, home).Unreadable()}
+	spec, err := cfg.spec("ls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.Hide) != 1 || spec.Hide[0] != state {
+		t.Fatalf("hide %q, want [%s]", spec.Hide, state)
+	}
+	decided := "echo built > out.txt"
+	refused := []struct{ name, script string }{ // in an order the controls can run in
+		{"list", "ls -A .parallax | grep -q audit"},
+		{"read", "grep -q chain .parallax/audit.jsonl"},
+		{"write", "echo x >> .parallax/audit.jsonl"},
+		{"create", "echo x > .parallax/tokens"},
+		{"remove", "rm -rf .parallax/audit.jsonl"},
+	}
+	for _, r := range refused {
+		t.Run(r.name, func(t *testing.T) {
+			out, err := run(t, hook, ws, decided, r.script)
+			if err == nil {
+				t.Fatalf("sandboxed, it succeeded: %s", out)
+			}
+			if strings.Contains(out, "chain") {
+				t.Fatal("the audit chain was read")
+			}
+		})
+	}
+	if b, err := os.ReadFile(filepath.Join(state, "audit.jsonl")); err != nil || string(b) != "{\"secret\":\"chain\"}\n" {
+		t.Fatalf("audit.jsonl after the sandboxed runs: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(state, "tokens")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a sandboxed command created .parallax/tokens (%v)", err)
+	}
+	// New files and directories at the workspace's top level work.
+	if out, err := run(t, hook, ws, decided, "echo m > go.mod && mkdir -p .git && echo h > .git/HEAD && cat go.mod .git/HEAD"); err != nil || out != "m\nh\n" {
+		t.Fatalf("top-level writes in the sandbox: %v: %q", err, out)
+	}
+	// The controls: unsandboxed, each refused script succeeds.
+	for _, r := range refused {
+		if out, err := run(t, hook, ws, "", r.script); err != nil {
+			t.Errorf("control %s: unsandboxed it fails too (%v: %s)", r.name, err, out)
+		}
+	}
+}
+
+// Where the hide probe fails (here: a self that is not the wrapper), no
+// sandbox is built: the engine does not start with the sandbox on, and
+// the reason names the sysctls to check.
+func TestCommandSandboxRefusedWithoutHiding(t *testing.T) {
+	if err := sandbox.Support().Usable(); err != nil {
+		t.Skipf("no kernel sandbox here: %v", err)
+	}
+	ws, home := t.TempDir(), t.TempDir()
+	hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: ws, Home: home, Self: "/bin/false",
+		Unreadable: guard.New(ws, home).Unreadable(), TempRoot: t.TempDir()})
+	if hook != nil || !errors.Is(err, sandbox.ErrNoUserns) || !strings.Contains(err.Error(), "user.max_user_namespaces") {
+		t.Fatalf("hook %v, err %v; want no hook and ErrNoUserns naming the sysctls", hook != nil, err)
+	}
 }
