@@ -174,3 +174,14 @@ type CommandSpec struct {
 	// which the wrapper must not be in when it mounts the masks.
 	OuterNS []string `json:"outer_ns,omitempty"`
 }
+
+// Available reports whether this machine can run Parallax with its
+// sandbox on: the kernel can confine the agent (Landlock, seccomp) and
+// give each command its mount-namespace mask (user namespaces). It
+// reads settings only; ProbeHide runs the real thing.
+func Available() error {
+	if err := Support().Usable(); err != nil {
+		return err
+	}
+	return UsernsAvailable()
+}

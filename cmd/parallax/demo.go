@@ -119,7 +119,7 @@ func setUpDemo(ctx context.Context, dir, root, home string) (string, error) {
 		}
 	}
 	sandboxed, line := "on", "The agent runs in its kernel sandbox (Landlock, seccomp)."
-	if err := sandbox.Support().Usable(); err != nil {
+	if err := sandbox.Available(); err != nil {
 		sandboxed, line = "off", "This kernel cannot sandbox the agent ("+err.Error()+"): it runs with agent.sandbox: off; the gate still decides every call."
 	}
 	cfg := fmt.Sprintf("version: 1\npolicy: default\nllm:\n  models:\n    - {name: demo, provider: scripted, model: demo-agent, script: %q}\n"+

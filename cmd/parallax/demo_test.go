@@ -56,7 +56,7 @@ func TestDemo(t *testing.T) {
 	if blocked < 2 {
 		t.Errorf("%d ActionBlocked entries, want the 2 blocks", blocked)
 	}
-	if sandbox.Support().Usable() == nil && canary != 1 {
+	if sandbox.Available() == nil && canary != 1 {
 		t.Errorf("the agent's sandbox was not proven (SandboxCanaryResult sandbox_ok: %d)", canary)
 	}
 	// Without --keep nothing is left.

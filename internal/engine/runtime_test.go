@@ -253,7 +253,7 @@ func TestRuntimeConversation(t *testing.T) {
 // conversation works through the link, and a command runs in its own
 // sandbox with a private temp directory.
 func TestRuntimeConversationSandboxed(t *testing.T) {
-	if err := sandbox.Support().Usable(); err != nil {
+	if err := sandbox.Available(); err != nil {
 		t.Skipf("no kernel sandbox here: %v", err)
 	}
 	e := newRuntimeEnv(t, rtOptions{mode: "on"})

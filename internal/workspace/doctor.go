@@ -223,7 +223,7 @@ func (d *doctor) checkAgent() Check {
 			"only the gate stands between it and the machine",
 			"parallax config set agent.sandbox on")
 	}
-	if err := sandbox.Support().Usable(); err != nil {
+	if err := sandbox.Available(); err != nil {
 		return failc("agent.sandbox is on but this kernel cannot apply it ("+err.Error()+"): parallax start refuses to start the agent",
 			"use a kernel with Landlock and seccomp filters, or set agent.sandbox: off (the agent then runs unconfined)")
 	}
