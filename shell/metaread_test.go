@@ -46,6 +46,10 @@ func TestMetaReadOperands(t *testing.T) {
 		{cmd: `du -sh "$d"`, opaque: true},
 		{cmd: `tree $d`, opaque: true},
 		{cmd: `cd "$d"; cat a.txt`, opaque: true},
+		// what a metadata program printed is itself a run-time path
+		{cmd: `cd "$(dirname "$(readlink -f "$0")")" && rm -rf *`, opaque: true},
+		{cmd: `rm -rf "$(readlink -f $x)"`, opaque: true},
+		{cmd: `cat "$(readlink -f $x)"`, opaque: true},
 		// writes and deletes stay opaque, whatever the program
 		{cmd: `touch "$f"`, opaque: true},
 		{cmd: `rm -f $f`, opaque: true},
