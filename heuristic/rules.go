@@ -915,11 +915,18 @@ func rulesTable() []Rule {
 			Positive: []Example{
 				sh(`$CMD --version`),
 				sh(`eval "$(cat setup.txt)"`),
+				sh(`cat "$f"`),
+				sh(`file -f "$list"`),
+				sh(`cat $(which cc)x`),
 			},
 			Negative: []Example{
 				sh(`go version`),
 				sh(`eval "$(ssh-agent -s)"`),
 				sh(`eval "$(direnv hook bash)"`),
+				sh(`md5sum "$f"`),
+				sh(`stat -c %s $f`),
+				sh(`md5sum $(which gcc)`),
+				sh(`$(which gcc) --version`),
 			},
 		},
 		{

@@ -12,15 +12,7 @@ import (
 
 // builtin runs a shell builtin; ok is false when name is not one.
 func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out stream, ok bool) {
-	switch name {
-	case ":", "true", "false", "shift", "wait", "jobs", "fg", "bg", "disown", "return", "exit",
-		"break", "continue", "umask", "ulimit", "hash", "type", "shopt", "getopts", "times",
-		"caller", "help", "let", "test", "[", "logout", "suspend", "complete", "compgen",
-		"compopt", "dirs", "local", "declare", "typeset", "readonly", "export", "unset",
-		"set", "alias", "unalias", "trap", "history", "read", "mapfile", "readarray",
-		"cd", "pushd", "popd", "echo", "printf", "eval", "exec", "command", "builtin",
-		"source", ".", "enable", "fc", "bind":
-	default:
+	if !isBuiltin(name) {
 		return stream{}, false
 	}
 	c := a.newCall(name, argv, in, smark)
@@ -154,6 +146,21 @@ func (a *analyzer) wrapper(c *Call, in *stream, smark int) stream {
 		return stream{}
 	}
 	return a.runArgv(args, in, smark)
+}
+
+// isBuiltin reports whether name is a shell builtin the analyser knows.
+func isBuiltin(name string) bool {
+	switch name {
+	case ":", "true", "false", "shift", "wait", "jobs", "fg", "bg", "disown", "return", "exit",
+		"break", "continue", "umask", "ulimit", "hash", "type", "shopt", "getopts", "times",
+		"caller", "help", "let", "test", "[", "logout", "suspend", "complete", "compgen",
+		"compopt", "dirs", "local", "declare", "typeset", "readonly", "export", "unset",
+		"set", "alias", "unalias", "trap", "history", "read", "mapfile", "readarray",
+		"cd", "pushd", "popd", "echo", "printf", "eval", "exec", "command", "builtin",
+		"source", ".", "enable", "fc", "bind":
+		return true
+	}
+	return false
 }
 
 // progLookup is the output of command -v NAME or type -P NAME: where the

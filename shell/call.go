@@ -28,6 +28,9 @@ const (
 	wSet
 	wRec  // the pattern has find semantics (see PathUse.Recursive)
 	wMany // unquoted, the value may split into several fields (seq output)
+	// wProg: the word is exactly where PATH finds a program, "$(which
+	// NAME)" (pattern "*/NAME"), with nothing before or after it.
+	wProg
 )
 
 // pattern returns the word as a glob pattern: unknown parts are *.

@@ -135,6 +135,12 @@ func (a *analyzer) nameFacts(name Word) {
 
 // dynamic records a command whose name is not known statically.
 func (a *analyzer) dynamic(argv []Word, in *stream, smark int) stream {
+	if base, ok := dynamicBase(argv[0]); ok && progWord(argv[0]) && !a.isFunc(base) && !isBuiltin(base) {
+		// "$(which gcc)": the file PATH finds for gcc, which is running
+		// gcc (a function or builtin of that name is not what runs).
+		v := append([]Word{{Value: base, Known: true}}, argv[1:]...)
+		return a.runNamed(base, v, in, smark)
+	}
 	a.tagf(nil, TagDynamicCommand, argv[0].pattern())
 	c := a.newCall("", argv, in, smark)
 	a.recordExec(c, "")

@@ -90,7 +90,7 @@ func (b *wbuild) param(pe *syntax.ParamExp, quoted bool) {
 		a.wsrc = append(a.wsrc, source{kind: SourceEnv, name: name})
 	}
 	set := w.flags&wSet != 0
-	b.flags |= w.flags &^ (wObf | wSet | wRec | wMany)
+	b.flags |= w.flags &^ (wObf | wSet | wRec | wMany | wProg)
 	switch {
 	case pe.Length:
 		if found && w.Known && !set {
@@ -123,10 +123,16 @@ func (b *wbuild) param(pe *syntax.ParamExp, quoted bool) {
 		return
 	}
 	if !w.Known {
-		b.hole()
-		if base, ok := dynamicBase(w); ok && found && plainParam(pe) {
-			// P=$(which parallax); $P: still where a program is found.
+		base, ok := dynamicBase(w)
+		switch {
+		case ok && found && plainParam(pe) && progWord(w):
+			b.progLoc(base) // P=$(which parallax); $P
+		case ok && found && plainParam(pe):
+			// $P where P ends in a literal program name: "*/name".
+			b.hole()
 			b.text("/"+base, true)
+		default:
+			b.hole()
 		}
 		return
 	}

@@ -452,7 +452,8 @@ func grepItems(c *Call, in *stream) ([]Word, bool) {
 	}
 	if len(files) > 0 || rec || !onlyFlags(c, "-e --regexp -f --file -E -F -G -P -i -y -v -w -x -s -a -I -U -z"+
 		" --extended-regexp --fixed-strings --basic-regexp --perl-regexp --ignore-case --no-ignore-case"+
-		" --invert-match --word-regexp --line-regexp --no-messages --text --color --colour -m --max-count") {
+		" --invert-match --word-regexp --line-regexp --no-messages --text --color --colour -m --max-count"+
+		" -Z --null --null-data") {
 		return nil, false
 	}
 	return passItems(in)

@@ -177,5 +177,11 @@ func with(m map[string]Flag, pairs ...any) map[string]Flag {
 // readAll is the entry of a program that only reads its operands.
 func readAll(fl map[string]Flag) *Program { return &Program{Flags: fl, Rest: RoleRead} }
 
+// readMeta is the entry of a program that reads every operand and prints
+// only digests or metadata of it (Program.NoContent).
+func readMeta(fl map[string]Flag) *Program {
+	return &Program{Flags: fl, Rest: RoleRead, NoContent: true}
+}
+
 // plain is the entry of a program whose operands are plain values.
 func plain(fl map[string]Flag) *Program { return &Program{Flags: fl} }

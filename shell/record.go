@@ -126,12 +126,13 @@ func (a *analyzer) use(c *Call, w Word, acc action.Access) {
 	if w.proc > 0 || (w.Known && (w.Value == "-" || w.Value == "")) {
 		return // stdin/stdout or a process substitution
 	}
+	meta := metaRead(c, acc)
 	if w.Known && !w.Glob {
 		if p, ok := a.absPath(callCwd(a, c), w.Value); ok {
 			a.usePath(c, p, acc, false)
 			return
 		}
-		a.tagf(c, TagOpaque, "relative path in unknown directory")
+		a.metaOrOpaque(c, meta, "relative path in unknown directory")
 		return
 	}
 	if w.Known || w.flags&wSet != 0 {
@@ -139,14 +140,51 @@ func (a *analyzer) use(c *Call, w Word, acc action.Access) {
 		return
 	}
 	pat := w.pattern()
+	if acc == action.AccessRead && progWord(w) {
+		// A program file where PATH finds it: no secret to read.
+		a.metaOrOpaque(c, true, "")
+		return
+	}
 	if pat != "" && pat[0] != '*' && pat[0] != '?' && pat[0] != '[' {
 		if p, ok := a.absPath(callCwd(a, c), pat); ok {
-			a.usePath(c, p, acc, true)
-			a.tagf(c, TagOpaque, "path partly unresolved: "+p)
+			a.usePath(c, p, acc, true) // the known prefix stays judged
+			a.metaOrOpaque(c, meta, "path partly unresolved: "+p)
 			return
 		}
 	}
-	a.tagf(c, TagOpaque, "unresolved path")
+	a.metaOrOpaque(c, meta, "unresolved path")
+}
+
+// metaOrOpaque tags an operand known only at run time as opaque, unless
+// meta: then the call's output is marked as carrying what the program
+// printed of it, so that piped or passed into a network program it is
+// still an upload of command output, judged as with a known path.
+func (a *analyzer) metaOrOpaque(c *Call, meta bool, detail string) {
+	if !meta {
+		a.tagf(c, TagOpaque, detail)
+		return
+	}
+	a.wsrc = append(a.wsrc, source{kind: SourceCommand, name: progName(c)})
+}
+
+// metaRead reports whether acc is a plain read by a program whose output
+// reveals no file content (Program.NoContent): an operand known only at
+// run time then names a file whose hash or metadata is printed, which is
+// not a reason to escalate. Writes, deletes and every other program keep
+// such operands opaque.
+func metaRead(c *Call, acc action.Access) bool {
+	return acc == action.AccessRead && c != nil && c.prog != nil && c.prog.NoContent
+}
+
+// progWord reports whether w is exactly where PATH finds a program:
+// "$(which NAME)", "$(command -v NAME)", "$(type -P NAME)" or a variable
+// holding one, with nothing before or after it (pattern "*/NAME").
+func progWord(w Word) bool {
+	if w.flags&wProg == 0 || w.Known {
+		return false
+	}
+	name, ok := strings.CutPrefix(w.pattern(), "*/")
+	return ok && name != "" && !strings.ContainsAny(name, "/*?[\\")
 }
 
 // useSet records a glob or a set word: its pattern is a sound superset of
@@ -160,7 +198,7 @@ func (a *analyzer) useSet(c *Call, w Word, acc action.Access) {
 	}
 	p, ok := a.absPath(callCwd(a, c), pat)
 	if !ok {
-		a.tagf(c, TagOpaque, "relative path in unknown directory")
+		a.metaOrOpaque(c, metaRead(c, acc), "relative path in unknown directory")
 		return
 	}
 	a.usePathSet(c, p, acc, true, w.flags&wRec != 0 || a.globRec && w.Glob)

@@ -87,6 +87,14 @@ type Program struct {
 	// operand, because what follows is another command's argv (xargs,
 	// parallel): "xargs ls -la" must not read -la as xargs's own.
 	OptionsFirst bool
+	// NoContent is set for programs whose output reveals no file
+	// content, whatever their options: digests and metadata (md5sum,
+	// stat, ls, df). An operand such a program only reads that is known
+	// only at run time is not opaque: the worst case is a hash or a size
+	// of a file, never its bytes. (file, wc, du and tree are not such
+	// programs: file prints parts of content, and their -f/--files0-from/
+	// --fromfile options print the lines of any file as names.)
+	NoContent bool
 	// Check runs after the table was applied, for what it cannot express.
 	Check func(c *Call)
 }

@@ -30,18 +30,22 @@ type wbuild struct {
 	split    bool   // field splitting applies (command arguments)
 	empty    [4]int // positions in pat of bounded holes that may be empty
 	nempty   int
+	progEnd  int // len(pat) right after a program location (wProg)
 }
 
 func (b *wbuild) reset() {
 	b.val, b.pat = b.val[:0], b.pat[:0]
 	b.started, b.unknown, b.glob, b.flags, b.proc = false, false, false, 0, 0
-	b.loose, b.rec, b.many, b.setpart, b.nempty = false, false, false, false, 0
+	b.loose, b.rec, b.many, b.setpart, b.nempty, b.progEnd = false, false, false, false, 0, 0
 }
 
 // emit ends the current field.
 func (b *wbuild) emit() {
 	if !b.started {
 		return
+	}
+	if b.flags&wProg != 0 && len(b.pat) != b.progEnd {
+		b.flags &^= wProg // text or a value was glued to the location
 	}
 	w := Word{Value: string(b.val), Known: !b.unknown, Glob: b.glob, flags: b.flags &^ (wSet | wRec), proc: b.proc}
 	if b.unknown || b.glob {
@@ -413,8 +417,7 @@ func (b *wbuild) subst(cs *syntax.CmdSubst, quoted bool) {
 		switch {
 		case out.prog != "":
 			// Where a program is found: "DIR/prog", DIR unknown.
-			b.hole()
-			b.text("/"+out.prog, true)
+			b.progLoc(out.prog)
 		case len(streamItems(&out)) > 0 && (!quoted || out.single) && (b.split || len(out.items) == 1):
 			// A list of paths (find, ls, grep -l): one field per item
 			// set, or the one item a quoted single line holds.
@@ -466,4 +469,16 @@ func (b *wbuild) procSubst(ps *syntax.ProcSubst) {
 		b.flags |= wDecoded
 	}
 	b.text("/dev/fd/63", true)
+}
+
+// progLoc appends where PATH finds the program name ("DIR/name", DIR
+// unknown). Alone in its field, the word is marked wProg.
+func (b *wbuild) progLoc(name string) {
+	alone := len(b.pat) == 0 && len(b.val) == 0 && !b.unknown
+	b.hole()
+	b.text("/"+name, true)
+	if alone {
+		b.flags |= wProg
+		b.progEnd = len(b.pat)
+	}
 }
