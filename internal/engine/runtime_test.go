@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -337,10 +339,10 @@ func TestRuntimeOTRIsReadOnly(t *testing.T) {
 	target := filepath.Join(e.root, "otr.txt")
 	writeFile(t, scriptPath(t, e), fmt.Sprintf(`turns:
   - tool_calls: [{name: write_file, input: {path: %q, content: "x"}}, {name: list_directory, input: {path: %q}}]
-  - text: "ok"
+  - text: "ok, zebra-quartz-reply"
 `, target, e.root))
 	e.start(t)
-	_, evs := e.turn(t, "", "write it", true)
+	_, evs := e.turn(t, "", "write it, zebra-quartz-message", true)
 	if got, want := strings.Join(verdicts(evs), " "), "BLOCK:"+RuleOTRReadOnly+" ALLOW:workspace_reads"; got != want {
 		t.Errorf("verdicts: got %q, want %q", got, want)
 	}
@@ -349,6 +351,24 @@ func TestRuntimeOTRIsReadOnly(t *testing.T) {
 	}
 	e.stop(t)
 	verifiedChain(t, e.root)
+	// Nothing of the conversation is on disk: neither the message nor the
+	// reply, in any file of the workspace (the database included).
+	err := filepath.WalkDir(e.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte("zebra-quartz")) {
+			t.Errorf("%s holds text of the off-the-record conversation", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // One engine per workspace: a second one is refused with the holder's pid.
