@@ -22,6 +22,7 @@ const (
 	RuleOTRReadOnly    = "otr_read_only"
 	RuleUnknownSession = "unknown_session"
 	RuleSandboxReport  = "agent_sandbox_failed"
+	RuleSharedTaint    = "shared_taint_error"
 )
 
 // agentConn serves one agent process's Connect stream.
@@ -270,6 +271,8 @@ func (r *Runtime) propose(ctx context.Context, c *agentConn, p *pb.ToolProposal)
 		out = r.refuseProposal(ctx, p, RuleUnknownSession, "the proposal names no session this engine runs")
 	case info.OTR && !readOnlyTypes[p.GetActionType()]:
 		out = r.refuseProposal(ctx, p, RuleOTRReadOnly, "this session is off the record: only read_file, list_directory and search_files may run")
+	case r.shareTaint(ctx, session) != nil:
+		out = r.refuseProposal(ctx, p, RuleSharedTaint, "the taint the agent process carries from its other sessions could not be applied to this one; blocked to fail closed")
 	default:
 		out = r.pipe.Handle(ctx, Proposal{Session: session, CallID: p.GetCallId(), Type: p.GetActionType(), Payload: p.GetPayloadJson()})
 	}

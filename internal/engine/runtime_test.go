@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/ifc"
 	"github.com/parallax/parallax/internal/agent/proc"
 	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/llm"
@@ -680,6 +681,38 @@ func TestRuntimeUndo(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.root, "new.txt")); !os.IsNotExist(err) {
 		t.Fatalf("new.txt survived /undo (%v): %s", err, res.GetText())
+	}
+	e.stop(t)
+	verifiedChain(t, e.root)
+}
+
+// One agent process holds every session: after session A reads a secret,
+// a proposal in session B is judged with A's taint, so the agent cannot
+// launder A's data through B.
+func TestRuntimeSharesTaintAcrossTheAgentsSessions(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{})
+	secret := filepath.Join(e.root, "creds.txt")
+	writeFile(t, secret, "token "+testToken+"\n")
+	writeFile(t, scriptPath(t, e), fmt.Sprintf(`turns:
+  - tool_calls: [{name: read_file, input: {path: %q}}]
+  - text: "read"
+  - tool_calls: [{name: list_directory, input: {path: %q}}]
+  - text: "listed"
+`, secret, e.root))
+	e.start(t)
+	a, _ := e.turn(t, "", "read the creds", false)
+	store := e.rt.ws.IFCStore()
+	la, _, err := store.MaxTaint(context.Background(), a)
+	if err != nil || la < ifc.Restricted {
+		t.Fatalf("session A after reading a token: %v, %v", la, err)
+	}
+	b, _ := e.turn(t, "", "list", false)
+	if b == a {
+		t.Fatal("the second turn did not open a new session")
+	}
+	lb, src, err := store.MaxTaint(context.Background(), b)
+	if err != nil || lb < la || !strings.Contains(src, a) {
+		t.Fatalf("session B: taint %v from %q (%v), want at least %v from %s", lb, src, err, la, a)
 	}
 	e.stop(t)
 	verifiedChain(t, e.root)
