@@ -35,15 +35,33 @@ func TestStartForegroundOnTerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	term, err := pty.Open(40, 220)
+	probe, err := pty.Open(24, 80)
 	if err != nil {
 		t.Skipf("no pseudo-terminal here: %v", err)
 	}
-	defer term.Close()
+	probe.Close()
 	bin := buildParallax(t)
 	sandboxErr := sandbox.Available()
-	sandboxed := sandboxErr == nil
-	t.Logf("agent sandbox on: %v (sandbox.Available: %v)", sandboxed, sandboxErr)
+	t.Logf("kernel sandbox available: %v", sandboxErr)
+	tests := []struct {
+		name      string
+		sandboxed bool
+	}{
+		{"agent sandbox on where the kernel has it", sandboxErr == nil},
+		{"agent.sandbox off", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { startOnTerminal(t, bin, tt.sandboxed) })
+	}
+}
+
+// startOnTerminal is one foreground session of TestStartForegroundOnTerminal.
+func startOnTerminal(t *testing.T, bin string, sandboxed bool) {
+	term, err := pty.Open(40, 220)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer term.Close()
 	root, home := ptyWorkspace(t, sandboxed)
 	cfgBefore, err := os.ReadFile(pxworkspace.ConfigPath(root))
 	if err != nil {
@@ -68,51 +86,12 @@ func TestStartForegroundOnTerminal(t *testing.T) {
 		}
 	}()
 
-	wait := func(from int, want string) int {
-		t.Helper()
-		end, err := term.WaitFor(ctx, from, want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return end
-	}
-	typ := func(s string) int {
-		t.Helper()
-		mark := term.Mark()
-		if err := term.Type(s); err != nil {
-			t.Fatal(err)
-		}
-		return mark
-	}
-
-	wait(0, "message, or /help")
-
-	mark := typ("please read my ssh key\r")
-	wait(mark, "you: please read my ssh key")
-	wait(mark, "read_file ~/.ssh/id_rsa")
-	wait(mark, "✗ BLOCK guard_restricted")
-	wait(mark, "The key stays private.")
-
-	wantSandbox := "sandbox    enforced"
-	if !sandboxed {
-		wantSandbox = "sandbox    OFF"
-	}
-	mark = typ("/status\r")
-	wait(mark, "engine     running, pid ")
-	wait(mark, wantSandbox)
-	wait(mark, "1 blocked")
-
-	mark = typ("/config set agent.sandbox off\r")
-	wait(mark, "config set agent.sandbox: a security setting cannot be changed from inside a session")
+	s := &ptyChat{t: t, ctx: ctx, term: term}
+	s.converse(sandboxed)
 	if cfg, err := os.ReadFile(pxworkspace.ConfigPath(root)); err != nil || string(cfg) != string(cfgBefore) {
 		t.Errorf("config.yaml after the refused /config set: %v\n%s\nwant it unchanged:\n%s", err, cfg, cfgBefore)
 	}
-
-	mark = typ("/otr\r")
-	wait(mark, "now in OFF-THE-RECORD session ")
-	wait(mark, " OFF THE RECORD  session ")
-
-	typ("/quit\r")
+	s.typ("/quit\r")
 	select {
 	case err = <-exited:
 		quit = true
@@ -132,6 +111,60 @@ func TestStartForegroundOnTerminal(t *testing.T) {
 		t.Errorf("engine lock after /quit: held by pid %d (%v), want it free", pid, err)
 	}
 	checkPtyAudit(t, root, sandboxed)
+}
+
+// ptyChat types on the chat's terminal and waits for its screen.
+type ptyChat struct {
+	t    *testing.T
+	ctx  context.Context
+	term *pty.Terminal
+}
+
+// wait waits for want drawn after the mark from.
+func (s *ptyChat) wait(from int, want string) {
+	s.t.Helper()
+	if _, err := s.term.WaitFor(s.ctx, from, want); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// typ types keys and returns the mark of the screen before them.
+func (s *ptyChat) typ(keys string) int {
+	s.t.Helper()
+	mark := s.term.Mark()
+	if err := s.term.Type(keys); err != nil {
+		s.t.Fatal(err)
+	}
+	return mark
+}
+
+// converse is the user's part: a message, /status, a refused /config
+// set, /otr; each waits for what it must draw.
+func (s *ptyChat) converse(sandboxed bool) {
+	s.t.Helper()
+	s.wait(0, "message, or /help")
+
+	mark := s.typ("please read my ssh key\r")
+	s.wait(mark, "you: please read my ssh key")
+	s.wait(mark, "read_file ~/.ssh/id_rsa")
+	s.wait(mark, "✗ BLOCK guard_restricted")
+	s.wait(mark, "The key stays private.")
+
+	wantSandbox := "sandbox    enforced"
+	if !sandboxed {
+		wantSandbox = "sandbox    OFF"
+	}
+	mark = s.typ("/status\r")
+	s.wait(mark, "engine     running, pid ")
+	s.wait(mark, wantSandbox)
+	s.wait(mark, "0 allowed, 1 blocked")
+
+	mark = s.typ("/config set agent.sandbox off\r")
+	s.wait(mark, "config set agent.sandbox: a security setting cannot be changed from inside a session")
+
+	mark = s.typ("/otr\r")
+	s.wait(mark, "now in OFF-THE-RECORD session ")
+	s.wait(mark, " OFF THE RECORD  session ")
 }
 
 // ptyWorkspace is an initialised workspace whose chat model is scripted
