@@ -101,9 +101,20 @@ func sse(chunks ...string) func(http.ResponseWriter) {
 }
 
 // runtimeWorkspace is an initialised workspace whose chat model is the
-// fake server, a home with an SSH key, and the agent's sandbox off (the
-// sandbox package is not merged yet).
+// fake server, a home with an SSH key, and the agent's sandbox off (these
+// tests are about the commands; the sandboxed runs are the engine's and
+// the terminal test's).
 func runtimeWorkspace(t *testing.T, base string) (root, home string) {
+	t.Helper()
+	return agentWorkspace(t, "models:\n    - {name: local, provider: openai_compatible, model: local-model, base_url: "+base+"/v1}\n  roles: {chat: local}",
+		"  sandbox: off\n  prices: {local-model: {input_per_mtok: 0, output_per_mtok: 0}}\n")
+}
+
+// agentWorkspace is an initialised workspace with config.yaml's llm:
+// block set to llm (its lines below "llm:", indented) and its agent:
+// block to agent (its lines, indented; "" for none), and a home with an
+// SSH key.
+func agentWorkspace(t *testing.T, llm, agent string) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), t.TempDir()
 	if _, err := pxworkspace.Init(context.Background(), root, pxworkspace.InitOptions{}); err != nil {
@@ -115,8 +126,10 @@ func runtimeWorkspace(t *testing.T, base string) (root, home string) {
 	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("not a key, but restricted\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := "version: 1\npolicy: default\nllm:\n  models:\n    - {name: local, provider: openai_compatible, model: local-model, base_url: " + base + "/v1}\n" +
-		"  roles: {chat: local}\nagent:\n  sandbox: off\n  prices: {local-model: {input_per_mtok: 0, output_per_mtok: 0}}\n"
+	cfg := "version: 1\npolicy: default\nllm:\n  " + llm + "\n"
+	if agent != "" {
+		cfg += "agent:\n" + agent
+	}
 	if err := os.WriteFile(pxworkspace.ConfigPath(root), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,16 +171,6 @@ func (s *ptyChat) converse(sandboxed bool) {
 // with an SSH key, and the agent's sandbox on where the kernel has one.
 func ptyWorkspace(t *testing.T, sandboxed bool) (root, home string) {
 	t.Helper()
-	root, home = t.TempDir(), t.TempDir()
-	if _, err := pxworkspace.Init(context.Background(), root, pxworkspace.InitOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("not a key, but restricted\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	script := filepath.Join(t.TempDir(), "script.yaml")
 	turns := `turns:
   - text: "Looking."
@@ -192,15 +181,11 @@ func ptyWorkspace(t *testing.T, sandboxed bool) (root, home string) {
 	if err := os.WriteFile(script, []byte(turns), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	agent := "agent:\n  sandbox: off\n"
+	agent := "  sandbox: off\n"
 	if sandboxed {
 		agent = ""
 	}
-	cfg := fmt.Sprintf("version: 1\npolicy: default\nllm:\n  models:\n    - {name: demo, provider: scripted, model: scripted-agent, script: %s}\n  roles: {chat: demo}\n%s", script, agent)
-	if err := os.WriteFile(pxworkspace.ConfigPath(root), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return root, home
+	return agentWorkspace(t, "models:\n    - {name: demo, provider: scripted, model: scripted-agent, script: "+script+"}\n  roles: {chat: demo}", agent)
 }
 
 // checkPtyAudit verifies the workspace's audit chain and looks in it for
