@@ -23,6 +23,9 @@ const (
 	RuleUnknownSession = "unknown_session"
 	RuleSandboxReport  = "agent_sandbox_failed"
 	RuleSharedTaint    = "shared_taint_error"
+	// OTRUsageSession is the name off-the-record sessions' model usage is
+	// recorded under.
+	OTRUsageSession = "off-the-record"
 )
 
 // agentConn serves one agent process's Connect stream.
@@ -324,9 +327,17 @@ func (r *Runtime) serveLLM(ctx context.Context, c *agentConn, req *pb.LLMRequest
 	fail := func(code, msg string) {
 		_ = c.send(&pb.EngineMessage{Msg: &pb.EngineMessage_LlmChunk{LlmChunk: wire.ChunkError(id, code, msg, false)}})
 	}
-	if _, err := r.sessions.Get(ctx, req.GetSessionId()); err != nil {
+	info, err := r.sessions.Get(ctx, req.GetSessionId())
+	if err != nil {
 		fail(RuleUnknownSession, "the model request names no session this engine runs")
 		return
+	}
+	// An off-the-record session's id is not written anywhere: its usage
+	// (tokens, cost, the audit entry) is recorded under one shared name,
+	// which also gives all OTR sessions one per-session budget.
+	usageSession := req.GetSessionId()
+	if info.OTR {
+		usageSession = OTRUsageSession
 	}
 	lreq, err := wire.FromRequest(req)
 	if err != nil {
@@ -334,7 +345,7 @@ func (r *Runtime) serveLLM(ctx context.Context, c *agentConn, req *pb.LLMRequest
 		return
 	}
 	var done *llm.Event
-	_, err = r.broker.Stream(ctx, req.GetSessionId(), llm.RoleChat, lreq, func(ev llm.Event) error {
+	_, err = r.broker.Stream(ctx, usageSession, llm.RoleChat, lreq, func(ev llm.Event) error {
 		if ev.Kind == llm.EventDone {
 			done = &ev
 			return nil

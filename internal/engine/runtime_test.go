@@ -343,18 +343,26 @@ func TestRuntimeOTRIsReadOnly(t *testing.T) {
   - text: "ok, zebra-quartz-reply"
 `, target, e.root))
 	e.start(t)
-	_, evs := e.turn(t, "", "write it, zebra-quartz-message", true)
+	otr, evs := e.turn(t, "", "write it, zebra-quartz-message", true)
 	if got, want := strings.Join(verdicts(evs), " "), "BLOCK:"+RuleOTRReadOnly+" ALLOW:workspace_reads"; got != want {
 		t.Errorf("verdicts: got %q, want %q", got, want)
 	}
 	if _, err := os.Stat(target); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the OTR write reached the disk: %v", err)
 	}
+	// Its model usage is counted under the shared off-the-record name, not
+	// its id.
+	day := time.Now().UTC().Format(time.DateOnly)
+	mine, err := e.rt.ws.DB.LLMTotals(context.Background(), day, otr)
+	shared, err2 := e.rt.ws.DB.LLMTotals(context.Background(), day, OTRUsageSession)
+	if err != nil || err2 != nil || mine.Calls != 0 || shared.Calls == 0 {
+		t.Errorf("llm usage: %d calls under the OTR id, %d under %q (%v, %v)", mine.Calls, shared.Calls, OTRUsageSession, err, err2)
+	}
 	e.stop(t)
 	verifiedChain(t, e.root)
 	// Nothing of the conversation is on disk: neither the message nor the
 	// reply, in any file of the workspace (the database included).
-	err := filepath.WalkDir(e.root, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(e.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
