@@ -292,7 +292,10 @@ func (r *Runtime) propose(ctx context.Context, c *agentConn, p *pb.ToolProposal)
 	r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_Verdict{Verdict: v}})
 	r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_ToolResult{ToolResult: res}})
 	if out.Snapshot != 0 && turn != "" {
-		r.sessions.NoteSnapshot(ctx, session, turn, out.Snapshot)
+		if err := r.sessions.NoteSnapshot(ctx, session, turn, out.Snapshot); err != nil {
+			// The snapshot is in Chronicle and can be rolled back by hand.
+			r.log.Error("engine: note a snapshot for /undo", "session", session, "snapshot", out.Snapshot, "error", err)
+		}
 	}
 	if err := c.send(&pb.EngineMessage{Msg: &pb.EngineMessage_Verdict{Verdict: v}}); err != nil {
 		return

@@ -196,7 +196,7 @@ func OpenRuntime(ctx context.Context, opts RuntimeOptions) (rt *Runtime, err err
 	}
 	r.settings = r.ws.Config.AgentSettings()
 	if r.sessions == nil {
-		if r.sessions, err = openDBSessions(ctx, r.ws, opts.Home, opts, nil); err != nil {
+		if r.sessions, err = openSessions(ctx, r.ws, opts.Home, opts); err != nil {
 			return nil, fmt.Errorf("engine: sessions: %w", err)
 		}
 	}
