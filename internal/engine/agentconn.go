@@ -278,6 +278,7 @@ func (r *Runtime) propose(ctx context.Context, c *agentConn, p *pb.ToolProposal)
 		out = r.refuseProposal(ctx, p, RuleSharedTaint, "the taint the agent process carries from its other sessions could not be applied to this one; blocked to fail closed")
 	default:
 		out = r.pipe.Handle(ctx, Proposal{Session: session, CallID: p.GetCallId(), Type: p.GetActionType(), Payload: p.GetPayloadJson()})
+		r.noteTaint(ctx, session)
 	}
 	allow := out.Verdict.Decision == verdict.Allow
 	v := &pb.Verdict{CallId: p.GetCallId(), SessionId: session, Decision: pb.Decision_DECISION_BLOCK, ReasonCode: out.Verdict.Rule,

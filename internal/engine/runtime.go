@@ -154,7 +154,7 @@ type Runtime struct {
 	ready    chan struct{}            // closed when an agent is welcomed
 	turns    map[string]turnState     // turns in flight, by id
 	history  map[string][]llm.Message // completed exchanges, by session (text only)
-	served   []string                 // sessions the agent has proposed in (shareTaint)
+	shared   sharedTaint              // the highest taint the agent's sessions reached (shareTaint)
 	stopOnce sync.Once
 	stop     chan error // a client's Shutdown: nil or ErrRestart
 	closed   bool
