@@ -199,6 +199,11 @@ func TestExport(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.root, "taken.md"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for _, d := range []string{".claude", "skills"} {
+		if err := os.Mkdir(filepath.Join(e.root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cases := []struct {
 		name    string
 		args    []string
@@ -212,6 +217,8 @@ func TestExport(t *testing.T) {
 		{"absolute outside", []string{filepath.Join(outside, "s.md")}, "", ErrOutside},
 		{"through a symlink", []string{"out/s.md"}, "", ErrOutside},
 		{"sealed", []string{".parallax/s.md"}, "", ErrOutside},
+		{"agent hook settings", []string{".claude/settings.json"}, "", ErrOutside}, // the gate protects them
+		{"read-only skills", []string{"skills/s.md"}, "", ErrOutside},
 		{"the workspace itself", []string{"."}, "", ErrOutside},
 		{"existing file", []string{"taken.md"}, "", errAnyErr},
 	}

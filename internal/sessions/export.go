@@ -9,10 +9,16 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/guard"
+	"github.com/parallax/parallax/verdict"
 )
 
-// ErrOutside: an export path outside the workspace or in its .parallax.
-var ErrOutside = errors.New("export path must lie inside the workspace, outside .parallax")
+// ErrOutside: an export path outside the workspace, or one the gate's
+// guard keeps from being written (.parallax, SOUL.md, skills/, agent hook
+// and MCP configurations, ...).
+var ErrOutside = errors.New("export path must lie inside the workspace, where the gate lets a file be written")
 
 func (m *Manager) cmdExport(ctx context.Context, c call) (CommandResult, error) {
 	if len(c.args) > 1 {
@@ -55,7 +61,8 @@ func fileSafe(id string) string {
 
 // exportPath resolves name (relative to the workspace, or absolute) to a
 // path relative to the workspace, after resolving symlinks in its
-// directory; outside the workspace or in .parallax is ErrOutside.
+// directory; outside the workspace, or where the guard refuses a write
+// (as it would the agent's), is ErrOutside.
 func (m *Manager) exportPath(name string) (string, error) {
 	root, err := filepath.EvalSymlinks(m.opts.Workspace)
 	if err != nil {
@@ -70,10 +77,15 @@ func (m *Manager) exportPath(name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("export to %q: the directory must exist: %w", name, err)
 	}
-	rel, err := filepath.Rel(root, filepath.Join(dir, filepath.Base(p)))
+	abs := filepath.Join(dir, filepath.Base(p))
+	rel, err := filepath.Rel(root, abs)
 	first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
-	if err != nil || rel == "." || first == ".." || first == ".parallax" {
+	if err != nil || rel == "." || first == ".." {
 		return "", fmt.Errorf("export to %q: %w", name, ErrOutside)
+	}
+	g := guard.New(root, m.opts.Doctor.Home)
+	if f, ok := g.Check(abs, action.AccessWrite); ok && f.Decision != verdict.Allow {
+		return "", fmt.Errorf("export to %q: %s: %w", name, f.Reason, ErrOutside)
 	}
 	return rel, nil
 }
