@@ -12,15 +12,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parallax/parallax/internal/e2e"
 	"golang.org/x/sys/unix"
 )
 
-// requireLandlock skips only where the kernel has no Landlock at all.
+// requireLandlock skips only where the kernel has no Landlock at all
+// (fails under PARALLAX_E2E=require).
 func requireLandlock(t testing.TB) {
 	t.Helper()
-	if err := Support().Usable(); err != nil {
-		t.Skipf("kernel cannot sandbox: %v", err)
-	}
+	e2e.Need(t, Support().Usable(), "kernel cannot sandbox")
 }
 
 // agentFixture is a fake workspace and home with one file each, a temp

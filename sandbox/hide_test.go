@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/parallax/parallax/internal/e2e"
 	"golang.org/x/sys/unix"
 )
 
@@ -22,9 +23,7 @@ import (
 func requireUserns(t testing.TB) {
 	t.Helper()
 	requireLandlock(t)
-	if err := UsernsAvailable(); err != nil {
-		t.Skipf("no user namespaces: %v", err)
-	}
+	e2e.Need(t, UsernsAvailable(), "no user namespaces")
 }
 
 // Exit statuses of maskChild.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/internal/e2e"
 	"github.com/parallax/parallax/internal/e2e/pty"
 	"github.com/parallax/parallax/internal/engine"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
@@ -35,9 +36,7 @@ func TestStartForegroundOnTerminal(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	probe, err := pty.Open(24, 80)
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
+	e2e.Need(t, err, "no pseudo-terminal here")
 	probe.Close()
 	bin := buildParallax(t)
 	sandboxErr := sandbox.Available()

@@ -63,6 +63,21 @@ func Module(tb testing.TB, pkg string) string {
 	return p
 }
 
+// Need skips tb when err says this machine lacks what the test needs
+// (the kernel sandbox, user namespaces, a terminal), or fails it under
+// PARALLAX_E2E=require, where the end-to-end checks must really run.
+func Need(tb testing.TB, err error, what string) {
+	tb.Helper()
+	if err == nil {
+		return
+	}
+	msg := what + ": " + err.Error()
+	if os.Getenv(RequireEnv) == "require" {
+		tb.Fatal(msg + " (" + RequireEnv + "=require)")
+	}
+	tb.Skip(msg)
+}
+
 func missing(tb testing.TB, what string) {
 	tb.Helper()
 	msg := what + "; run .ci/e2e-deps (npm) to install the end-to-end programs"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/guard"
+	"github.com/parallax/parallax/internal/e2e"
 	"github.com/parallax/parallax/internal/tools/shell"
 	"github.com/parallax/parallax/sandbox"
 	"github.com/parallax/parallax/verdict"
@@ -22,12 +23,7 @@ import (
 // Landlock or seccomp, or no user namespaces to hide .parallax with.
 func sandboxOrSkip(t *testing.T) {
 	t.Helper()
-	if err := sandbox.Support().Usable(); err != nil {
-		t.Skipf("no kernel sandbox here: %v", err)
-	}
-	if err := sandbox.UsernsAvailable(); err != nil {
-		t.Skipf("no command sandbox here: %v", err)
-	}
+	e2e.Need(t, sandbox.Available(), "no command sandbox here")
 }
 
 func newHook(t *testing.T, ws, home string) SandboxHook {
@@ -212,9 +208,7 @@ func TestCommandSandboxHidesWorkspaceState(t *testing.T) {
 // sandbox is built: the engine does not start with the sandbox on, and
 // the reason names the sysctls to check.
 func TestCommandSandboxRefusedWithoutHiding(t *testing.T) {
-	if err := sandbox.Support().Usable(); err != nil {
-		t.Skipf("no kernel sandbox here: %v", err)
-	}
+	e2e.Need(t, sandbox.Support().Usable(), "no kernel sandbox here")
 	ws, home := t.TempDir(), t.TempDir()
 	hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: ws, Home: home, Self: "/bin/false",
 		Unreadable: guard.New(ws, home).Unreadable(), TempRoot: t.TempDir()})

@@ -17,6 +17,7 @@ import (
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/ifc"
 	"github.com/parallax/parallax/internal/agent/proc"
+	"github.com/parallax/parallax/internal/e2e"
 	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/llm"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
@@ -256,9 +257,7 @@ func TestRuntimeConversation(t *testing.T) {
 // conversation works through the link, and a command runs in its own
 // sandbox with a private temp directory.
 func TestRuntimeConversationSandboxed(t *testing.T) {
-	if err := sandbox.Available(); err != nil {
-		t.Skipf("no kernel sandbox here: %v", err)
-	}
+	e2e.Need(t, sandbox.Available(), "no kernel sandbox here")
 	e := newRuntimeEnv(t, rtOptions{mode: "on"})
 	notes := filepath.Join(e.root, "notes.txt")
 	writeFile(t, notes, "hello from the workspace\n")
