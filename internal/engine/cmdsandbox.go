@@ -68,10 +68,7 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 		if code == "" {
 			return nil, nil, errors.New("not a shell command")
 		}
-		spec, err := cfg.spec(code)
-		if err != nil {
-			return nil, nil, err
-		}
+		spec := cfg.spec(code)
 		tmp, err := os.MkdirTemp(cfg.TempRoot, "parallax-cmd-")
 		if err != nil {
 			return nil, nil, fmt.Errorf("private temp directory: %w", err)
@@ -94,7 +91,7 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 }
 
 // spec is the sandbox of one command, from its analysis.
-func (cfg CommandSandboxConfig) spec(code string) (sandbox.CommandSpec, error) {
+func (cfg CommandSandboxConfig) spec(code string) sandbox.CommandSpec {
 	eff := shell.Analyze(code, shell.Options{Cwd: cfg.Workspace, Home: cfg.Home})
 	s := sandbox.CommandSpec{Workspace: cfg.Workspace, Caches: cfg.Caches, Network: len(eff.Network) > 0}
 	for _, p := range cfg.Unreadable {
@@ -124,7 +121,7 @@ func (cfg CommandSandboxConfig) spec(code string) (sandbox.CommandSpec, error) {
 			s.Write = append(s.Write, g)
 		}
 	}
-	return s, nil
+	return s
 }
 
 // writeGrant is what to grant for a write to p outside the workspace:
