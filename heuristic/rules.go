@@ -946,6 +946,27 @@ func rulesTable() []Rule {
 			},
 		},
 		{
+			// Nothing to review: bash refuses the text as well (its
+			// statements before the error, if on earlier lines, aside).
+			// The reason says where it fails, so the agent can fix it; a
+			// human asked would only see the same broken text.
+			ID: "malformed_command", Category: "unknown", Severity: Low, Decision: block,
+			Description: "the command is not valid shell, and bash would refuse it too; fix it and propose it again",
+			Types:       shellTypes, Match: tagRule(shell.TagMalformed),
+			Positive: []Example{
+				sh(`find . -name '*.jpg`),
+				sh(`grep "OK" <filename> | wc -l`),
+				sh(`find . -iname error -print ( -i is for ignore )`),
+				sh(`for f in *.txt; do wc -l "$f"`),
+			},
+			Negative: []Example{
+				sh(`find . -name '*.jpg'`),
+				sh(`grep "OK" < filename | wc -l`),
+				sh(`cat <<'EOF'` + "\nunterminated here-document"),
+				sh("for f in *.txt; do wc -l \"$f\"; done"),
+			},
+		},
+		{
 			ID: "untrusted_exec", Category: "execution", Severity: Medium, Decision: escalate,
 			Description: "runs a binary or script from a scratch or download directory",
 			Types:       shellTypes, Match: matchUntrustedExec,

@@ -1,6 +1,9 @@
 package shell
 
 import (
+	"errors"
+	"fmt"
+	"strings"
 	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -119,6 +122,33 @@ func (a *analyzer) release() {
 	}
 }
 
+// malformed names, without quoting the input, a parse error bash refuses
+// as well: the command ends inside a quote, bracket or block, a
+// redirection has no target (a "<placeholder>" left in), or a bracket
+// stands where an argument belongs. Other errors may be gaps of the
+// parser where bash would run the command: they stay merely opaque. An
+// unclosed here-document is one (bash runs it up to the end of input).
+func malformed(err error) (string, bool) {
+	var pe syntax.ParseError
+	if !errors.As(err, &pe) {
+		return "", false
+	}
+	at := fmt.Sprintf(" (line %d, column %d)", pe.Pos.Line(), pe.Pos.Col())
+	switch {
+	case strings.HasPrefix(pe.Text, "unclosed here-document"):
+		return "", false
+	case strings.HasPrefix(pe.Text, "reached EOF without closing quote"):
+		return "a quote is never closed" + at, true
+	case strings.HasSuffix(pe.Text, "must be followed by a word"):
+		return "a redirection has no target, as a <placeholder> left in the command" + at, true
+	case strings.HasPrefix(pe.Text, "a command can only contain words and redirects"):
+		return "a bracket stands where an argument belongs" + at, true
+	case pe.Incomplete:
+		return "a bracket or block is never closed" + at, true
+	}
+	return "", false
+}
+
 // shellCode parses and walks code as shell at the current depth, with in
 // as its standard input. why, when set, is the reason the code runs
 // ("decoded"), only used for details.
@@ -142,6 +172,11 @@ func (a *analyzer) shellCode(code string, in *stream, why string) stream {
 			detail = why + " code: parse error"
 		}
 		a.tagf(nil, TagOpaque, detail)
+		if a.depth == 0 {
+			if what, ok := malformed(err); ok {
+				a.tagf(nil, TagMalformed, what)
+			}
+		}
 		if f == nil {
 			return stream{}
 		}

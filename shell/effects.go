@@ -96,6 +96,7 @@ const (
 	TagNetworkScan                     // port scans, network sweeps
 	TagLimitExceeded                   // size or depth bound hit: result incomplete
 	TagTimestomp                       // file times set from a date or another file (touch -r, -d, -t)
+	TagMalformed                       // the command is not valid shell, and bash refuses it as well
 	tagCount
 )
 
@@ -106,6 +107,7 @@ var tagNames = [tagCount]string{
 	"dynamic_command", "eval", "force_push", "infra_teardown", "container_escape",
 	"package_source", "package_install", "unknown_program", "opaque", "remote_exec",
 	"credential_search", "system_change", "network_scan", "limit_exceeded", "timestomp",
+	"malformed",
 }
 
 // String names the tag kind (stable; used in reasons and golden files).

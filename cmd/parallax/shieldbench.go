@@ -65,7 +65,7 @@ programs behind the BLOCKs. Nothing is executed.`,
 	cmd.Flags().StringVar(&workspace, "workspace", "/home/dev/project", "workspace the commands run in (need not exist)")
 	cmd.Flags().StringVar(&home, "home", "/home/dev", "what ~ means")
 	cmd.Flags().StringVar(&policy, "policy", "default", "policy preset or file")
-	cmd.Flags().IntVar(&list, "list", 0, "also list up to N blocked and N escalated commands")
+	cmd.Flags().IntVar(&list, "list", 0, "also list up to N blocked and N escalated commands, each with the reason given")
 	cmd.Flags().DurationVar(&stalls, "stalls", time.Second, "after the pass, measure for this long how often the machine stalls a running thread (0: skip)")
 	cmd.Flags().IntVar(&fastestOf, "fastest-of", 0, "also evaluate each command N times and report percentiles of each one's fastest run (the gate's own cost without a shared machine's interruptions)")
 	return cmd
@@ -117,10 +117,19 @@ func printBench(w io.Writer, st shield.Stats, list int) {
 		fmt.Fprintf(w, "  %8d ns  %s\n", s.Verdict.NS, s.Command)
 	}
 	for i := 0; i < list && i < len(st.Blocked); i++ {
-		fmt.Fprintf(w, "BLOCK    %-28s %s\n", st.Blocked[i].Verdict.Rule, st.Blocked[i].Command)
+		printListed(w, "BLOCK", st.Blocked[i])
 	}
 	for i := 0; i < list && i < len(st.Escalated); i++ {
-		fmt.Fprintf(w, "ESCALATE %-28s %s\n", st.Escalated[i].Verdict.Rule, st.Escalated[i].Command)
+		printListed(w, "ESCALATE", st.Escalated[i])
+	}
+}
+
+// printListed writes one listed command and, indented under it, the reason
+// the gate gave (the part of a rule a reviewer needs to judge the decision).
+func printListed(w io.Writer, decision string, s shield.Sample) {
+	fmt.Fprintf(w, "%-8s %-28s %s\n", decision, s.Verdict.Rule, s.Command)
+	if r := strings.TrimSpace(s.Verdict.Reason); r != "" {
+		fmt.Fprintf(w, "         %s\n", strings.ReplaceAll(r, "\n", " "))
 	}
 }
 
