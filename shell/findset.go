@@ -180,8 +180,9 @@ func (a *analyzer) prepFind(c *Call) {
 		case isFindAction(v.Value):
 			j := execEnd(args, i)
 			set, ok := a.findSet(c, pats, findName(args, start, i))
+			inDir := v.Value == "-execdir" || v.Value == "-okdir"
 			for k := i + 1; ok && k < j; k++ {
-				if nw, ok := braceWord(args[k], set); ok {
+				if nw, ok := braceWord(args[k], set, !inDir); ok {
 					if out == nil {
 						out = append([]Word(nil), args...)
 					}
@@ -201,19 +202,30 @@ func (a *analyzer) prepFind(c *Call) {
 	}
 }
 
-// braceWord replaces a word that is {} or starts with it ({}.bak).
-func braceWord(w Word, set Word) (Word, bool) {
-	if !w.Known || !strings.HasPrefix(w.Value, "{}") {
+// braceWord replaces a word that is {} or starts with it ({}.bak) and,
+// when prefixed, one with a directory before it (backup/{}, /dest/{}):
+// find's {} is the root as written and the path below it, so the word
+// names the same tree under that directory (a name find returns has no
+// ".." of its own). Not for -execdir, whose {} is ./NAME in the file's
+// own directory, nor for a prefix that is not a plain directory: an
+// option (--target-directory=), an assignment (of=) or a host (h:) would
+// be taken for a local path.
+func braceWord(w Word, set Word, prefixed bool) (Word, bool) {
+	if !w.Known {
 		return Word{}, false
 	}
-	rest := w.Value[2:]
-	if rest == "" {
+	pre, rest, ok := strings.Cut(w.Value, "{}")
+	switch {
+	case !ok || strings.Contains(rest, "{}"):
+		return Word{}, false
+	case pre == "" && rest == "":
 		return set, true
-	}
-	if strings.Contains(rest, "{}") {
+	case pre == "":
+		return setWord(set.pat+escapeGlob(rest), true), true
+	case !prefixed || !strings.HasSuffix(pre, "/") || pre[0] == '-' || strings.ContainsAny(pre, "=:"):
 		return Word{}, false
 	}
-	return setWord(set.pat+escapeGlob(rest), true), true
+	return setWord(escapeGlob(pre)+set.pat+escapeGlob(rest), true), true
 }
 
 // findSet is one set word for the files of all roots: the root's tree,

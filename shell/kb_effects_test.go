@@ -103,6 +103,14 @@ var kbCases = []kbCase{
 	{cmd: "find ~ -name '*.pem' 2>/dev/null", tags: []TagKind{TagCredentialSearch}},
 	{cmd: "find . -name '*.pem'", not: []TagKind{TagCredentialSearch}},
 	{cmd: "find . -fprint /tmp/list.txt", paths: []string{"w:/tmp/list.txt"}},
+	// {} after a directory is the same tree under it; not after an option,
+	// an assignment or a host, and not in -execdir (./NAME in its own dir).
+	{cmd: "find src/ -type d -exec mkdir -p dest/{} \\;", paths: []string{"w:" + P + "/dest/src/**"}, not: []TagKind{TagOpaque}},
+	{cmd: "find . -name '*.csv' -exec diff {} /other/{} \\;", paths: []string{"r:/other/**/*.csv"}, not: []TagKind{TagOpaque}},
+	{cmd: "find . -exec cp {} --target-directory=/etc/{} \\;", tags: []TagKind{TagOpaque}, noPaths: []string{"w:" + P + "/--target-directory=/etc/**"}},
+	{cmd: "find . -exec scp {} host:/tmp/{} \\;", not: []TagKind{TagMalformed}, noPaths: []string{"w:" + P + "/host:/tmp/**"}},
+	{cmd: "find . -exec dd if={} of=/backup/{} \\;", tags: []TagKind{TagOpaque}},
+	{cmd: "find . -execdir cp {} backup/{} \\;", tags: []TagKind{TagOpaque}},
 	{cmd: "find src -newer stamp -print", paths: []string{"r:" + P + "/src", "r:" + P + "/stamp"}},
 	{cmd: "locate id_rsa", tags: []TagKind{TagCredentialSearch}},
 	// archives
