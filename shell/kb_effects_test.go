@@ -103,6 +103,11 @@ var kbCases = []kbCase{
 	{cmd: "find ~ -name '*.pem' 2>/dev/null", tags: []TagKind{TagCredentialSearch}},
 	{cmd: "find . -name '*.pem'", not: []TagKind{TagCredentialSearch}},
 	{cmd: "find . -fprint /tmp/list.txt", paths: []string{"w:/tmp/list.txt"}},
+	// Digests or metadata of all of a tree are what find -ls prints: a read of its root.
+	{cmd: `find / -type f | while read f; do md5sum "$f"; done`, paths: []string{"r:/"}, noPaths: []string{"r:/**"}, not: []TagKind{TagOpaque}},
+	{cmd: "find /etc -size +5M -exec ls -sh {} +", paths: []string{"r:/etc"}, noPaths: []string{"r:/etc/**"}},
+	{cmd: "find /etc -size +5M -exec cat {} +", paths: []string{"r:/etc/**"}},
+	{cmd: "find ~ -name 'id_*' -exec stat {} +", paths: []string{"r:/home/dev/**/id_*"}},
 	// {} after a directory is the same tree under it; not after an option,
 	// an assignment or a host, and not in -execdir (./NAME in its own dir).
 	{cmd: "find src/ -type d -exec mkdir -p dest/{} \\;", paths: []string{"w:" + P + "/dest/src/**"}, not: []TagKind{TagOpaque}},

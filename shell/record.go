@@ -201,7 +201,30 @@ func (a *analyzer) useSet(c *Call, w Word, acc action.Access) {
 		a.metaOrOpaque(c, metaRead(c, acc), "relative path in unknown directory")
 		return
 	}
-	a.usePathSet(c, p, acc, true, w.flags&wRec != 0 || a.globRec && w.Glob)
+	rec := w.flags&wRec != 0 || a.globRec && w.Glob
+	if root, ok := setRoot(p); ok && rec && metaRead(c, acc) {
+		// Digests and metadata of the files below a directory (find /
+		// -exec ls -l {} +) are what find itself prints with -ls: the
+		// walk is recorded as find's is, a read of where it starts. A
+		// restricted directory named as the root is still judged so.
+		a.usePath(c, root, acc, false)
+		return
+	}
+	a.usePathSet(c, p, acc, true, rec)
+}
+
+// setRoot is the directory a recursive set of everything below it
+// ("ROOT/**") starts at; ok is false when ROOT has a wildcard or a name
+// narrows the set ("ROOT/**/id_*" aims at names: judged as the set it is).
+func setRoot(p string) (string, bool) {
+	i := len(p) - len("/**")
+	if i < 0 || p[i:] != "/**" || strings.ContainsAny(p[:i], "*?[\\") {
+		return "", false
+	}
+	if i == 0 {
+		return "/", true
+	}
+	return p[:i], true
 }
 
 // dotDotSeg reports whether p holds a ".." path segment.
