@@ -194,7 +194,9 @@ var setCases = []aCase{
 	{name: "empty segment", cmd: `cat /srv/$(id -u bob)/key`, tags: []TagKind{TagOpaque}},
 	{name: "ifs changed", cmd: `IFS=.; cat /srv/$(uname -r)`, tags: []TagKind{TagOpaque}},
 	{name: "path changed", cmd: `PATH=/tmp/bin:$PATH; cat /srv/$(whoami)/key`, tags: []TagKind{TagOpaque}},
-	{name: "function shadows", cmd: `whoami() { echo ../../etc; }; cat /srv/$(whoami)/shadow`, paths: []string{"r:/etc/shadow"}},
+	// A function named as a program may not be what runs (defined on one
+	// branch, unset -f): its output and the program's are both possible.
+	{name: "function shadows", cmd: `whoami() { echo ../../etc; }; cat /srv/$(whoami)/shadow`, tags: []TagKind{TagOpaque}},
 	{name: "function args", cmd: `f() { cat "$1"; }; f /etc/shadow`, paths: []string{"r:/etc/shadow"}},
 	{name: "function args twice", cmd: `f() { rm -rf "$1"; }; f build; f ~/.ssh`, paths: []string{"d:/home/dev/project/build", "d:/home/dev/.ssh"}},
 	{name: "recursive function", cmd: `f() { f; cat /etc/shadow; }; f`, paths: []string{"r:/etc/shadow"}, not: []TagKind{TagLimitExceeded}},

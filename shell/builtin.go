@@ -34,6 +34,25 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 			c.prog = &Program{Lang: "sh"}
 			a.script(c, c.Args[0])
 		}
+		// Code from a file the walk does not see runs in this shell: any
+		// variable may hold anything after it, the directory anywhere.
+		a.havocAll, a.cwd = true, ""
+	case "exit":
+		a.dead = true
+	case "getopts":
+		for i, w := range c.Args {
+			if i == 1 {
+				a.assignUnknown(w)
+			}
+		}
+		a.setVar("OPTARG", Word{}, nil)
+		a.setVar("OPTIND", Word{}, nil)
+	case "wait":
+		for i, w := range c.Args {
+			if w.Value == "-p" && i+1 < len(c.Args) {
+				a.assignUnknown(c.Args[i+1])
+			}
+		}
 	case "export", "declare", "typeset", "local", "readonly":
 		a.declArgs(c.Args)
 	case "read", "mapfile", "readarray":
@@ -42,10 +61,14 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 		a.deferredCode(c)
 	case "shopt":
 		// globstar makes ** cross directories, dotglob makes wildcards
-		// match dot names: globs get find semantics from here on.
+		// match dot names: globs get find semantics from here on. lastpipe
+		// runs a pipeline's last stage in this shell.
 		for _, w := range c.Args {
 			if !w.Known || w.Value == "globstar" || w.Value == "dotglob" {
 				a.globRec = true
+			}
+			if !w.Known || w.Value == "lastpipe" {
+				a.lastpipe = true
 			}
 		}
 	case "type":
@@ -81,6 +104,7 @@ func (a *analyzer) cd(c *Call) {
 	}
 	switch {
 	case c.Name == "popd":
+		a.failSet, a.failCwd = true, a.cwd
 		if n := len(a.dirs); n > 0 {
 			a.cwd, a.dirs = a.dirs[n-1], a.dirs[:n-1]
 		} else {
@@ -93,6 +117,7 @@ func (a *analyzer) cd(c *Call) {
 		a.cwd = ""
 		return
 	}
+	a.failSet, a.failCwd = true, a.cwd // cd fails on a missing directory
 	if c.Name == "pushd" {
 		a.dirs = append(a.dirs, a.cwd)
 	}
@@ -177,6 +202,9 @@ func progLookup(path bool, args []Word) stream {
 // declArgs handles export/declare given as plain arguments.
 func (a *analyzer) declArgs(args []Word) {
 	for _, w := range args {
+		if !w.Known || nameref(w.Value) {
+			a.havocAll = true
+		}
 		name, val, ok := strings.Cut(w.Value, "=")
 		if !ok || strings.HasPrefix(name, "-") {
 			continue
@@ -202,6 +230,11 @@ func (a *analyzer) declClause(d *syntax.DeclClause) stream {
 		if as.Naked {
 			if as.Name == nil && as.Value != nil {
 				w := a.word1(as.Value) // an option such as -x
+				if !w.Known || nameref(w.Value) {
+					// A name bound to another: writing one writes the
+					// other, whatever the walk thinks each holds.
+					a.havocAll = true
+				}
 				a.eff.Execs[ei].Args = append(a.eff.Execs[ei].Args, w.Value)
 				continue
 			}
@@ -252,7 +285,10 @@ func (a *analyzer) read(c *Call, in *stream) {
 		}
 	}
 	for _, w := range c.Args {
-		if w.Known && !strings.HasPrefix(w.Value, "-") && w.Value != "" {
+		switch {
+		case !w.Known:
+			a.havocAll = true // read "$name": any variable
+		case !strings.HasPrefix(w.Value, "-") && w.Value != "":
 			a.setVar(w.Value, Word{}, srcs)
 		}
 	}
@@ -343,13 +379,38 @@ func (a *analyzer) histBuiltin(c *Call) {
 			}
 		}
 	case "unset":
+		funcs := false
 		for _, w := range args {
 			if w.Value == "HISTFILE" {
 				a.tagf(c, TagHistoryWipe, "unset HISTFILE")
 			}
-			if !strings.HasPrefix(w.Value, "-") {
+			switch {
+			case w.Known && strings.HasPrefix(w.Value, "-"):
+				funcs = funcs || strings.ContainsRune(w.Value, 'f')
+			case funcs:
+				// The program of that name runs again: a call of it is
+				// judged as both (see runNamed).
+			case !w.Known:
+				a.havocAll = true
+			default:
 				a.setVar(w.Value, Word{Known: true}, nil)
 			}
 		}
 	}
+}
+
+// nameref reports whether a declare/local/typeset option word makes a
+// name reference (-n in a cluster of options).
+func nameref(opt string) bool {
+	return len(opt) > 1 && opt[0] == '-' && strings.ContainsRune(opt[1:], 'n')
+}
+
+// assignUnknown sets the variable a builtin writes to (getopts NAME, wait
+// -p NAME) to an unknown value; an unknown name may be any variable.
+func (a *analyzer) assignUnknown(w Word) {
+	if !w.Known || w.Value == "" {
+		a.havocAll = true
+		return
+	}
+	a.setVar(w.Value, Word{}, nil)
 }

@@ -180,12 +180,18 @@ func (a *analyzer) runNamed(name string, argv []Word, in *stream, smark int) str
 			a.tagf(nil, TagDownloadExec, p)
 		}
 	}
+	var fout stream
 	if p == "" {
 		if a.isFunc(name) {
-			return a.callFunc(name, argv, in)
+			fout = a.callFunc(name, argv, in)
+			if !isBuiltin(name) && a.opt.Lookup(base) == nil {
+				return fout
+			}
+			// A function named as a builtin or a program may not be the
+			// one that runs (defined on one branch, unset -f): both are.
 		}
 		if out, ok := a.builtin(name, argv, in, smark); ok {
-			return out
+			return joinStreams(fout, out)
 		}
 	}
 	var prog *Program
@@ -202,9 +208,9 @@ func (a *analyzer) runNamed(name string, argv []Word, in *stream, smark int) str
 		a.tagf(c, TagUnknownProgram, detail)
 		a.unknownArgs(c, argv[1:])
 		a.last = lastCmd{name: base}
-		return a.output(c, in)
+		return joinStreams(fout, a.output(c, in))
 	}
-	return a.apply(c, prog, in)
+	return joinStreams(fout, a.apply(c, prog, in))
 }
 
 // isBinDir reports whether programs in dir are the system's own (a

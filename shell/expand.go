@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,6 +21,9 @@ func (a *analyzer) setVar(name string, w Word, srcs []source) {
 
 // getVar looks a variable up; found is false when nothing is known of it.
 func (a *analyzer) getVar(name string) (w Word, srcs []source, found bool) {
+	if a.havocAll || len(a.volatile) > 0 && slices.Contains(a.volatile, name) {
+		return Word{}, nil, false
+	}
 	for i := len(a.vars) - 1; i >= 0; i-- {
 		if a.vars[i].name == name {
 			return a.vars[i].w, a.vars[i].srcs, true
@@ -226,10 +230,21 @@ func (a *analyzer) paramOp(name string, w Word, found bool, e *syntax.Expansion)
 	set := found && (!w.Known || w.Value != "")
 	switch e.Op {
 	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
-		if found && (e.Op == syntax.DefaultUnset || e.Op == syntax.AssignUnset || set) {
+		if set {
 			return w, true
 		}
 		d := a.word1(e.Word)
+		orNull := e.Op == syntax.DefaultUnsetOrNull || e.Op == syntax.AssignUnsetOrNull
+		switch {
+		case found && orNull:
+			// Known empty (or unset): the default.
+		case found && d.Known && d.Value == "":
+			// Empty either way.
+		default:
+			// Not found: the environment may set it. Known empty: set to
+			// "" or unset, which ${x-d} tells apart and the walk does not.
+			d = Word{flags: d.flags & (wObf | wDecoded | wNet | wSubst)}
+		}
 		if e.Op == syntax.AssignUnset || e.Op == syntax.AssignUnsetOrNull {
 			a.setVar(name, d, nil)
 		}

@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"slices"
+
 	"github.com/parallax/parallax/action"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -22,7 +24,14 @@ func (a *analyzer) pipeline(b *syntax.BinaryCmd, in *stream) stream {
 			stIn = &cur
 		}
 		nn := len(a.eff.Network)
+		// Each stage runs in a subshell; with lastpipe the last one may
+		// run in this shell.
+		m := a.mark()
 		out := a.stmt(s, stIn)
+		if e := a.end(m); i == len(stages)-1 && a.lastpipe && e.changed(m) {
+			a.merge(m, true, e)
+		}
+		a.failSet = false
 		if a.last.shell && shellAt < 0 {
 			shellAt = i
 		}
@@ -249,17 +258,29 @@ func (a *analyzer) runShell(c *Call, code Word) {
 		why = "decoded"
 		a.tagf(c, TagDecodedExec, "decoded shell code")
 	}
-	cwd, nv := a.cwd, len(a.vars)
+	m := a.mark()
 	a.cwd = callCwd(a, c)
 	child := c.prog != nil && c.prog.Lang == "sh" && c.prog.StdinCode
 	if child {
 		a.bindParams(c, code)
 	}
 	a.shellCode(code.Value, c.stdin, why)
-	a.cwd = cwd
-	if child {
-		a.vars = a.vars[:nv] // a child shell's variables die with it
+	a.failSet = false
+	switch {
+	case child:
+		a.rewind(m) // a child shell's state dies with it
+	case c.Name == "trap" || c.Name == "alias":
+		// Code that runs later, at any time (a DEBUG trap: before every
+		// command): what it assigns or where it moves is unknown from now on.
+		e := a.end(m)
+		for _, v := range e.vars {
+			a.volatileVar(v.name)
+		}
+		if e.cwd != m.cwd || !slices.Equal(e.dirs, m.dirs) {
+			a.cwdVolatile, a.cwd = true, ""
+		}
 	}
+	// eval and source run in this shell: their state stays.
 }
 
 // bindParams sets $0, $1, ... of sh -c CODE ARG0 ARGS... to the words

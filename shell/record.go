@@ -83,7 +83,10 @@ func (a *analyzer) tilde(p string) string {
 	var home string
 	switch user {
 	case "":
-		home = a.opt.Home
+		// ~ is $HOME, as the command may have set it.
+		if w, _, found := a.getVar("HOME"); found && w.Known && w.Value != "" {
+			home = w.Value
+		}
 		if home == "" {
 			return p // unknown home: resolved as opaque
 		}

@@ -36,6 +36,10 @@ func (a *analyzer) redirsIn(list []*syntax.Redirect, in *stream, rd *redirs) *st
 		fd := ""
 		if r.N != nil {
 			fd = r.N.Value
+			if name, ok := strings.CutPrefix(fd, "{"); ok {
+				// {NAME}>file: bash picks a descriptor and stores it in NAME.
+				a.setVar(strings.TrimSuffix(name, "}"), Word{}, nil)
+			}
 		}
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:

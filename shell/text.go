@@ -71,8 +71,16 @@ func isEchoFlag(w Word) bool {
 func (a *analyzer) printf(c *Call) stream {
 	args := c.Args
 	varName := ""
-	if len(args) >= 2 && args[0].Known && args[0].Value == "-v" {
+	switch {
+	case len(args) >= 2 && args[0].Known && args[0].Value == "-v":
 		varName, args = args[1].Value, args[2:]
+		if !c.Args[1].Known {
+			a.havocAll = true // printf -v "$name": any variable
+		}
+	case len(args) >= 1 && args[0].Known && strings.HasPrefix(args[0].Value, "-v"):
+		varName, args = args[0].Value[2:], args[1:] // printf -vNAME
+	case len(args) >= 1 && !args[0].Known && strings.HasPrefix(args[0].Value, "-"):
+		a.havocAll = true // an option known only at run time may be -vNAME
 	}
 	if len(args) > 0 && args[0].Known && args[0].Value == "--" {
 		args = args[1:]

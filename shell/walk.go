@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -27,6 +28,15 @@ type analyzer struct {
 	stop  bool // a bound was hit: stop walking
 
 	globRec bool   // shopt globstar/dotglob or GLOBIGNORE: globs have find semantics
+
+	// Control flow (flowstate.go).
+	dead        bool     // the path walked ended the shell (exit): nothing after it runs on it
+	failSet     bool     // the statement just walked was a cd that may fail,
+	failCwd     string   // leaving this directory when it does
+	lastpipe    bool     // shopt lastpipe may be on: a pipeline's last stage runs in this shell
+	volatile    []string // variables a trap or alias may change before any command
+	cwdVolatile bool     // a trap or alias may change the directory before any command
+	havocAll    bool     // code the walk cannot see may have assigned any variable (source, a nameref)
 	display string // remote X display host set through DISPLAY ("" when local or unset)
 
 	// Scratch kept across analyses (alloc.go).
@@ -124,6 +134,9 @@ func (a *analyzer) stmts(list []*syntax.Stmt, in *stream) stream {
 		if s == nil || a.stop {
 			continue
 		}
+		if i > 0 {
+			a.cdMayHaveFailed()
+		}
 		o := a.stmt(s, in)
 		if i == 0 {
 			out = o
@@ -173,9 +186,17 @@ func (a *analyzer) stmt(s *syntax.Stmt, in *stream) stream {
 		in = a.redirsIn(s.Redirs, in, &rd)
 	}
 	a.last = lastCmd{}
+	if a.cwdVolatile {
+		a.cwd = "" // a trap may have moved it
+	}
+	a.failSet = false
 	out := a.command(s.Cmd, in)
 	if len(s.Redirs) > 0 {
 		out = a.redirsOut(&rd, out)
+	}
+	if s.Negated || s.Background {
+		// ! cd x: its success is cd's failure; cd x &: runs in a subshell.
+		a.cdMayHaveFailed()
 	}
 	return out
 }
@@ -194,8 +215,11 @@ func (a *analyzer) command(cmd syntax.Command, in *stream) stream {
 	case *syntax.IfClause:
 		return a.ifClause(c, in)
 	case *syntax.WhileClause:
-		a.stmts(c.Cond, in)
-		return a.stmts(c.Do, in)
+		return a.loop(func() stream {
+			a.stmts(c.Cond, in)
+			a.failSet = false
+			return a.stmts(c.Do, in)
+		})
 	case *syntax.ForClause:
 		return a.forClause(c, in)
 	case *syntax.CaseClause:
@@ -217,8 +241,14 @@ func (a *analyzer) command(cmd syntax.Command, in *stream) stream {
 			return a.stmt(c.Stmt, in)
 		}
 	case *syntax.CoprocClause:
+		name := "COPROC"
+		if c.Name != nil && c.Name.Lit() != "" {
+			name = c.Name.Lit()
+		}
+		a.setVar(name, Word{}, nil) // its descriptors
+		a.setVar(name+"_PID", Word{}, nil)
 		if c.Stmt != nil {
-			return a.stmt(c.Stmt, in)
+			return a.scoped([]*syntax.Stmt{c.Stmt}, in)
 		}
 	case nil:
 	default:
@@ -230,9 +260,10 @@ func (a *analyzer) command(cmd syntax.Command, in *stream) stream {
 // scoped walks statements in a subshell: directory and variable changes
 // do not outlive it.
 func (a *analyzer) scoped(list []*syntax.Stmt, in *stream) stream {
-	cwd, nv, nd := a.cwd, len(a.vars), len(a.dirs)
+	m := a.mark()
 	out := a.stmts(list, in)
-	a.cwd, a.vars, a.dirs = cwd, a.vars[:nv], a.dirs[:nd]
+	a.rewind(m)
+	a.failSet = false
 	return out
 }
 
@@ -241,9 +272,47 @@ func (a *analyzer) binary(b *syntax.BinaryCmd, in *stream) stream {
 	case syntax.Pipe, syntax.PipeAll:
 		return a.pipeline(b, in)
 	}
-	x := a.stmtOrNil(b.X, in)
-	y := a.stmtOrNil(b.Y, in)
-	return joinStreams(x, y)
+	var sbuf [8]*syntax.Stmt
+	chain := flatChain(flatChain(sbuf[:0], b.X, b.Op), b.Y, b.Op)
+	m := a.mark()
+	var out stream
+	var ends []pathEnd
+	for i, s := range chain {
+		out = joinStreams(out, a.stmtOrNil(s, in))
+		ok, fail := a.capture(m), a.failEnd(m)
+		a.failSet = false
+		switch {
+		case b.Op == syntax.AndStmt:
+			// A && B && C: each runs once the one before succeeded; a
+			// failure anywhere ends the list there.
+			ends = append(ends, fail)
+			if i == len(chain)-1 {
+				ends = append(ends, ok)
+			}
+		default:
+			// A || B || C: each runs once the one before failed.
+			ends = append(ends, ok)
+			if i == len(chain)-1 {
+				ends = append(ends, fail)
+			} else {
+				a.cwd = fail.cwd
+			}
+		}
+	}
+	a.merge(m, false, ends...)
+	return out
+}
+
+// flatChain appends the operands of a list of one operator (A && B && C)
+// to dst.
+func flatChain(dst []*syntax.Stmt, s *syntax.Stmt, op syntax.BinCmdOperator) []*syntax.Stmt {
+	if s == nil {
+		return dst
+	}
+	if bc, ok := s.Cmd.(*syntax.BinaryCmd); ok && len(s.Redirs) == 0 && !s.Background && !s.Negated && bc.Op == op {
+		return flatChain(flatChain(dst, bc.X, op), bc.Y, op)
+	}
+	return append(dst, s)
 }
 
 func (a *analyzer) stmtOrNil(s *syntax.Stmt, in *stream) stream {
@@ -254,11 +323,20 @@ func (a *analyzer) stmtOrNil(s *syntax.Stmt, in *stream) stream {
 }
 
 func (a *analyzer) ifClause(c *syntax.IfClause, in *stream) stream {
-	var out stream
-	for ; c != nil && !a.stop; c = c.Else {
-		a.stmts(c.Cond, in)
-		out = joinStreams(out, a.stmts(c.Then, in))
+	if len(c.Cond) == 0 { // else
+		return a.stmts(c.Then, in)
 	}
+	a.stmts(c.Cond, in)
+	m := a.mark()
+	failCwd := a.failEnd(m).cwd
+	a.failSet = false
+	out := a.stmts(c.Then, in)
+	then := a.end(m)
+	a.cwd = failCwd
+	if c.Else != nil && !a.stop {
+		out = joinStreams(out, a.ifClause(c.Else, in))
+	}
+	a.merge(m, false, then, a.capture(m))
 	return out
 }
 
@@ -267,12 +345,17 @@ func (a *analyzer) ifClause(c *syntax.IfClause, in *stream) stream {
 func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 	wi, ok := c.Loop.(*syntax.WordIter)
 	if !ok {
-		if cs, ok := c.Loop.(*syntax.CStyleLoop); ok {
+		cs, _ := c.Loop.(*syntax.CStyleLoop)
+		if cs != nil {
 			a.arithm(cs.Init)
-			a.arithm(cs.Cond)
-			a.arithm(cs.Post)
 		}
-		return a.stmts(c.Do, in)
+		return a.loop(func() stream {
+			if cs != nil {
+				a.arithm(cs.Cond)
+				a.arithm(cs.Post)
+			}
+			return a.stmts(c.Do, in)
+		})
 	}
 	var items []Word
 	mark := len(a.wsrc)
@@ -286,18 +369,63 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 	if wi.Name != nil {
 		name = wi.Name.Value
 	}
-	if len(items) == 0 || len(items) > 8 {
-		a.setVar(name, tokenSet(items), srcs)
-		return a.stmts(c.Do, in)
+	exact := len(items) > 0 && len(items) <= 8 && !c.Select
+	for _, it := range items {
+		exact = exact && it.Known && !it.Glob && it.flags&wMany == 0
 	}
+	if !exact {
+		// Any number of rounds: a glob or a substitution may give any
+		// number of words (select: as many rounds as the user picks).
+		v := tokenSet(items)
+		if len(items) == 1 {
+			v = items[0] // a glob, a find set, a token: each word it gives
+			if v.Known && v.Glob {
+				v.flags |= wSet // the variable stands for each match
+			}
+		}
+		return a.loop(func() stream {
+			a.setVar(name, v, srcs)
+			return a.stmts(c.Do, in)
+		})
+	}
+	// One round per word, in order: exact, unless a round may end early
+	// (break, continue): the next then starts from any state it left.
+	early := jumps(c)
+	m := a.mark()
 	var out stream
 	for _, it := range items {
-		if it.Known && it.Glob {
-			it.flags |= wSet // the variable stands for each match
-		}
 		a.setVar(name, it, srcs)
 		out = joinStreams(out, a.stmts(c.Do, in))
+		if early {
+			a.havoc(m, a.capture(m))
+		}
 	}
+	return out
+}
+
+// loop walks a loop that runs its body any number of times. The first
+// walk sees the state before the loop; if the body changed it, a second
+// walk sees every variable the body assigns, and the directory if it
+// moved, as unknown (a later round sees what an earlier one left), and so
+// does what follows the loop.
+func (a *analyzer) loop(round func() stream) stream {
+	m := a.mark()
+	out := round()
+	e := a.capture(m)
+	if !e.changed(m) {
+		a.rewind(m) // it may run no round: an exit in it ends nothing
+		return out
+	}
+	a.havoc(m, e)
+	n := len(a.eff.Execs)
+	out = joinStreams(out, round())
+	a.havoc(m, a.capture(m))
+	// The second walk runs the same programs: keep those it saw anew.
+	a.eff.Execs = append(a.eff.Execs[:n], slices.DeleteFunc(a.eff.Execs[n:], func(x Exec) bool {
+		return slices.ContainsFunc(a.eff.Execs[:n], func(y Exec) bool {
+			return x.Name == y.Name && x.Path == y.Path && x.Depth == y.Depth && slices.Equal(x.Args, y.Args)
+		})
+	})...)
 	return out
 }
 
@@ -322,12 +450,32 @@ func (a *analyzer) caseClause(c *syntax.CaseClause, in *stream) stream {
 		a.word1(c.Word)
 	}
 	var out stream
+	m := a.mark()
+	var ends []pathEnd
+	falls := false
 	for _, it := range c.Items {
 		for _, p := range it.Patterns {
 			a.word1(p)
 		}
 		out = joinStreams(out, a.stmts(it.Stmts, in))
+		ends = append(ends, a.end(m))
+		falls = falls || it.Op != syntax.Break
 	}
+	if falls {
+		// ;& and ;;& run the next items too: any state may reach them.
+		var all pathEnd
+		moved := false
+		for _, e := range ends {
+			all.vars = append(all.vars, e.vars...)
+			moved = moved || e.cwd != m.cwd
+		}
+		if !moved {
+			all.cwd, all.dirs = m.cwd, m.dirs
+		}
+		a.havoc(m, all)
+		return out
+	}
+	a.merge(m, true, ends...) // no pattern may match
 	return out
 }
 
@@ -387,14 +535,31 @@ func (a *analyzer) callFunc(name string, argv []Word, in *stream) stream {
 	if body == nil || !a.enter() {
 		return stream{piped: true, from: name}
 	}
-	cwd, nv, prev := a.cwd, len(a.vars), a.fnDef
+	m, prev := a.mark(), a.fnDef
 	a.fnStack = append(a.fnStack, name)
 	a.fnDef = name
 	a.setParams(argv)
+	np := len(a.vars)
 	out := a.stmt(body, in)
-	a.cwd, a.vars, a.fnDef = cwd, a.vars[:nv], prev
+	a.fnDef = prev
 	a.fnStack = a.fnStack[:len(a.fnStack)-1]
 	a.depth--
+	// A function runs in this shell: what it assigns, other than its
+	// parameters and locals, and where it cd'd, outlive the call. A body
+	// that may return early leaves any state it passed through.
+	e := a.capture(m)
+	e.vars = slices.DeleteFunc(slices.Clone(a.vars[np:]), func(v variable) bool { return isParam(v.name) })
+	locals := localNames(body)
+	if jumps(body) || len(locals) > 0 {
+		a.havoc(m, e)
+		a.dead = m.dead
+	} else {
+		a.rewind(m)
+		for _, v := range e.vars {
+			a.setVar(v.name, v.w, v.srcs)
+		}
+		a.cwd, a.dirs, a.dead = e.cwd, append(a.dirs[:0], e.dirs...), e.dead
+	}
 	if !out.piped {
 		out = stream{piped: true, from: name}
 	}
@@ -444,13 +609,44 @@ func (a *analyzer) arithm(x syntax.ArithmExpr) {
 	case *syntax.BinaryArithm:
 		a.arithm(e.X)
 		a.arithm(e.Y)
+		switch e.Op {
+		case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn,
+			syntax.RemAssgn, syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn,
+			syntax.ShrAssgn, syntax.AndBoolAssgn, syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
+			a.arithTarget(e.X)
+		}
 	case *syntax.UnaryArithm:
 		a.arithm(e.X)
+		if e.Op == syntax.Inc || e.Op == syntax.Dec {
+			a.arithTarget(e.X)
+		}
 	case *syntax.ParenArithm:
 		a.arithm(e.X)
 	case *syntax.Word:
 		a.word1(e)
 	}
+}
+
+// arithTarget makes the variable an arithmetic assignment writes unknown
+// (a number; x[$i] or a name built at run time may be any variable).
+func (a *analyzer) arithTarget(x syntax.ArithmExpr) {
+	if w, ok := x.(*syntax.Word); ok {
+		if name := w.Lit(); name != "" && validName(name) {
+			a.setVar(name, Word{}, nil)
+			return
+		}
+	}
+	a.havocAll = true
+}
+
+// validName reports whether s is a shell variable name.
+func validName(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // test walks a [[ ]] expression for the substitutions it holds.

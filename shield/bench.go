@@ -9,10 +9,12 @@ import (
 	"github.com/parallax/parallax/verdict"
 )
 
-// CommandRequest wraps a raw shell command as an execute_command request
-// run in the workspace ("cd <ws> && <command>").
-func CommandRequest(ws, cmd string) Request {
-	payload, _ := json.Marshal(map[string]string{"command": "cd " + ws + " && " + cmd}) // strings always marshal
+// CommandRequest wraps a raw shell command as an execute_command request,
+// as an agent sends it: the gate analyses it in its own workspace. (A
+// "cd <ws> &&" prefix would change what the command means: "cd ws && a;
+// b" runs b even when the cd fails.)
+func CommandRequest(cmd string) Request {
+	payload, _ := json.Marshal(map[string]string{"command": cmd}) // strings always marshal
 	return Request{Type: "execute_command", Payload: payload}
 }
 
@@ -44,15 +46,15 @@ func fresh(ev Evaluator) Evaluator {
 	return ev
 }
 
-// RunCommands evaluates each command in ws, on one goroutine, and
+// RunCommands evaluates each command in the evaluator's workspace, on one goroutine, and
 // summarises decisions and latency; each is judged on its own (fresh).
 // progress, when set, is called every 1000 commands.
-func RunCommands(ctx context.Context, ev Evaluator, ws string, cmds []string, progress func(done int)) Stats {
+func RunCommands(ctx context.Context, ev Evaluator, cmds []string, progress func(done int)) Stats {
 	st := Stats{N: len(cmds), ByRule: map[string]int{}}
 	ns := make([]int64, 0, len(cmds))
 	reqs := make([]Request, len(cmds))
 	for i, c := range cmds {
-		reqs[i] = CommandRequest(ws, c)
+		reqs[i] = CommandRequest(c)
 	}
 	start := time.Now()
 	for i, r := range reqs {
@@ -108,10 +110,10 @@ func slowest(cmds []string, reqs []Request, ev Evaluator, ctx context.Context) [
 // percentiles of each command's fastest ns: the gate's own cost, with the
 // interruptions of a shared machine (which stretch a single pass) taken
 // out. p holds the fractions asked for (0.5 for the median).
-func Fastest(ctx context.Context, ev Evaluator, ws string, cmds []string, n int, p ...float64) []time.Duration {
+func Fastest(ctx context.Context, ev Evaluator, cmds []string, n int, p ...float64) []time.Duration {
 	best := make([]int64, len(cmds))
 	for i, c := range cmds {
-		r := CommandRequest(ws, c)
+		r := CommandRequest(c)
 		for k := 0; k < n; k++ {
 			if ns := fresh(ev).Evaluate(ctx, r).NS; k == 0 || ns < best[i] {
 				best[i] = ns

@@ -142,7 +142,7 @@ func TestFastPathAgrees(t *testing.T) {
 			continue
 		}
 		n++
-		v := slow.Evaluate(context.Background(), CommandRequest(testWS, c))
+		v := slow.Evaluate(context.Background(), CommandRequest(c))
 		if v.Decision != verdict.Allow {
 			t.Errorf("fast path allows %q but the analysis says %v (%s: %s)", c, v.Decision, v.Rule, v.Reason)
 		}
@@ -170,7 +170,7 @@ func TestFastPathRefuses(t *testing.T) {
 func TestNL2BashCorpus(t *testing.T) {
 	cmds := nl2bash(t)
 	g := newTestGate(t, "default")
-	st := RunCommands(context.Background(), g, testWS, cmds, nil)
+	st := RunCommands(context.Background(), g, cmds, nil)
 	t.Logf("nl2bash: %d commands, ALLOW %d, ESCALATE %d, BLOCK %d, decided %.1f%%, p50 %v p99 %v",
 		st.N, st.Allow, st.Escalate, st.Block, 100*st.DecidedShare, st.P50, st.P99)
 	if st.DecidedShare < 0.80 {
@@ -184,7 +184,7 @@ func BenchmarkGateNL2Bash(b *testing.B) {
 	g := newTestGate(b, "default")
 	reqs := make([]Request, len(cmds))
 	for i, c := range cmds {
-		reqs[i] = CommandRequest(testWS, c)
+		reqs[i] = CommandRequest(c)
 	}
 	ctx := context.Background()
 	ns := make([]int64, 0, 1<<18)
@@ -210,11 +210,11 @@ func BenchmarkGateNL2Bash(b *testing.B) {
 
 func TestFastest(t *testing.T) {
 	g := newTestGate(t, "default")
-	q := Fastest(context.Background(), g, testWS, []string{"ls -la", "git status", "find . -name '*.go' | xargs grep -n TODO"}, 3, 0, 0.5, 1)
+	q := Fastest(context.Background(), g, []string{"ls -la", "git status", "find . -name '*.go' | xargs grep -n TODO"}, 3, 0, 0.5, 1)
 	if len(q) != 3 || q[0] <= 0 || q[0] > q[1] || q[1] > q[2] {
 		t.Fatalf("percentiles %v: want three positive, ordered durations", q)
 	}
-	if q := Fastest(context.Background(), g, testWS, nil, 3, 0.5); len(q) != 1 || q[0] != 0 {
+	if q := Fastest(context.Background(), g, nil, 3, 0.5); len(q) != 1 || q[0] != 0 {
 		t.Fatalf("no commands: %v, want one zero", q)
 	}
 }
@@ -246,7 +246,7 @@ func BenchmarkGateRealWorkspace(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, c := range []string{"rm *.o", "cat src/*.c | wc -l", "find . -name '*.c' | xargs grep -n TODO", "ls -la", "git status"} {
-		r := CommandRequest(ws, c)
+		r := CommandRequest(c)
 		b.Run(c, func(b *testing.B) {
 			ns := make([]int64, 0, 1<<14)
 			for b.Loop() {
@@ -307,7 +307,7 @@ func TestConcurrentDecisionsMatch(t *testing.T) {
 		{Type: "write_file", Payload: json.RawMessage(`{"path":"/home/dev/project/a.txt","content":"x"}`)},
 		{Type: "nonsense", Payload: json.RawMessage(`{}`)}}
 	for _, c := range cmds {
-		reqs = append(reqs, CommandRequest(testWS, c))
+		reqs = append(reqs, CommandRequest(c))
 	}
 	want := make([]verdict.Verdict, len(reqs))
 	for i, r := range reqs {

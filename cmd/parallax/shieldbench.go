@@ -23,7 +23,7 @@ func newShieldBenchCmd() *cobra.Command {
 		Use:   "bench FILE",
 		Short: "Run a file of raw shell commands through the gate and report decisions and latency",
 		Long: `Reads one shell command per line from FILE (e.g. the nl2bash corpus),
-evaluates each as "cd <workspace> && <command>" on one goroutine, and
+evaluates each in the workspace, as an agent would send it, on one goroutine, and
 prints the share decided without ESCALATE, the latency percentiles from the
 verdicts' ns field, the throughput, the rules behind the decisions and the
 programs behind the BLOCKs. Nothing is executed.`,
@@ -44,7 +44,7 @@ programs behind the BLOCKs. Nothing is executed.`,
 				return err
 			}
 			errw := cmd.ErrOrStderr()
-			st := shield.RunCommands(cmd.Context(), gate, ws, cmds, func(done int) {
+			st := shield.RunCommands(cmd.Context(), gate, cmds, func(done int) {
 				fmt.Fprintf(errw, "\r%d/%d commands", done, len(cmds))
 			})
 			fmt.Fprintln(errw)
@@ -55,7 +55,7 @@ programs behind the BLOCKs. Nothing is executed.`,
 					r[0], r[1], stalls)
 			}
 			if fastestOf > 1 {
-				q := shield.Fastest(cmd.Context(), gate, ws, cmds, fastestOf, 0.5, 0.9, 0.99)
+				q := shield.Fastest(cmd.Context(), gate, cmds, fastestOf, 0.5, 0.9, 0.99)
 				fmt.Fprintf(cmd.OutOrStdout(), "fastest of %d   p50 %d  p90 %d  p99 %d (ns, per command)\n",
 					fastestOf, q[0].Nanoseconds(), q[1].Nanoseconds(), q[2].Nanoseconds())
 			}

@@ -1,0 +1,300 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// This file keeps the shell's state sound across control flow. The walk
+// visits every branch of a command, so the effects it records are those of
+// any path. The state is another matter: after an if, a loop, a
+// short-circuit or a cd that may fail, a variable holds whatever the paths
+// that reach that point left in it, and the directory is any of theirs.
+// Where the paths disagree the value is unknown from there on: what a
+// later command touches through it is then judged as unknown, never as
+// the value the last-walked branch happened to leave.
+
+// flowMark is the state at one point of the walk: how many assignments
+// were made, the directory and the pushd stack.
+type flowMark struct {
+	nv   int
+	cwd  string
+	dirs []string
+	dead bool
+}
+
+// pathEnd is the state one path leaves: the assignments it made since the
+// mark (newest last), its directory and stack, and whether it ends the
+// shell (exit) so that nothing after it runs.
+type pathEnd struct {
+	vars []variable
+	cwd  string
+	dirs []string
+	dead bool
+}
+
+// mark takes the current state.
+func (a *analyzer) mark() flowMark {
+	m := flowMark{nv: len(a.vars), cwd: a.cwd, dead: a.dead}
+	if len(a.dirs) > 0 {
+		m.dirs = slices.Clone(a.dirs)
+	}
+	return m
+}
+
+// capture returns the state the path walked since m leaves, without
+// changing it.
+func (a *analyzer) capture(m flowMark) pathEnd {
+	e := pathEnd{cwd: a.cwd, dead: a.dead}
+	if len(a.vars) > m.nv {
+		e.vars = slices.Clone(a.vars[m.nv:])
+	}
+	if len(a.dirs) > 0 {
+		e.dirs = slices.Clone(a.dirs)
+	}
+	return e
+}
+
+// end captures the path's state and rewinds to m.
+func (a *analyzer) end(m flowMark) pathEnd {
+	e := a.capture(m)
+	a.rewind(m)
+	return e
+}
+
+// rewind returns to the state at m.
+func (a *analyzer) rewind(m flowMark) {
+	if len(a.vars) > m.nv {
+		a.vars = a.vars[:m.nv]
+	}
+	a.cwd, a.dead = m.cwd, m.dead
+	a.dirs = append(a.dirs[:0], m.dirs...)
+}
+
+// changed reports whether a path changed anything since its mark.
+func (e *pathEnd) changed(m flowMark) bool {
+	return len(e.vars) > 0 || e.cwd != m.cwd || !slices.Equal(e.dirs, m.dirs)
+}
+
+// merge sets the state to the join of the paths' ends; stay adds the
+// state at m itself (a path that skips the construct). The walk must be
+// at m (rewound). Paths that ended the shell are left out; when every
+// path did, what follows is dead too.
+func (a *analyzer) merge(m flowMark, stay bool, ends ...pathEnd) {
+	a.rewind(m)
+	live := ends[:0:0]
+	for _, e := range ends {
+		if !e.dead {
+			live = append(live, e)
+		}
+	}
+	if len(live) == 0 && !stay {
+		a.dead = true
+		return
+	}
+	if stay {
+		live = append(live, pathEnd{cwd: m.cwd, dirs: m.dirs})
+	}
+	// The directory and the pushd stack.
+	cwd, dirs, same := live[0].cwd, live[0].dirs, true
+	for _, e := range live[1:] {
+		if e.cwd != cwd || !slices.Equal(e.dirs, dirs) {
+			same = false
+		}
+	}
+	if same {
+		a.cwd, a.dirs = cwd, append(a.dirs[:0], dirs...)
+	} else {
+		a.cwd = ""
+		n := 0
+		for _, e := range live {
+			n = max(n, len(e.dirs))
+		}
+		a.dirs = a.dirs[:0]
+		for range n {
+			a.dirs = append(a.dirs, "") // popd then leads somewhere unknown
+		}
+	}
+	// The variables any path assigned.
+	var done []string
+	for _, e := range live {
+		for _, v := range e.vars {
+			if slices.Contains(done, v.name) {
+				continue
+			}
+			done = append(done, v.name)
+			a.joinVar(v.name, live)
+		}
+	}
+}
+
+// joinVar sets name to the join of its value at the end of each path (its
+// value at the mark where a path did not assign it).
+func (a *analyzer) joinVar(name string, live []pathEnd) {
+	entry, esrcs, efound := a.getVar(name)
+	var w Word
+	var srcs []source
+	for i, e := range live {
+		v, s, found := entry, esrcs, efound
+		if x, ok := lastAssign(e.vars, name); ok {
+			v, s, found = x.w, x.srcs, true
+		}
+		srcs = append(srcs, s...)
+		switch {
+		case i == 0:
+			w = v
+			if !found {
+				w = Word{}
+			}
+		case !found || !sameWord(w, v):
+			w = Word{flags: (w.flags | v.flags) & (wObf | wDecoded | wNet | wSubst)}
+		}
+	}
+	if efound && sameWord(w, entry) && len(srcs) == len(esrcs)*len(live) {
+		return // every path left it as it was
+	}
+	a.setVar(name, w, srcs)
+}
+
+// lastAssign is the last assignment of name among vars.
+func lastAssign(vars []variable, name string) (variable, bool) {
+	for i := len(vars) - 1; i >= 0; i-- {
+		if vars[i].name == name {
+			return vars[i], true
+		}
+	}
+	return variable{}, false
+}
+
+// sameWord reports whether two values are the same known value, or the
+// same set of values (a find set, one of a list of paths).
+func sameWord(x, y Word) bool {
+	if !(x.Known || x.flags&wSet != 0) || x.proc != 0 || y.proc != 0 {
+		return false
+	}
+	return x.Known == y.Known && x.Value == y.Value && x.Glob == y.Glob && x.pat == y.pat && x.flags == y.flags
+}
+
+// havoc makes every variable a path assigned since m unknown, and the
+// directory unknown if it moved: the state of a loop after any number of
+// rounds, of a function that may return early.
+func (a *analyzer) havoc(m flowMark, e pathEnd) {
+	a.rewind(m)
+	if e.cwd != m.cwd || !slices.Equal(e.dirs, m.dirs) {
+		a.cwd = ""
+		for i := range a.dirs {
+			a.dirs[i] = ""
+		}
+	}
+	var done []string
+	for _, v := range e.vars {
+		if slices.Contains(done, v.name) {
+			continue
+		}
+		done = append(done, v.name)
+		var srcs []source
+		for _, x := range e.vars {
+			if x.name == v.name {
+				srcs = append(srcs, x.srcs...)
+			}
+		}
+		_, es, _ := a.getVar(v.name)
+		a.setVar(v.name, Word{flags: v.w.flags & (wObf | wDecoded | wNet | wSubst)}, append(srcs, es...))
+	}
+}
+
+// jumps reports whether a loop body or a function body holds a statement
+// that leaves it early (break, continue, return): its state at the end is
+// then not the only one it can leave.
+func jumps(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if found {
+			return false
+		}
+		if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
+			switch ce.Args[0].Lit() {
+			case "break", "continue", "return":
+				found = true
+			case "":
+				found = true // a dynamic name may be any of them
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// failEnd is the state the statement just walked leaves when it fails:
+// the state it leaves, but for a cd that stays where it was.
+func (a *analyzer) failEnd(m flowMark) pathEnd {
+	e := a.capture(m)
+	if a.failSet {
+		e.cwd = a.failCwd
+	}
+	return e
+}
+
+// cdMayHaveFailed joins, before the next statement of a list, the
+// directory a cd just moved to with the one it left: cd fails on a
+// missing directory and the list goes on where it was.
+func (a *analyzer) cdMayHaveFailed() {
+	if a.failSet && !a.dead && a.failCwd != a.cwd {
+		a.cwd = ""
+		for i := range a.dirs {
+			a.dirs[i] = ""
+		}
+	}
+	a.failSet = false
+}
+
+// isParam reports whether name is a positional or count parameter.
+func isParam(name string) bool {
+	switch name {
+	case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "#", "@", "*":
+		return true
+	}
+	return false
+}
+
+// localNames lists the names a function body declares local (local, and
+// declare or typeset without -g).
+func localNames(body syntax.Node) []string {
+	var out []string
+	syntax.Walk(body, func(n syntax.Node) bool {
+		d, ok := n.(*syntax.DeclClause)
+		if !ok || d.Variant == nil {
+			return true
+		}
+		switch d.Variant.Value {
+		case "local", "declare", "typeset":
+		default:
+			return true
+		}
+		global := false
+		for _, as := range d.Args {
+			if as.Naked && as.Name == nil && as.Value != nil {
+				if v := as.Value.Lit(); len(v) > 1 && v[0] == '-' && strings.ContainsRune(v, 'g') {
+					global = true
+				}
+			}
+		}
+		for _, as := range d.Args {
+			if as.Name != nil && !global {
+				out = append(out, as.Name.Value)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// volatileVar marks a variable a trap or alias assigns: its value is
+// unknown from here on, whatever the command assigns it later.
+func (a *analyzer) volatileVar(name string) {
+	if !slices.Contains(a.volatile, name) {
+		a.volatile = append(a.volatile, name)
+	}
+}

@@ -1,0 +1,140 @@
+package shell
+
+import (
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/internal/e2e"
+)
+
+// flowCases are commands whose real effect depends on control flow. Each
+// creates a file named "mark" somewhere; bash decides where. sound rows
+// are attacks on a walk that lets the last-walked branch win (the decoy is
+// the workspace's build/); precise rows must stay resolved.
+var flowCases = []struct {
+	cmd     string
+	precise bool // the analysis must name the file bash creates, not fall back to unknown
+}{
+	// if / elif / else, case, && and ||: a branch that did not run.
+	{cmd: `d=~; if false; then d=build; fi; touch "$d/mark"`},
+	{cmd: `d=~; if false; then d=build; elif false; then d=build; else :; fi; touch "$d/mark"`},
+	{cmd: `d=~; case x in y) d=build;; esac; touch "$d/mark"`},
+	{cmd: `d=~; false && d=build; touch "$d/mark"`},
+	{cmd: `d=~; true || d=build; touch "$d/mark"`},
+	{cmd: `d=~; [ -e nope ] && d=build; touch "$d/mark"`},
+	// Loops: no round, or a later round that sees what an earlier one left.
+	{cmd: `d=~; while false; do d=build; done; touch "$d/mark"`},
+	{cmd: `d=build; while read x; do touch "$d/mark"; d=~; done < list`},
+	{cmd: `d=build; for x in a b; do touch "$d/mark"; d=~; [ -e list ] && continue; d=build; done`},
+	{cmd: `d=build; for x in ~ build; do d=$x; break; done; touch "$d/mark"`},
+	{cmd: `d=build; for x in $(cat list); do touch "$d/mark"; d=~; done`},
+	// A pipeline's stages run in subshells.
+	{cmd: `d=~; echo | d=build; touch "$d/mark"`},
+	// Functions run in this shell; return leaves early.
+	{cmd: `d=build; f() { d=~; }; f; touch "$d/mark"`},
+	{cmd: `d=build; f() { d=~; return; d=build; }; f; touch "$d/mark"`},
+	{cmd: `f() { cd ~; }; f; touch mark`},
+	// Builtins that assign.
+	{cmd: `d=build; printf -vd %s ~; touch "$d/mark"`},
+	{cmd: `d=build; printf -v d %s ~; touch "$d/mark"`},
+	{cmd: `d=build; declare -n d=HOME; touch "$d/mark"`},
+	{cmd: `unset d; : ${d=~}; touch "$d/mark"`},
+	{cmd: `HOME=$PWD/build; touch ~/mark`},
+	// A trap runs before every command.
+	{cmd: `d=build; trap 'd=~' DEBUG; d=build; touch "$d/mark"`},
+	// cd may fail; eval runs in this shell.
+	{cmd: `cd ~; cd nonexistent 2>/dev/null; touch mark`},
+	{cmd: `cd ~; false && cd build; touch mark`},
+	{cmd: `cd ~; if cd nonexistent 2>/dev/null; then :; else touch mark; fi`},
+	{cmd: `eval "cd ~"; touch mark`},
+	// Look-alikes the analysis keeps exact.
+	{cmd: `mkdir -p build && cd build && touch mark`, precise: true},
+	{cmd: `cd build || exit 1; touch mark`, precise: true},
+	{cmd: `d=build; if [ -e list ]; then d=build; fi; touch "$d/mark"`, precise: true},
+	{cmd: `d=build; touch "$d/mark"`, precise: true},
+	{cmd: `for x in build; do touch "$x/mark"; done`, precise: true},
+	{cmd: `d=build; for f in *.txt; do touch "$d/mark"; d=~; done`},
+	{cmd: `for f in build/*; do touch "$f.mark"; done; touch build/mark`, precise: true},
+	{cmd: `[ -d build ] || mkdir build; touch build/mark`, precise: true},
+}
+
+// TestFlowStateAgainstBash runs each command in bash, in a throw-away
+// workspace and home, finds the file it created, and holds the analysis
+// to it: the path it names is that file, or what it names is unknown.
+// Never a known path bash did not touch: that is how "rm -rf ~" passed as
+// "rm -rf build".
+func TestFlowStateAgainstBash(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	e2e.Need(t, err, "bash")
+	for _, tc := range flowCases {
+		t.Run(tc.cmd, func(t *testing.T) {
+			root := t.TempDir()
+			ws, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
+			for _, d := range []string{filepath.Join(ws, "build"), home} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, f := range []string{"list", "a.txt", "b.txt"} {
+				if err := os.WriteFile(filepath.Join(ws, f), []byte("a\nb\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cmd := exec.Command(bash, "--noprofile", "--norc", "-c", tc.cmd)
+			cmd.Dir, cmd.Env = ws, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+			if out, err := cmd.CombinedOutput(); err != nil && !strings.Contains(tc.cmd, "exit") {
+				t.Logf("bash: %v: %s", err, out)
+			}
+			var made []string
+			for _, d := range []string{ws, filepath.Join(ws, "build"), home} {
+				if _, err := os.Stat(filepath.Join(d, "mark")); err == nil {
+					made = append(made, filepath.Join(d, "mark"))
+				}
+			}
+			if len(made) == 0 {
+				t.Fatalf("bash created no mark: the case is wrong")
+			}
+			eff := Analyze(tc.cmd, Options{Cwd: ws, Home: home})
+			unknown := eff.Has(TagOpaque) || eff.Has(TagDynamicCommand)
+			for _, f := range made {
+				if !namesWrite(eff, f) && !unknown {
+					t.Errorf("bash wrote %s; the analysis names %v and is not unknown", f, writes(eff))
+				}
+			}
+			if tc.precise && unknown {
+				t.Errorf("a look-alike became unknown: tags %v", eff.Tags)
+			}
+		})
+	}
+}
+
+// namesWrite reports whether the effects record a write of f.
+func namesWrite(eff *Effects, f string) bool {
+	for _, u := range eff.Paths {
+		if u.Access&action.AccessWrite == 0 {
+			continue
+		}
+		if u.Path == f {
+			return true
+		}
+		if ok, _ := path.Match(u.Path, f); u.Glob && ok {
+			return true
+		}
+	}
+	return false
+}
+
+func writes(eff *Effects) []string {
+	var out []string
+	for _, u := range eff.Paths {
+		if u.Access&action.AccessWrite != 0 {
+			out = append(out, u.Path)
+		}
+	}
+	return out
+}
