@@ -27,7 +27,7 @@ type analyzer struct {
 	nodes int  // work done
 	stop  bool // a bound was hit: stop walking
 
-	globRec bool   // shopt globstar/dotglob or GLOBIGNORE: globs have find semantics
+	globRec bool // shopt globstar/dotglob or GLOBIGNORE: globs have find semantics
 
 	// Control flow (flowstate.go).
 	dead        bool     // the path walked ended the shell (exit): nothing after it runs on it
@@ -37,7 +37,7 @@ type analyzer struct {
 	volatile    []string // variables a trap or alias may change before any command
 	cwdVolatile bool     // a trap or alias may change the directory before any command
 	havocAll    bool     // code the walk cannot see may have assigned any variable (source, a nameref)
-	display string // remote X display host set through DISPLAY ("" when local or unset)
+	display     string   // remote X display host set through DISPLAY ("" when local or unset)
 
 	// Scratch kept across analyses (alloc.go).
 	rd      strings.Reader
