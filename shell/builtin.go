@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/parallax/parallax/action"
@@ -39,6 +40,28 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 		a.havocAll, a.cwd = true, ""
 	case "exit":
 		a.dead = true
+	case "shift":
+		// The positional parameters move: $1 is what $2 was, or unknown.
+		n := 1
+		if len(c.Args) > 0 {
+			n = -1
+			if v, err := strconv.Atoi(c.Args[0].Value); err == nil && c.Args[0].Known && v >= 0 && v <= 9 {
+				n = v
+			}
+		}
+		a.shiftParams(n)
+	case "hash":
+		// hash -p PATH NAME: NAME runs the program at PATH from now on.
+		for i, w := range c.Args {
+			if w.Value == "-p" && i+2 < len(c.Args) {
+				p, n := c.Args[i+1], c.Args[i+2]
+				if !p.Known || !n.Known {
+					a.tagf(c, TagDynamicCommand, "hash -p with a name or path known only at run time")
+					break
+				}
+				a.hashed = append(a.hashed, [2]string{n.Value, p.Value})
+			}
+		}
 	case "getopts":
 		for i, w := range c.Args {
 			if i == 1 {
@@ -413,4 +436,29 @@ func (a *analyzer) assignUnknown(w Word) {
 		return
 	}
 	a.setVar(w.Value, Word{}, nil)
+}
+
+// shiftParams moves the positional parameters n places ($1 becomes what
+// $n+1 was); n < 0 (a count known only at run time) makes them unknown.
+func (a *analyzer) shiftParams(n int) {
+	if n == 0 {
+		return
+	}
+	var old [10]Word
+	var known [10]bool
+	for i := 1; i <= 9; i++ {
+		w, _, found := a.getVar(paramNames[i])
+		old[i], known[i] = w, found
+	}
+	for i := 1; i <= 9; i++ {
+		switch j := i + n; {
+		case n < 0 || j > 9 || !known[j]:
+			a.setVar(paramNames[i], Word{}, nil)
+		default:
+			a.setVar(paramNames[i], old[j], nil)
+		}
+	}
+	for _, p := range []string{"#", "@", "*"} {
+		a.setVar(p, Word{}, nil)
+	}
 }

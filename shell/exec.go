@@ -180,6 +180,17 @@ func (a *analyzer) runNamed(name string, argv []Word, in *stream, smark int) str
 			a.tagf(nil, TagDownloadExec, p)
 		}
 	}
+	for i := len(a.hashed) - 1; i >= 0 && p == ""; i-- {
+		if a.hashed[i][0] == name {
+			to := a.hashed[i][1]
+			if strings.IndexByte(to, '/') < 0 {
+				to = "./" + to // hash -p takes the path as written, from here
+			}
+			a.tagf(nil, TagObfuscation, "hash -p runs "+to+" as "+name)
+			v := append([]Word{{Value: to, Known: true}}, argv[1:]...)
+			return a.runNamed(to, v, in, smark)
+		}
+	}
 	var fout stream
 	if p == "" {
 		if a.isFunc(name) {

@@ -45,6 +45,10 @@ var flowCases = []struct {
 	{cmd: `d=build; declare -n d=HOME; touch "$d/mark"`},
 	{cmd: `unset d; : ${d=~}; touch "$d/mark"`},
 	{cmd: `HOME=$PWD/build; touch ~/mark`},
+	// shift moves the parameters; hash -p renames a program.
+	{cmd: `set -- build ~; shift; touch "$1/mark"`},
+	{cmd: `hash -p "$(command -v touch)" ls; ls mark`},
+	{cmd: `hash -p /usr/bin/touch ls; ls build/mark`},
 	// A trap runs before every command.
 	{cmd: `d=build; trap 'd=~' DEBUG; d=build; touch "$d/mark"`},
 	// cd may fail; eval runs in this shell.

@@ -30,14 +30,15 @@ type analyzer struct {
 	globRec bool // shopt globstar/dotglob or GLOBIGNORE: globs have find semantics
 
 	// Control flow (flowstate.go).
-	dead        bool     // the path walked ended the shell (exit): nothing after it runs on it
-	failSet     bool     // the statement just walked was a cd that may fail,
-	failCwd     string   // leaving this directory when it does
-	lastpipe    bool     // shopt lastpipe may be on: a pipeline's last stage runs in this shell
-	volatile    []string // variables a trap or alias may change before any command
-	cwdVolatile bool     // a trap or alias may change the directory before any command
-	havocAll    bool     // code the walk cannot see may have assigned any variable (source, a nameref)
-	display     string   // remote X display host set through DISPLAY ("" when local or unset)
+	dead        bool        // the path walked ended the shell (exit): nothing after it runs on it
+	failSet     bool        // the statement just walked was a cd that may fail,
+	failCwd     string      // leaving this directory when it does
+	lastpipe    bool        // shopt lastpipe may be on: a pipeline's last stage runs in this shell
+	volatile    []string    // variables a trap or alias may change before any command
+	cwdVolatile bool        // a trap or alias may change the directory before any command
+	havocAll    bool        // code the walk cannot see may have assigned any variable (source, a nameref)
+	hashed      [][2]string // hash -p PATH NAME: NAME runs PATH
+	display     string      // remote X display host set through DISPLAY ("" when local or unset)
 
 	// Scratch kept across analyses (alloc.go).
 	rd      strings.Reader
@@ -231,6 +232,11 @@ func (a *analyzer) command(cmd syntax.Command, in *stream) stream {
 	case *syntax.LetClause:
 		for _, x := range c.Exprs {
 			a.arithm(x)
+			if w, ok := x.(*syntax.Word); ok && w.Lit() == "" {
+				// let "x=1": an expression in quotes, not parsed here,
+				// may assign any variable.
+				a.havocAll = true
+			}
 		}
 	case *syntax.TestClause:
 		a.test(c.X)
