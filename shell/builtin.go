@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -324,8 +325,9 @@ func (a *analyzer) deferredCode(c *Call) {
 			continue
 		}
 		if c.Name == "alias" {
-			if _, body, ok := strings.Cut(w.Value, "="); ok {
+			if name, body, ok := strings.Cut(w.Value, "="); ok {
 				a.runShell(c, Word{Value: body, Known: w.Known, flags: w.flags})
+				a.aliases = append(a.aliases, alias{name: name, body: Word{Value: body, Known: w.Known, flags: w.flags}})
 			}
 			continue
 		}
@@ -461,4 +463,71 @@ func (a *analyzer) shiftParams(n int) {
 	for _, p := range []string{"#", "@", "*"} {
 		a.setVar(p, Word{}, nil)
 	}
+}
+
+// alias is a name defined with alias NAME=BODY.
+type alias struct {
+	name string
+	body Word
+}
+
+// expandAlias analyses a call of a name defined as an alias as the alias
+// expands it: BODY followed by the call's arguments. Bash expands aliases
+// on the lines after the definition when expand_aliases is on, which it is
+// in the shells some hosts run commands in (a snapshot of the user's
+// shell): the call is judged both ways.
+func (a *analyzer) expandAlias(name string, argv []Word, in *stream) (stream, bool) {
+	if len(a.aliases) == 0 || slices.Contains(a.expanding, name) {
+		return stream{}, false
+	}
+	var body Word
+	found := false
+	for i := len(a.aliases) - 1; i >= 0; i-- {
+		if a.aliases[i].name == name {
+			body, found = a.aliases[i].body, true
+			break
+		}
+	}
+	if !found {
+		return stream{}, false
+	}
+	if !body.Known {
+		a.tagf(nil, TagEval, "alias "+name+" with a body known only at run time")
+		return stream{}, true
+	}
+	var sb strings.Builder
+	sb.WriteString(body.Value)
+	for _, w := range argv[1:] {
+		sb.WriteByte(' ')
+		sb.WriteString(quoteArg(w))
+	}
+	if !a.enter() {
+		return stream{}, true
+	}
+	a.expanding = append(a.expanding, name)
+	out := a.shellCode(sb.String(), in, "alias")
+	a.expanding = a.expanding[:len(a.expanding)-1]
+	a.depth--
+	return out, true
+}
+
+// quoteArg writes a resolved word back as shell text: quoted when known,
+// its wildcards left active when it is a glob, and a variable nothing
+// assigns (so unknown) when it is known only at run time.
+func quoteArg(w Word) string {
+	switch {
+	case !w.Known:
+		return `"$__parallax_unknown_argument"`
+	case w.Glob:
+		var sb strings.Builder
+		for _, r := range w.Value {
+			if !(r == '*' || r == '?' || r == '[' || r == ']' || r == '/' || r == '.' || r == '_' || r == '-' ||
+				r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+				sb.WriteByte('\\')
+			}
+			sb.WriteRune(r)
+		}
+		return sb.String()
+	}
+	return "'" + strings.ReplaceAll(w.Value, "'", `'\''`) + "'"
 }

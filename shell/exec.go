@@ -193,8 +193,14 @@ func (a *analyzer) runNamed(name string, argv []Word, in *stream, smark int) str
 	}
 	var fout stream
 	if p == "" {
+		if out, ok := a.expandAlias(name, argv, in); ok {
+			fout = out
+			if !a.isFunc(name) && !isBuiltin(name) && a.opt.Lookup(base) == nil {
+				return fout // without expansion: "command not found"
+			}
+		}
 		if a.isFunc(name) {
-			fout = a.callFunc(name, argv, in)
+			fout = joinStreams(fout, a.callFunc(name, argv, in))
 			if !isBuiltin(name) && a.opt.Lookup(base) == nil {
 				return fout
 			}

@@ -49,6 +49,10 @@ var flowCases = []struct {
 	{cmd: `set -- build ~; shift; touch "$1/mark"`},
 	{cmd: `hash -p "$(command -v touch)" ls; ls mark`},
 	{cmd: `hash -p /usr/bin/touch ls; ls build/mark`},
+	// An alias expands on the lines after it (hosts that run commands in a
+	// snapshot of the user's shell turn expand_aliases on).
+	{cmd: "shopt -s expand_aliases\nalias ls='touch'\nls ~/mark"},
+	{cmd: "shopt -s expand_aliases\nalias mk='touch build/mark'\nmk", precise: true},
 	// A trap runs before every command.
 	{cmd: `d=build; trap 'd=~' DEBUG; d=build; touch "$d/mark"`},
 	// cd may fail; eval runs in this shell.

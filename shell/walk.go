@@ -38,6 +38,8 @@ type analyzer struct {
 	cwdVolatile bool        // a trap or alias may change the directory before any command
 	havocAll    bool        // code the walk cannot see may have assigned any variable (source, a nameref)
 	hashed      [][2]string // hash -p PATH NAME: NAME runs PATH
+	aliases     []alias     // alias NAME=BODY, newest last
+	expanding   []string    // aliases being expanded (bash does not expand one inside itself)
 	display     string      // remote X display host set through DISPLAY ("" when local or unset)
 
 	// Scratch kept across analyses (alloc.go).
