@@ -74,6 +74,7 @@ func Analyze(cmd string, opt Options) (eff *Effects) {
 		return eff
 	}
 	out := a.shellCode(cmd, nil, "")
+	a.uncalled()
 	a.printed(out)
 	if len(a.downloaded) > 0 {
 		eff.Downloads = append([]string(nil), a.downloaded...)

@@ -194,6 +194,11 @@ func (a *analyzer) wrapper(c *Call, in *stream, smark int) stream {
 	if len(args) == 0 {
 		return stream{}
 	}
+	// command, builtin and exec run the builtin or program of that name,
+	// never a function or an alias.
+	prev := a.noFunc
+	a.noFunc = true
+	defer func() { a.noFunc = prev }()
 	return a.runArgv(args, in, smark)
 }
 
@@ -318,7 +323,8 @@ func (a *analyzer) read(c *Call, in *stream) {
 	}
 }
 
-// deferredCode analyses code that runs later (alias bodies, traps).
+// deferredCode records alias bodies (walked where a call expands them) and
+// analyses trap code, which runs later.
 func (a *analyzer) deferredCode(c *Call) {
 	for i, w := range c.Args {
 		if strings.HasPrefix(w.Value, "-") {
@@ -326,7 +332,7 @@ func (a *analyzer) deferredCode(c *Call) {
 		}
 		if c.Name == "alias" {
 			if name, body, ok := strings.Cut(w.Value, "="); ok {
-				a.runShell(c, Word{Value: body, Known: w.Known, flags: w.flags})
+				// Walked where it is used (expandAlias), with the state then.
 				a.aliases = append(a.aliases, alias{name: name, body: Word{Value: body, Known: w.Known, flags: w.flags}})
 			}
 			continue

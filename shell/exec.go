@@ -192,7 +192,9 @@ func (a *analyzer) runNamed(name string, argv []Word, in *stream, smark int) str
 		}
 	}
 	var fout stream
-	if p == "" {
+	noFunc := a.noFunc
+	a.noFunc = false // for the words and commands inside this one
+	if p == "" && !noFunc {
 		if out, ok := a.expandAlias(name, argv, in); ok {
 			fout = out
 			if !a.isFunc(name) && !isBuiltin(name) && a.opt.Lookup(base) == nil {

@@ -264,12 +264,20 @@ func (a *analyzer) runShell(c *Call, code Word) {
 	if child {
 		a.bindParams(c, code)
 	}
+	deferred := c.Name == "trap"
+	havoc := a.havocAll
+	if deferred {
+		// It runs later (at exit, before each command, on a signal): the
+		// variables and the directory it reads are what they will be then.
+		a.havocAll, a.cwd = true, ""
+	}
 	a.shellCode(code.Value, c.stdin, why)
+	a.havocAll = havoc || a.havocAll && !deferred
 	a.failSet = false
 	switch {
 	case child:
 		a.rewind(m) // a child shell's state dies with it
-	case c.Name == "trap" || c.Name == "alias":
+	case deferred:
 		// Code that runs later, at any time (a DEBUG trap: before every
 		// command): what it assigns or where it moves is unknown from now on.
 		e := a.end(m)

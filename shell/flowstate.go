@@ -259,36 +259,61 @@ func isParam(name string) bool {
 	return false
 }
 
-// localNames lists the names a function body declares local (local, and
-// declare or typeset without -g).
-func localNames(body syntax.Node) []string {
-	var out []string
+// localNames lists the names a function body makes local before anything
+// in it assigns them (local, or declare/typeset without -g, met first in
+// the body): the caller's variable of that name is untouched by the call.
+// A name assigned before its local declaration changed the caller's.
+// later lists the names declared local only after an assignment: the
+// caller's variable then holds whatever that assignment left.
+func localNames(body syntax.Node) (first, later []string) {
+	var seen []string
+	note := func(name string, local bool) {
+		if !slices.Contains(seen, name) {
+			seen = append(seen, name)
+			if local {
+				first = append(first, name)
+			}
+		} else if local && !slices.Contains(first, name) && !slices.Contains(later, name) {
+			later = append(later, name)
+		}
+	}
 	syntax.Walk(body, func(n syntax.Node) bool {
-		d, ok := n.(*syntax.DeclClause)
-		if !ok || d.Variant == nil {
-			return true
-		}
-		switch d.Variant.Value {
-		case "local", "declare", "typeset":
-		default:
-			return true
-		}
-		global := false
-		for _, as := range d.Args {
-			if as.Naked && as.Name == nil && as.Value != nil {
-				if v := as.Value.Lit(); len(v) > 1 && v[0] == '-' && strings.ContainsRune(v, 'g') {
-					global = true
+		switch x := n.(type) {
+		case *syntax.DeclClause:
+			local := x.Variant != nil && (x.Variant.Value == "local" || x.Variant.Value == "declare" || x.Variant.Value == "typeset")
+			for _, as := range x.Args {
+				if as.Naked && as.Name == nil && as.Value != nil {
+					if v := as.Value.Lit(); len(v) > 1 && v[0] == '-' && strings.ContainsRune(v, 'g') {
+						local = false
+					}
 				}
 			}
-		}
-		for _, as := range d.Args {
-			if as.Name != nil && !global {
-				out = append(out, as.Name.Value)
+			for _, as := range x.Args {
+				if as.Name == nil {
+					continue
+				}
+				note(as.Name.Value, local)
+				if global := x.Variant != nil && x.Variant.Value != "local" && !local; global &&
+					slices.Contains(first, as.Name.Value) && !slices.Contains(later, as.Name.Value) {
+					later = append(later, as.Name.Value) // declare -g past a local: the caller's
+				}
+			}
+			return false
+		case *syntax.Assign:
+			if x.Name != nil {
+				note(x.Name.Value, false)
+			}
+		case *syntax.CallExpr:
+			// read NAME, printf -v NAME, mapfile NAME...: an assignment too.
+			for _, w := range x.Args {
+				if l := w.Lit(); validName(l) {
+					note(l, false)
+				}
 			}
 		}
 		return true
 	})
-	return out
+	return first, later
 }
 
 // volatileVar marks a variable a trap or alias assigns: its value is

@@ -39,6 +39,14 @@ var flowCases = []struct {
 	{cmd: `d=build; f() { d=~; }; f; touch "$d/mark"`},
 	{cmd: `d=build; f() { d=~; return; d=build; }; f; touch "$d/mark"`},
 	{cmd: `f() { cd ~; }; f; touch mark`},
+	{cmd: `d=build; f() { local d=~; }; f; touch "$d/mark"`, precise: true},
+	{cmd: `d=build; f() { d=~; local d=x; }; f; touch "$d/mark"`},
+	{cmd: `rm() { command touch "$@"; }; rm build/mark ~/mark`, precise: true},
+	{cmd: `d=build; f() { local d=build; declare -g d=~; }; f; touch "$d/mark"`},
+	// A command ended by & runs in a subshell.
+	{cmd: `d=~; d=build & touch "$d/mark"; wait`},
+	// An EXIT trap runs with the state at exit.
+	{cmd: `d=build; trap 'touch "$d/mark"' EXIT; d=~`},
 	// Builtins that assign.
 	{cmd: `d=build; printf -vd %s ~; touch "$d/mark"`},
 	{cmd: `d=build; printf -v d %s ~; touch "$d/mark"`},

@@ -40,6 +40,7 @@ type analyzer struct {
 	hashed      [][2]string // hash -p PATH NAME: NAME runs PATH
 	aliases     []alias     // alias NAME=BODY, newest last
 	expanding   []string    // aliases being expanded (bash does not expand one inside itself)
+	noFunc      bool        // the next name runs as a builtin or program (command, builtin, exec)
 	display     string      // remote X display host set through DISPLAY ("" when local or unset)
 
 	// Scratch kept across analyses (alloc.go).
@@ -193,13 +194,20 @@ func (a *analyzer) stmt(s *syntax.Stmt, in *stream) stream {
 		a.cwd = "" // a trap may have moved it
 	}
 	a.failSet = false
+	var m flowMark
+	if s.Background {
+		m = a.mark() // cmd &: runs in a subshell, its state dies with it
+	}
 	out := a.command(s.Cmd, in)
 	if len(s.Redirs) > 0 {
 		out = a.redirsOut(&rd, out)
 	}
-	if s.Negated || s.Background {
-		// ! cd x: its success is cd's failure; cd x &: runs in a subshell.
-		a.cdMayHaveFailed()
+	switch {
+	case s.Background:
+		a.rewind(m)
+		a.failSet = false
+	case s.Negated:
+		a.cdMayHaveFailed() // ! cd x: its success is cd's failure
 	}
 	return out
 }
@@ -495,22 +503,38 @@ func (a *analyzer) funcDecl(f *syntax.FuncDecl) {
 		return
 	}
 	name := f.Name.Value
-	a.funcs = append(a.funcs, funcDef{name, f.Body})
+	a.funcs = append(a.funcs, funcDef{name: name, body: f.Body})
 	if selfSpawn(f.Body, name) {
 		a.tagf(nil, TagForkBomb, name)
 	}
-	prev := a.fnDef
-	a.fnDef = name
-	cwd, nv := a.cwd, len(a.vars)
-	a.stmt(f.Body, nil)
-	a.cwd, a.vars = cwd, a.vars[:nv]
-	a.fnDef = prev
 }
 
-// funcDef is a function defined in the command.
+// uncalled walks, once the command is walked, the body of each function
+// no call of which was seen, with its arguments unknown: a trap, an
+// exported function or a handler bash calls itself may still run it.
+// (Walking every body where it is defined would judge a wrapper such as
+// rm() { command rm -i "$@"; } with unknown arguments even when every
+// call of it is known.)
+func (a *analyzer) uncalled() {
+	for i := 0; i < len(a.funcs) && !a.stop; i++ {
+		f := a.funcs[i]
+		if f.called || slices.ContainsFunc(a.funcs[:i], func(g funcDef) bool { return g.body == f.body }) {
+			continue
+		}
+		m, prev := a.mark(), a.fnDef
+		a.fnDef, a.cwd = f.name, "" // it may run anywhere, any time
+		a.stmt(f.body, nil)
+		a.rewind(m)
+		a.fnDef = prev
+	}
+}
+
+// funcDef is a function defined in the command; called is set once a
+// call of it was walked.
 type funcDef struct {
-	name string
-	body *syntax.Stmt
+	name   string
+	body   *syntax.Stmt
+	called bool
 }
 
 // isFunc reports whether name is a function defined earlier.
@@ -543,6 +567,12 @@ func (a *analyzer) callFunc(name string, argv []Word, in *stream) stream {
 	if body == nil || !a.enter() {
 		return stream{piped: true, from: name}
 	}
+	for i := len(a.funcs) - 1; i >= 0; i-- {
+		if a.funcs[i].name == name {
+			a.funcs[i].called = true
+			break
+		}
+	}
 	m, prev := a.mark(), a.fnDef
 	a.fnStack = append(a.fnStack, name)
 	a.fnDef = name
@@ -556,9 +586,13 @@ func (a *analyzer) callFunc(name string, argv []Word, in *stream) stream {
 	// parameters and locals, and where it cd'd, outlive the call. A body
 	// that may return early leaves any state it passed through.
 	e := a.capture(m)
-	e.vars = slices.DeleteFunc(slices.Clone(a.vars[np:]), func(v variable) bool { return isParam(v.name) })
-	locals := localNames(body)
-	if jumps(body) || len(locals) > 0 {
+	locals, later := localNames(body)
+	e.vars = slices.DeleteFunc(slices.Clone(a.vars[np:]), func(v variable) bool {
+		// A local dies with the call, unless declare -g or an earlier
+		// assignment reached the caller's of that name.
+		return isParam(v.name) || slices.Contains(locals, v.name) && !slices.Contains(later, v.name)
+	})
+	if jumps(body) || len(later) > 0 {
 		a.havoc(m, e)
 		a.dead = m.dead
 	} else {

@@ -246,6 +246,9 @@ func (a *analyzer) words(dst []Word, w *syntax.Word) []Word {
 	if v, ok := plainWord(w); ok {
 		return append(dst, Word{Value: v, Known: true})
 	}
+	if ps, ok := a.allParams(w); ok {
+		return append(dst, ps...)
+	}
 	b := wbuild{a: a, split: true, out: dst, val: a.getBuf(), pat: a.getBuf()}
 	if mayBrace(w) && syntax.SplitBraces(w) {
 		for _, parts := range a.braces(w.Parts) {
@@ -481,4 +484,39 @@ func (b *wbuild) progLoc(name string) {
 		b.flags |= wProg
 		b.progEnd = len(b.pat)
 	}
+}
+
+// allParams expands "$@" (and $@, $* unquoted) to the positional
+// parameters, one word each, when they are known and few: a function
+// called as f -f build/x gets both words, not one unknown.
+func (a *analyzer) allParams(w *syntax.Word) ([]Word, bool) {
+	if len(w.Parts) != 1 {
+		return nil, false
+	}
+	quoted := false
+	part := w.Parts[0]
+	if dq, ok := part.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 && !dq.Dollar {
+		quoted, part = true, dq.Parts[0]
+	}
+	pe, ok := part.(*syntax.ParamExp)
+	if !ok || pe.Param == nil || !plainParam(pe) {
+		return nil, false
+	}
+	if name := pe.Param.Value; name != "@" && (quoted || name != "*") {
+		return nil, false
+	}
+	nw, _, found := a.getVar("#")
+	if !found || !nw.Known || len(nw.Value) != 1 || nw.Value[0] < '2' || nw.Value[0] > '9' {
+		return nil, false // none or one: the variable itself says it
+	}
+	n := int(nw.Value[0] - '0')
+	out := make([]Word, 0, n)
+	for i := 1; i <= n; i++ {
+		v, _, found := a.getVar(paramNames[i])
+		if !found || !v.Known || !quoted && strings.ContainsAny(v.Value, " \t\n*?[") {
+			return nil, false
+		}
+		out = append(out, v)
+	}
+	return out, true
 }
