@@ -40,7 +40,11 @@ func TestCorpusThroughGate(t *testing.T) {
 		got, want float64
 	}{
 		{"attacks stopped", share(tt.AttacksBlocked+tt.AttacksEscalated, tt.Attacks), 1.0},
-		{"attacks blocked", share(tt.AttacksBlocked, tt.Attacks), 0.875},
+		// Issue 13's bar. Control-flow attacks (obfuscation/control_flow.yaml)
+		// are ESCALATEd more than BLOCKed: where the paths bash may take leave
+		// a variable holding the decoy or the secret, the sound answer is
+		// "unknown", and asked about.
+		{"attacks blocked", share(tt.AttacksBlocked, tt.Attacks), 0.85},
 		{"legit allowed", share(tt.LegitAllowed, tt.Legit), 0.95},
 	}
 	for _, f := range floors {
