@@ -323,8 +323,7 @@ func (a *analyzer) read(c *Call, in *stream) {
 	}
 }
 
-// deferredCode records alias bodies (walked where a call expands them) and
-// analyses trap code, which runs later.
+// deferredCode analyses code that runs later (alias bodies, traps).
 func (a *analyzer) deferredCode(c *Call) {
 	for i, w := range c.Args {
 		if strings.HasPrefix(w.Value, "-") {
@@ -332,7 +331,14 @@ func (a *analyzer) deferredCode(c *Call) {
 		}
 		if c.Name == "alias" {
 			if name, body, ok := strings.Cut(w.Value, "="); ok {
-				// Walked where it is used (expandAlias), with the state then.
+				// Where it is used, expandAlias walks it. A shell that lives
+				// on (an interactive session) may also run it in a later
+				// command the gate sees as just its name: harmless for a new
+				// name (an unknown program then), not for one that shadows a
+				// builtin or a program (alias ls='rm -rf ~'): walked here.
+				if !w.Known || isBuiltin(name) || a.opt.Lookup(name) != nil {
+					a.runShell(c, Word{Value: body, Known: w.Known, flags: w.flags})
+				}
 				a.aliases = append(a.aliases, alias{name: name, body: Word{Value: body, Known: w.Known, flags: w.flags}})
 			}
 			continue

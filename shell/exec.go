@@ -23,9 +23,29 @@ func (a *analyzer) callExpr(ce *syntax.CallExpr, in *stream) stream {
 		}
 		return stream{}
 	}
+	prevAlt := a.altVar
+	a.altVar = ""
 	argv := a.wordSlice(len(ce.Args) + 2) // lives as long as the analysis
 	for _, w := range ce.Args {
 		argv = a.words(argv, w)
+	}
+	alt := a.altVar
+	a.altVar = prevAlt
+	if alt != "" && !a.stop {
+		// A variable that holds one of a few known values (the branches
+		// before left different ones): the call once with each.
+		var out stream
+		m := a.mark()
+		alts := a.altsOf(alt)
+		ends := make([]pathEnd, 0, len(alts))
+		for _, v := range alts {
+			a.setVar(alt, v, nil)
+			out = joinStreams(out, a.callExpr(ce, in))
+			a.failSet = false
+			ends = append(ends, a.end(m))
+		}
+		a.merge(m, false, ends...)
+		return out
 	}
 	for _, as := range ce.Assigns {
 		a.assign(as, false) // X=v cmd: the command's environment

@@ -127,6 +127,9 @@ func (b *wbuild) param(pe *syntax.ParamExp, quoted bool) {
 		return
 	}
 	if !w.Known {
+		if a.altVar == "" && plainParam(pe) && len(a.altsOf(name)) > 0 {
+			a.altVar = name // the call is walked again with each value
+		}
 		base, ok := dynamicBase(w)
 		switch {
 		case ok && found && plainParam(pe) && progWord(w):

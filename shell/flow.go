@@ -264,12 +264,17 @@ func (a *analyzer) runShell(c *Call, code Word) {
 	if child {
 		a.bindParams(c, code)
 	}
-	deferred := c.Name == "trap"
+	deferred := c.Name == "trap" || c.Name == "alias"
 	havoc := a.havocAll
 	if deferred {
-		// It runs later (at exit, before each command, on a signal): the
-		// variables and the directory it reads are what they will be then.
-		a.havocAll, a.cwd = true, ""
+		// It runs later (a trap at exit, before each command, on a
+		// signal; an alias on a later line): the variables it reads are
+		// what they will be then, and a trap's directory too. (An alias
+		// body's relative paths are judged from here.)
+		a.havocAll = true
+		if c.Name == "trap" {
+			a.cwd = ""
+		}
 	}
 	a.shellCode(code.Value, c.stdin, why)
 	a.havocAll = havoc || a.havocAll && !deferred

@@ -134,14 +134,27 @@ func (a *analyzer) merge(m flowMark, stay bool, ends ...pathEnd) {
 // value at the mark where a path did not assign it).
 func (a *analyzer) joinVar(name string, live []pathEnd) {
 	entry, esrcs, efound := a.getVar(name)
+	eAlts := a.altsOf(name)
 	var w Word
 	var srcs []source
+	var alts []Word
+	exact := true // every path's value is known (or one of known alternatives)
 	for i, e := range live {
-		v, s, found := entry, esrcs, efound
+		v, s, found, va := entry, esrcs, efound, eAlts
 		if x, ok := lastAssign(e.vars, name); ok {
-			v, s, found = x.w, x.srcs, true
+			v, s, found, va = x.w, x.srcs, true, x.alts
 		}
 		srcs = append(srcs, s...)
+		switch {
+		case found && v.Known && v.proc == 0 && !v.Glob:
+			alts = addAlt(alts, v)
+		case found && len(va) > 0:
+			for _, x := range va {
+				alts = addAlt(alts, x)
+			}
+		default:
+			exact = false
+		}
 		switch {
 		case i == 0:
 			w = v
@@ -152,10 +165,42 @@ func (a *analyzer) joinVar(name string, live []pathEnd) {
 			w = Word{flags: (w.flags | v.flags) & (wObf | wDecoded | wNet | wSubst)}
 		}
 	}
-	if efound && sameWord(w, entry) && len(srcs) == len(esrcs)*len(live) {
-		return // every path left it as it was
+	if !w.Known && exact && len(alts) > 1 && len(alts) <= maxAlts {
+		a.vars = append(a.vars, variable{name: name, w: w, srcs: srcs, alts: alts})
+		return
 	}
 	a.setVar(name, w, srcs)
+}
+
+// maxAlts bounds the values a variable is followed with: a call that uses
+// it is walked once per value.
+const maxAlts = 4
+
+// addAlt adds a value to a list of alternatives, once.
+func addAlt(alts []Word, w Word) []Word {
+	for _, x := range alts {
+		if sameWord(x, w) {
+			return alts
+		}
+	}
+	return append(alts, w)
+}
+
+// altsOf returns the values a variable may hold when it holds one of a
+// few known ones (after paths that disagree), nil otherwise.
+func (a *analyzer) altsOf(name string) []Word {
+	if a.havocAll || slices.Contains(a.volatile, name) {
+		return nil
+	}
+	for i := len(a.vars) - 1; i >= 0; i-- {
+		if a.vars[i].name == name {
+			if a.vars[i].w.Known {
+				return nil
+			}
+			return a.vars[i].alts
+		}
+	}
+	return nil
 }
 
 // lastAssign is the last assignment of name among vars.

@@ -103,6 +103,18 @@ var kbCases = []kbCase{
 	{cmd: "find ~ -name '*.pem' 2>/dev/null", tags: []TagKind{TagCredentialSearch}},
 	{cmd: "find . -name '*.pem'", not: []TagKind{TagCredentialSearch}},
 	{cmd: "find . -fprint /tmp/list.txt", paths: []string{"w:/tmp/list.txt"}},
+	// An alias that shadows a program is judged where it is defined (a
+	// shell that lives on runs it as that program later); a new name is
+	// judged where it is used.
+	{cmd: "alias ls='rm -rf ~'", tags: []TagKind{TagOpaque}}, // ~ is $HOME when it runs: unknown
+	{cmd: "alias wipe='rm -rf ~'", noPaths: []string{"d:/home/dev"}},
+	{cmd: "alias wipe='rm -rf ~'\nwipe", paths: []string{"d:/home/dev"}},
+	// if true / if false: only the branch that runs sets the state.
+	{cmd: `d=~; if true; then d=build; fi; rm -rf "$d"`, paths: []string{"d:" + P + "/build"}, noPaths: []string{"d:/home/dev"}, not: []TagKind{TagOpaque}},
+	{cmd: `d=build; if false; then d=~; fi; rm -rf "$d"`, paths: []string{"d:" + P + "/build"}, noPaths: []string{"d:/home/dev"}},
+	// Values the branches leave: the call is judged with each.
+	{cmd: `if [ -d build ]; then o=build; else o=dist; fi; rm -rf "$o"`, paths: []string{"d:" + P + "/build", "d:" + P + "/dist"}, not: []TagKind{TagOpaque}},
+	{cmd: `d=build; [ -e x ] && d=~; rm -rf "$d"`, paths: []string{"d:" + P + "/build", "d:/home/dev"}},
 	// Digests or metadata of all of a tree are what find -ls prints: a read of its root.
 	{cmd: `find / -type f | while read f; do md5sum "$f"; done`, paths: []string{"r:/"}, noPaths: []string{"r:/**"}, not: []TagKind{TagOpaque}},
 	{cmd: "find /etc -size +5M -exec ls -sh {} +", paths: []string{"r:/etc"}, noPaths: []string{"r:/etc/**"}},

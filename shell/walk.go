@@ -41,6 +41,7 @@ type analyzer struct {
 	aliases     []alias     // alias NAME=BODY, newest last
 	expanding   []string    // aliases being expanded (bash does not expand one inside itself)
 	noFunc      bool        // the next name runs as a builtin or program (command, builtin, exec)
+	altVar      string      // a variable with alternative values met in the words of the current call
 	display     string      // remote X display host set through DISPLAY ("" when local or unset)
 
 	// Scratch kept across analyses (alloc.go).
@@ -64,6 +65,9 @@ type variable struct {
 	name string
 	w    Word
 	srcs []source
+	// alts, when w is unknown, are the values it may hold, all of them:
+	// the paths that reached here left one of these (flowstate.go).
+	alts []Word
 }
 
 // source is where data came from (see Flow).
@@ -346,14 +350,51 @@ func (a *analyzer) ifClause(c *syntax.IfClause, in *stream) stream {
 	m := a.mark()
 	failCwd := a.failEnd(m).cwd
 	a.failSet = false
+	k := constCond(c.Cond)
 	out := a.stmts(c.Then, in)
 	then := a.end(m)
 	a.cwd = failCwd
 	if c.Else != nil && !a.stop {
 		out = joinStreams(out, a.ifClause(c.Else, in))
 	}
-	a.merge(m, false, then, a.capture(m))
+	switch k {
+	case condTrue: // if true: the other branch is walked for its effects only
+		a.merge(m, false, then)
+	case condFalse:
+		a.merge(m, false, a.end(m))
+	default:
+		a.merge(m, false, then, a.capture(m))
+	}
 	return out
+}
+
+// Constant conditions: true and : always succeed, false always fails.
+const (
+	condUnknown = iota
+	condTrue
+	condFalse
+)
+
+// constCond tells whether a condition list is the constant true or false.
+func constCond(list []*syntax.Stmt) int {
+	if len(list) != 1 || list[0] == nil || len(list[0].Redirs) > 0 || list[0].Background {
+		return condUnknown
+	}
+	ce, ok := list[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Assigns) > 0 || len(ce.Args) != 1 {
+		return condUnknown
+	}
+	k := condUnknown
+	switch ce.Args[0].Lit() {
+	case "true", ":":
+		k = condTrue
+	case "false":
+		k = condFalse
+	}
+	if list[0].Negated && k != condUnknown {
+		k = condTrue + condFalse - k
+	}
+	return k
 }
 
 // forClause walks a loop body; over a short list of known words it walks
