@@ -32,6 +32,8 @@ with a fix for each that is not OK:
   canary.token   present, mode 0600, 64 hex characters (the value is never shown)
   api.token      the same
   database       opens read-only, passes SQLite's quick check, schema is current
+  taint          no taint raise waits in .parallax/taint.pending (written when a full disk
+                 kept it out of the database; while one waits every session reads as critical)
   audit          the hash chain and its head verify; entries counted
   chronicle      the snapshot index chain verifies and every stored content exists
   landlock       the kernel's Landlock ABI version, or why it is not available

@@ -126,6 +126,7 @@ var doctorChecks = []struct {
 	{"canary.token", func(d *doctor) Check { return checkToken(CanaryPath(d.root)) }},
 	{"api.token", func(d *doctor) Check { return checkToken(APITokenPath(d.root)) }},
 	{"database", (*doctor).checkDB},
+	{"taint", (*doctor).checkTaintJournal},
 	{"audit", (*doctor).checkAudit},
 	{"chronicle", (*doctor).checkChronicle},
 	{"judge", (*doctor).checkJudge},

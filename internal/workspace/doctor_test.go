@@ -60,7 +60,7 @@ func TestDoctorFresh(t *testing.T) {
 			t.Errorf("%s: got %s (%s; fix: %s), want OK", c.Name, c.Status, c.Detail, c.Fix)
 		}
 	}
-	want := "workspace layout config agent policy canary.token api.token database audit chronicle judge"
+	want := "workspace layout config agent policy canary.token api.token database taint audit chronicle judge"
 	if strings.Join(got, " ") != want {
 		t.Errorf("checks: got %s, want %s", strings.Join(got, " "), want)
 	}
@@ -192,6 +192,16 @@ func breakages() []breakage {
 			"database", StatusFail, "schema v99 is newer", "parallax version"},
 		{"database newer schema skips chronicle", func(t *testing.T, root string) { setUserVersion(t, root, 99) },
 			"chronicle", StatusSkip, "newer than this binary", ""},
+		{"taint raises waiting", func(t *testing.T, root string) {
+			writeFile(t, TaintJournalPath(root), `{"session":"s1","level":4,"source":"/k"}`+"\n"+`{"session":"s2","level":3,"source":"x"}`+"\n", 0o600)
+		}, "taint", StatusWarn, "2 taint raise(s) of 2 session(s)", "free disk space"},
+		{"taint journal torn line", func(t *testing.T, root string) {
+			writeFile(t, TaintJournalPath(root), `{"session":"s1","level":4,"source":"/k"}`+"\n"+`{"session":"s2","lev`, 0o600)
+		}, "taint", StatusFail, "line 2", "remove it"},
+		{"taint journal writable by others", func(t *testing.T, root string) {
+			writeFile(t, TaintJournalPath(root), "", 0o666)
+			chmod(t, TaintJournalPath(root), 0o666)
+		}, "taint", StatusFail, "mode 0666", "chmod 600"},
 	}
 }
 
