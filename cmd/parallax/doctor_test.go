@@ -53,7 +53,7 @@ func TestDoctorCmd(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("--json: %v\n%s", err, out)
 	}
-	if !rep.OK || rep.Workspace != root || len(rep.Checks) != 12 || rep.Checks[11].Name != "landlock" {
+	if !rep.OK || rep.Workspace != root || len(rep.Checks) != 13 || rep.Checks[12].Name != "landlock" {
 		t.Errorf("--json: got %+v", rep)
 	}
 }
