@@ -35,7 +35,7 @@ func TestDoctorCmd(t *testing.T) {
 	}
 	for _, want := range []string{"workspace " + root, "OK    workspace ", "OK    audit         1 entry verified",
 		"OK    policy ", "WARN  landlock      not available: test", "fix: use another kernel",
-		"10 ok, 2 warning(s), 0 failed, 0 skipped"} {
+		"11 ok, 2 warning(s), 0 failed, 0 skipped"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
