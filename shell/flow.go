@@ -278,11 +278,12 @@ func (a *analyzer) runShell(c *Call, code Word) {
 	}
 	a.shellCode(code.Value, c.stdin, why)
 	a.havocAll = havoc || a.havocAll && !deferred
-	a.failSet = false
 	switch {
 	case child:
 		a.rewind(m) // a child shell's state dies with it
+		a.failSet = false
 	case deferred:
+		a.failSet = false
 		// Code that runs later, at any time (a DEBUG trap: before every
 		// command): what it assigns or where it moves is unknown from now on.
 		e := a.end(m)
@@ -293,7 +294,8 @@ func (a *analyzer) runShell(c *Call, code Word) {
 			a.cwdVolatile, a.cwd = true, ""
 		}
 	}
-	// eval and source run in this shell: their state stays.
+	// eval and source run in this shell: their state stays, down to a
+	// cd the code ends with, which may have failed (failSet).
 }
 
 // bindParams sets $0, $1, ... of sh -c CODE ARG0 ARGS... to the words

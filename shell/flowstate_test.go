@@ -68,6 +68,7 @@ var flowCases = []struct {
 	{cmd: `cd ~; false && cd build; touch mark`},
 	{cmd: `cd ~; if cd nonexistent 2>/dev/null; then :; else touch mark; fi`},
 	{cmd: `eval "cd ~"; touch mark`},
+	{cmd: `d=build; eval 'cd nope' 2>/dev/null; touch "$d/mark"`},
 	// Look-alikes the analysis keeps exact.
 	{cmd: `mkdir -p build && cd build && touch mark`, precise: true},
 	{cmd: `cd build || exit 1; touch mark`, precise: true},
