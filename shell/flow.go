@@ -260,8 +260,12 @@ func (a *analyzer) runShell(c *Call, code Word) {
 	}
 	m := a.mark()
 	a.cwd = callCwd(a, c)
-	child := c.prog != nil && c.prog.Lang == "sh" && c.prog.StdinCode
-	if child {
+	// Code a program runs (sh -c, su -c, ssh, flock -c, script -c, a
+	// python os.system) runs in another process: what it assigns or where
+	// it moves dies with it. Only the builtins (eval, trap, alias, bind)
+	// run code in this shell.
+	child := c.prog != nil
+	if child && c.prog.Lang == "sh" && c.prog.StdinCode {
 		a.bindParams(c, code)
 	}
 	deferred := c.Name == "trap" || c.Name == "alias"
@@ -280,7 +284,7 @@ func (a *analyzer) runShell(c *Call, code Word) {
 	a.havocAll = havoc || a.havocAll && !deferred
 	switch {
 	case child:
-		a.rewind(m) // a child shell's state dies with it
+		a.rewind(m) // a child process's state dies with it
 		a.failSet = false
 	case deferred:
 		a.failSet = false

@@ -43,6 +43,9 @@ var flowCases = []struct {
 	{cmd: `d=build; f() { d=~; local d=x; }; f; touch "$d/mark"`},
 	{cmd: `rm() { command touch "$@"; }; rm build/mark ~/mark`, precise: true},
 	{cmd: `d=build; f() { local d=build; declare -g d=~; }; f; touch "$d/mark"`},
+	// Shell code another program runs is another process.
+	{cmd: `d=~; flock . -c 'd=build'; touch "$d/mark"`, precise: true},
+	{cmd: `script -qec 'cd build' /dev/null >/dev/null; touch mark`, precise: true},
 	// A command ended by & runs in a subshell.
 	{cmd: `d=~; d=build & touch "$d/mark"; wait`},
 	// An EXIT trap runs with the state at exit.
