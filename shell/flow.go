@@ -1,8 +1,6 @@
 package shell
 
 import (
-	"slices"
-
 	"github.com/parallax/parallax/action"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -287,16 +285,7 @@ func (a *analyzer) runShell(c *Call, code Word) {
 		a.rewind(m) // a child process's state dies with it
 		a.failSet = false
 	case deferred:
-		a.failSet = false
-		// Code that runs later, at any time (a DEBUG trap: before every
-		// command): what it assigns or where it moves is unknown from now on.
-		e := a.end(m)
-		for _, v := range e.vars {
-			a.volatileVar(v.name)
-		}
-		if e.cwd != m.cwd || !slices.Equal(e.dirs, m.dirs) {
-			a.cwdVolatile, a.cwd = true, ""
-		}
+		a.anyTime(m)
 	}
 	// eval and source run in this shell: their state stays, down to a
 	// cd the code ends with, which may have failed (failSet).

@@ -361,6 +361,21 @@ func localNames(body syntax.Node) (first, later []string) {
 	return first, later
 }
 
+// anyTime ends the walk of code that runs later, at any time (a DEBUG
+// trap: before every command; PROMPT_COMMAND: before every prompt): the
+// walk returns to m, and what the code assigns or where it moves is
+// unknown from now on.
+func (a *analyzer) anyTime(m flowMark) {
+	e := a.end(m)
+	a.failSet = false
+	for _, v := range e.vars {
+		a.volatileVar(v.name)
+	}
+	if e.cwd != m.cwd || !slices.Equal(e.dirs, m.dirs) {
+		a.cwdVolatile, a.cwd = true, ""
+	}
+}
+
 // volatileVar marks a variable a trap or alias assigns: its value is
 // unknown from here on, whatever the command assigns it later.
 func (a *analyzer) volatileVar(name string) {

@@ -46,6 +46,11 @@ var flowCases = []struct {
 	// Shell code another program runs is another process.
 	{cmd: `d=~; flock . -c 'd=build'; touch "$d/mark"`, precise: true},
 	{cmd: `script -qec 'cd build' /dev/null >/dev/null; touch mark`, precise: true},
+	// Code a variable names runs in the program it is for, or (a prompt
+	// command) later in this shell.
+	{cmd: `d=~; EDITOR='d=build'; touch "$d/mark"`, precise: true},
+	{cmd: `PAGER='cd build'; touch mark`, precise: true},
+	{cmd: `d=build; PROMPT_COMMAND='d=~'; touch "$d/mark"`},
 	// A command ended by & runs in a subshell.
 	{cmd: `d=~; d=build & touch "$d/mark"; wait`},
 	// An EXIT trap runs with the state at exit.
