@@ -266,15 +266,16 @@ func (a *analyzer) runShell(c *Call, code Word) {
 	if child && c.prog.Lang == "sh" && c.prog.StdinCode {
 		a.bindParams(c, code)
 	}
-	deferred := c.Name == "trap" || c.Name == "alias"
+	deferred := c.Name == "trap" || c.Name == "alias" || c.Name == "bind"
 	havoc := a.havocAll
 	if deferred {
 		// It runs later (a trap at exit, before each command, on a
-		// signal; an alias on a later line): the variables it reads are
-		// what they will be then, and a trap's directory too. (An alias
+		// signal; a key binding when the key is pressed; an alias on a
+		// later line): the variables it reads are what they will be
+		// then, and a trap's or binding's directory too. (An alias
 		// body's relative paths are judged from here.)
 		a.havocAll = true
-		if c.Name == "trap" {
+		if c.Name != "alias" {
 			a.cwd = ""
 		}
 	}

@@ -69,7 +69,9 @@ var flowCases = []struct {
 	// snapshot of the user's shell turn expand_aliases on).
 	{cmd: "shopt -s expand_aliases\nalias ls='touch'\nls ~/mark"},
 	{cmd: "shopt -s expand_aliases\nalias mk='touch build/mark'\nmk", precise: true},
-	// A trap runs before every command.
+	// A trap runs before every command; a key binding whenever the key
+	// is pressed.
+	{cmd: `d=build; bind -x '"\C-x": d=~' 2>/dev/null; touch "$d/mark"`},
 	{cmd: `d=build; trap 'd=~' DEBUG; d=build; touch "$d/mark"`},
 	// cd may fail; eval runs in this shell.
 	{cmd: `cd ~; cd nonexistent 2>/dev/null; touch mark`},
