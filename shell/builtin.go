@@ -483,29 +483,30 @@ type alias struct {
 	body Word
 }
 
+// aliasBody returns the body of the alias name, unless that alias is
+// being expanded (bash does not expand one inside itself).
+func (a *analyzer) aliasBody(name string) (Word, bool) {
+	if slices.Contains(a.expanding, name) {
+		return Word{}, false
+	}
+	for i := len(a.aliases) - 1; i >= 0; i-- {
+		if a.aliases[i].name == name {
+			return a.aliases[i].body, true
+		}
+	}
+	return Word{}, false
+}
+
 // expandAlias analyses a call of a name defined as an alias as the alias
 // expands it: BODY followed by the call's arguments. Bash expands aliases
 // on the lines after the definition when expand_aliases is on, which it is
 // in the shells some hosts run commands in (a snapshot of the user's
-// shell): the call is judged both ways.
-func (a *analyzer) expandAlias(name string, argv []Word, in *stream) (stream, bool) {
-	if len(a.aliases) == 0 || slices.Contains(a.expanding, name) {
-		return stream{}, false
-	}
-	var body Word
-	found := false
-	for i := len(a.aliases) - 1; i >= 0; i-- {
-		if a.aliases[i].name == name {
-			body, found = a.aliases[i].body, true
-			break
-		}
-	}
-	if !found {
-		return stream{}, false
-	}
+// shell), and off in bash -c: runName judges the call both ways.
+func (a *analyzer) expandAlias(name string, argv []Word, in *stream) stream {
+	body, _ := a.aliasBody(name)
 	if !body.Known {
 		a.tagf(nil, TagEval, "alias "+name+" with a body known only at run time")
-		return stream{}, true
+		return stream{}
 	}
 	var sb strings.Builder
 	sb.WriteString(body.Value)
@@ -514,13 +515,13 @@ func (a *analyzer) expandAlias(name string, argv []Word, in *stream) (stream, bo
 		sb.WriteString(quoteArg(w))
 	}
 	if !a.enter() {
-		return stream{}, true
+		return stream{}
 	}
 	a.expanding = append(a.expanding, name)
 	out := a.shellCode(sb.String(), in, "alias")
 	a.expanding = a.expanding[:len(a.expanding)-1]
 	a.depth--
-	return out, true
+	return out
 }
 
 // quoteArg writes a resolved word back as shell text: quoted when known,

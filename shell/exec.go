@@ -211,28 +211,87 @@ func (a *analyzer) runNamed(name string, argv []Word, in *stream, smark int) str
 			return a.runNamed(to, v, in, smark)
 		}
 	}
-	var fout stream
 	noFunc := a.noFunc
 	a.noFunc = false // for the words and commands inside this one
 	if p == "" && !noFunc {
-		if out, ok := a.expandAlias(name, argv, in); ok {
-			fout = out
-			if !a.isFunc(name) && !isBuiltin(name) && a.opt.Lookup(base) == nil {
-				return fout // without expansion: "command not found"
-			}
-		}
-		if a.isFunc(name) {
-			fout = joinStreams(fout, a.callFunc(name, argv, in))
-			if !isBuiltin(name) && a.opt.Lookup(base) == nil {
-				return fout
-			}
-			// A function named as a builtin or a program may not be the
-			// one that runs (defined on one branch, unset -f): both are.
-		}
-		if out, ok := a.builtin(name, argv, in, smark); ok {
-			return joinStreams(fout, out)
-		}
+		return a.runName(name, base, argv, in, smark)
 	}
+	return a.runFile(base, p, argv, in, smark)
+}
+
+// What a name may run as.
+const (
+	asAlias    = iota // the alias, expanded
+	asFunc            // the function
+	asBuiltin         // the builtin
+	asProgram         // the program PATH finds
+	asNotFound        // nothing: "command not found"
+)
+
+// runName runs a command name that may be an alias, a function, a
+// builtin or a program. Where more than one may be what runs (bash
+// expands an alias only with expand_aliases on; a function may be
+// defined on one branch only, or unset -f), each is walked from the same
+// state, and what follows sees the join of the states they leave.
+func (a *analyzer) runName(name, base string, argv []Word, in *stream, smark int) stream {
+	var buf [3]int
+	ways := buf[:0]
+	_, aliased := a.aliasBody(name)
+	if aliased {
+		ways = append(ways, asAlias)
+	}
+	prog := a.opt.Lookup(base) != nil
+	switch fn, bi := a.isFunc(name), isBuiltin(name); {
+	case fn && bi:
+		ways = append(ways, asFunc, asBuiltin)
+	case fn && prog:
+		ways = append(ways, asFunc, asProgram)
+	case fn:
+		ways = append(ways, asFunc)
+	case bi:
+		ways = append(ways, asBuiltin)
+	case aliased && !prog:
+		ways = append(ways, asNotFound)
+	default:
+		ways = append(ways, asProgram)
+	}
+	if len(ways) == 1 {
+		return a.runAs(ways[0], name, base, argv, in, smark)
+	}
+	m := a.mark()
+	var out stream
+	ends := make([]pathEnd, 0, 2*len(ways))
+	for _, w := range ways {
+		out = joinStreams(out, a.runAs(w, name, base, argv, in, smark))
+		ends = append(ends, a.capture(m))
+		if a.failSet {
+			ends = append(ends, a.failEnd(m)) // a cd that may fail
+		}
+		a.failSet = false
+		a.rewind(m)
+	}
+	a.merge(m, false, ends...)
+	return out
+}
+
+// runAs runs a name one way.
+func (a *analyzer) runAs(way int, name, base string, argv []Word, in *stream, smark int) stream {
+	switch way {
+	case asAlias:
+		return a.expandAlias(name, argv, in)
+	case asFunc:
+		return a.callFunc(name, argv, in)
+	case asBuiltin:
+		out, _ := a.builtin(name, argv, in, smark)
+		return out
+	case asProgram:
+		return a.runFile(base, "", argv, in, smark)
+	}
+	return stream{}
+}
+
+// runFile runs the program base, found at p ("" for where PATH finds it).
+func (a *analyzer) runFile(base, p string, argv []Word, in *stream, smark int) stream {
 	var prog *Program
 	if p == "" || isBinDir(path.Dir(p)) || anyDir(base) {
 		prog = a.opt.Lookup(base)
@@ -247,9 +306,9 @@ func (a *analyzer) runNamed(name string, argv []Word, in *stream, smark int) str
 		a.tagf(c, TagUnknownProgram, detail)
 		a.unknownArgs(c, argv[1:])
 		a.last = lastCmd{name: base}
-		return joinStreams(fout, a.output(c, in))
+		return a.output(c, in)
 	}
-	return joinStreams(fout, a.apply(c, prog, in))
+	return a.apply(c, prog, in)
 }
 
 // isBinDir reports whether programs in dir are the system's own (a

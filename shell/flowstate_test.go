@@ -69,6 +69,10 @@ var flowCases = []struct {
 	// snapshot of the user's shell turn expand_aliases on).
 	{cmd: "shopt -s expand_aliases\nalias ls='touch'\nls ~/mark"},
 	{cmd: "shopt -s expand_aliases\nalias mk='touch build/mark'\nmk", precise: true},
+	// Without expand_aliases (bash -c) the alias is not expanded.
+	{cmd: "d=build; alias mk='d=~'\nmk 2>/dev/null; touch \"$d/mark\"", precise: true},
+	// A function named as a builtin runs instead of it (unless unset).
+	{cmd: `d=~; printf() { :; }; printf -v d %s build; touch "$d/mark"`, precise: true},
 	// A trap runs before every command; a key binding whenever the key
 	// is pressed.
 	{cmd: `d=build; bind -x '"\C-x": d=~' 2>/dev/null; touch "$d/mark"`},
