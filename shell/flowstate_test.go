@@ -46,6 +46,7 @@ var flowCases = []struct {
 	// Shell code another program runs is another process.
 	{cmd: `d=~; flock . -c 'd=build'; touch "$d/mark"`, precise: true},
 	{cmd: `script -qec 'cd build' /dev/null >/dev/null; touch mark`, precise: true},
+	{cmd: `env sh -c 'cd build && touch mark'`, precise: true},
 	// Code a variable names runs in the program it is for, or (a prompt
 	// command) later in this shell.
 	{cmd: `d=~; EDITOR='d=build'; touch "$d/mark"`, precise: true},
