@@ -416,7 +416,7 @@ func (a *analyzer) histBuiltin(c *Call) {
 			}
 		}
 	case "unset":
-		funcs := false
+		funcs, vars := false, false
 		for _, w := range args {
 			if w.Value == "HISTFILE" {
 				a.tagf(c, TagHistoryWipe, "unset HISTFILE")
@@ -424,15 +424,39 @@ func (a *analyzer) histBuiltin(c *Call) {
 			switch {
 			case w.Known && strings.HasPrefix(w.Value, "-"):
 				funcs = funcs || strings.ContainsRune(w.Value, 'f')
+				vars = vars || strings.ContainsRune(w.Value, 'v')
+			case funcs && !w.Known:
+				a.unsetFunc("", true)
 			case funcs:
-				// The program of that name runs again: a call of it is
-				// judged as both (see runNamed).
+				a.unsetFunc(w.Value, false) // the builtin or program of that name runs again
 			case !w.Known:
 				a.havocAll = true
+				a.unsetFunc("", true)
 			default:
 				a.setVar(w.Value, Word{Known: true}, nil)
+				if !vars {
+					a.unsetFunc(w.Value, true) // when no variable has that name
+				}
 			}
 		}
+	}
+}
+
+// unsetFunc undefines the function name ("": any function); maybe: it
+// may still be defined.
+func (a *analyzer) unsetFunc(name string, maybe bool) {
+	n := len(a.fnv)
+	for i := n - 1; i >= 0; i-- {
+		f := a.fnv[i]
+		if name != "" && f.name != name || len(f.bodies) == 0 ||
+			slices.ContainsFunc(a.fnv[i+1:], func(g fnState) bool { return g.name == f.name }) {
+			continue // another name, no function, or not the latest entry of its name
+		}
+		if !maybe {
+			f.bodies = nil
+		}
+		f.none = true
+		a.fnv = append(a.fnv, f)
 	}
 }
 

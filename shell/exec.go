@@ -222,38 +222,45 @@ func (a *analyzer) runNamed(name string, argv []Word, in *stream, smark int) str
 // What a name may run as.
 const (
 	asAlias    = iota // the alias, expanded
-	asFunc            // the function
+	asFunc            // a function
 	asBuiltin         // the builtin
 	asProgram         // the program PATH finds
 	asNotFound        // nothing: "command not found"
 )
 
+// runWay is one way a name may run: a function with its body.
+type runWay struct {
+	as   int
+	body *syntax.Stmt
+}
+
 // runName runs a command name that may be an alias, a function, a
 // builtin or a program. Where more than one may be what runs (bash
 // expands an alias only with expand_aliases on; a function may be
-// defined on one branch only, or unset -f), each is walked from the same
-// state, and what follows sees the join of the states they leave.
+// defined on one branch only, or named as a builtin), each is walked from
+// the same state, and what follows sees the join of the states they leave.
 func (a *analyzer) runName(name, base string, argv []Word, in *stream, smark int) stream {
-	var buf [3]int
+	var buf [4]runWay
 	ways := buf[:0]
 	_, aliased := a.aliasBody(name)
 	if aliased {
-		ways = append(ways, asAlias)
+		ways = append(ways, runWay{as: asAlias})
 	}
-	prog := a.opt.Lookup(base) != nil
-	switch fn, bi := a.isFunc(name), isBuiltin(name); {
-	case fn && bi:
-		ways = append(ways, asFunc, asBuiltin)
-	case fn && prog:
-		ways = append(ways, asFunc, asProgram)
-	case fn:
-		ways = append(ways, asFunc)
+	bodies, none := a.funcWays(name)
+	for _, b := range bodies {
+		ways = append(ways, runWay{as: asFunc, body: b})
+	}
+	prog, bi := a.opt.Lookup(base) != nil, isBuiltin(name)
+	switch {
+	case len(bodies) > 0 && !none && !bi && !prog:
+		// Only the function.
 	case bi:
-		ways = append(ways, asBuiltin)
-	case aliased && !prog:
-		ways = append(ways, asNotFound)
+		// (Named as a builtin, a function may still not be what runs.)
+		ways = append(ways, runWay{as: asBuiltin})
+	case len(bodies) == 0 && !aliased || prog:
+		ways = append(ways, runWay{as: asProgram})
 	default:
-		ways = append(ways, asProgram)
+		ways = append(ways, runWay{as: asNotFound})
 	}
 	if len(ways) == 1 {
 		return a.runAs(ways[0], name, base, argv, in, smark)
@@ -275,12 +282,12 @@ func (a *analyzer) runName(name, base string, argv []Word, in *stream, smark int
 }
 
 // runAs runs a name one way.
-func (a *analyzer) runAs(way int, name, base string, argv []Word, in *stream, smark int) stream {
-	switch way {
+func (a *analyzer) runAs(w runWay, name, base string, argv []Word, in *stream, smark int) stream {
+	switch w.as {
 	case asAlias:
 		return a.expandAlias(name, argv, in)
 	case asFunc:
-		return a.callFunc(name, argv, in)
+		return a.callFunc(name, w.body, argv, in)
 	case asBuiltin:
 		out, _ := a.builtin(name, argv, in, smark)
 		return out

@@ -42,6 +42,12 @@ var flowCases = []struct {
 	{cmd: `d=build; f() { local d=~; }; f; touch "$d/mark"`, precise: true},
 	{cmd: `d=build; f() { d=~; local d=x; }; f; touch "$d/mark"`},
 	{cmd: `rm() { command touch "$@"; }; rm build/mark ~/mark`, precise: true},
+	// A function defined in a subshell, on one branch or unset is not
+	// (or may not be) what the name runs.
+	{cmd: `d=build; ( f() { d=~; } ); f 2>/dev/null; touch "$d/mark"`, precise: true},
+	{cmd: `d=build; [ -e nope ] && f() { d=~; }; f 2>/dev/null; touch "$d/mark"`, precise: true},
+	{cmd: `d=build; f() { d=~; }; unset -f f; f 2>/dev/null; touch "$d/mark"`, precise: true},
+	{cmd: `d=build; f() { d=~; }; unset f; f 2>/dev/null; touch "$d/mark"`, precise: true},
 	{cmd: `d=build; f() { local d=build; declare -g d=~; }; f; touch "$d/mark"`},
 	// Shell code another program runs is another process.
 	{cmd: `d=~; flock . -c 'd=build'; touch "$d/mark"`, precise: true},

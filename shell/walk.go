@@ -16,7 +16,8 @@ type analyzer struct {
 	cwd   string     // current directory; "" when unknown
 	dirs  []string   // pushd stack
 	vars  []variable // assignments, newest last (scopes truncate)
-	funcs []funcDef  // defined functions
+	funcs []funcDef  // every function definition walked (uncalled)
+	fnv   []fnState  // the definitions in effect, newest last (scoped as vars)
 	fds   []netFD    // file descriptors opened on network sockets (exec 5<>/dev/tcp/...)
 	procs []stream   // process substitution contents, by Word.proc-1
 	wsrc  []source   // data sources met while resolving the words of the current command
@@ -545,6 +546,7 @@ func (a *analyzer) funcDecl(f *syntax.FuncDecl) {
 	}
 	name := f.Name.Value
 	a.funcs = append(a.funcs, funcDef{name: name, body: f.Body})
+	a.fnv = append(a.fnv, fnState{name: name, bodies: []*syntax.Stmt{f.Body}})
 	if selfSpawn(f.Body, name) {
 		a.tagf(nil, TagForkBomb, name)
 	}
@@ -578,28 +580,17 @@ type funcDef struct {
 	called bool
 }
 
-// isFunc reports whether name is a function defined earlier.
+// isFunc reports whether name may be a function defined earlier.
 func (a *analyzer) isFunc(name string) bool {
-	_, ok := a.funcBody(name)
-	return ok
-}
-
-// funcBody returns the body of the latest definition of name.
-func (a *analyzer) funcBody(name string) (*syntax.Stmt, bool) {
-	for i := len(a.funcs) - 1; i >= 0; i-- {
-		if a.funcs[i].name == name {
-			return a.funcs[i].body, true
-		}
-	}
-	return nil, false
+	bodies, _ := a.funcWays(name)
+	return len(bodies) > 0
 }
 
 // callFunc walks a function's body again for one call, with the call's
 // arguments as $1, $2, ...: what "f /etc/shadow" does depends on them.
 // The body was walked once at its definition with unknown arguments; a
 // function already being walked (recursion) is not walked again.
-func (a *analyzer) callFunc(name string, argv []Word, in *stream) stream {
-	body, _ := a.funcBody(name)
+func (a *analyzer) callFunc(name string, body *syntax.Stmt, argv []Word, in *stream) stream {
 	for _, c := range a.fnStack {
 		if c == name {
 			return stream{piped: true, from: name}
@@ -608,10 +599,9 @@ func (a *analyzer) callFunc(name string, argv []Word, in *stream) stream {
 	if body == nil || !a.enter() {
 		return stream{piped: true, from: name}
 	}
-	for i := len(a.funcs) - 1; i >= 0; i-- {
-		if a.funcs[i].name == name {
+	for i := range a.funcs {
+		if a.funcs[i].body == body {
 			a.funcs[i].called = true
-			break
 		}
 	}
 	m, prev := a.mark(), a.fnDef
@@ -642,6 +632,7 @@ func (a *analyzer) callFunc(name string, argv []Word, in *stream) stream {
 			a.setVar(v.name, v.w, v.srcs)
 		}
 		a.cwd, a.dirs, a.dead = e.cwd, append(a.dirs[:0], e.dirs...), e.dead
+		a.fnv = append(a.fnv, e.fns...) // functions it defined are global
 	}
 	if !out.piped {
 		out = stream{piped: true, from: name}
