@@ -41,8 +41,7 @@ func (a *analyzer) callExpr(ce *syntax.CallExpr, in *stream) stream {
 		for _, v := range alts {
 			a.setVar(alt, v, nil)
 			out = joinStreams(out, a.callExpr(ce, in))
-			a.failSet = false
-			ends = append(ends, a.end(m))
+			ends = a.endAll(ends, m)
 		}
 		a.merge(m, false, ends...)
 		return out
@@ -270,12 +269,7 @@ func (a *analyzer) runName(name, base string, argv []Word, in *stream, smark int
 	ends := make([]pathEnd, 0, 2*len(ways))
 	for _, w := range ways {
 		out = joinStreams(out, a.runAs(w, name, base, argv, in, smark))
-		ends = append(ends, a.capture(m))
-		if a.failSet {
-			ends = append(ends, a.failEnd(m)) // a cd that may fail
-		}
-		a.failSet = false
-		a.rewind(m)
+		ends = a.endAll(ends, m)
 	}
 	a.merge(m, false, ends...)
 	return out

@@ -69,6 +69,19 @@ func (a *analyzer) end(m flowMark) pathEnd {
 	return e
 }
 
+// endAll appends the states the path walked since m leaves to dst (two
+// when it ended with a cd that may have failed: moved, or where it was)
+// and rewinds to m.
+func (a *analyzer) endAll(dst []pathEnd, m flowMark) []pathEnd {
+	dst = append(dst, a.capture(m))
+	if a.failSet {
+		dst = append(dst, a.failEnd(m))
+		a.failSet = false
+	}
+	a.rewind(m)
+	return dst
+}
+
 // rewind returns to the state at m.
 func (a *analyzer) rewind(m flowMark) {
 	if len(a.vars) > m.nv {

@@ -89,6 +89,9 @@ var flowCases = []struct {
 	{cmd: `cd ~; false && cd build; touch mark`},
 	{cmd: `cd ~; if cd nonexistent 2>/dev/null; then :; else touch mark; fi`},
 	{cmd: `eval "cd ~"; touch mark`},
+	// A branch or a round that ends with a cd: it may have failed too.
+	{cmd: `f() { cd nope; }; if true; then f; else :; fi 2>/dev/null; touch mark`},
+	{cmd: `for x in a mark; do touch "$x"; cd nope 2>/dev/null; done`},
 	{cmd: `d=build; eval 'cd nope' 2>/dev/null; touch "$d/mark"`},
 	// Look-alikes the analysis keeps exact.
 	{cmd: `mkdir -p build && cd build && touch mark`, precise: true},

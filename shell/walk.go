@@ -353,18 +353,18 @@ func (a *analyzer) ifClause(c *syntax.IfClause, in *stream) stream {
 	a.failSet = false
 	k := constCond(c.Cond)
 	out := a.stmts(c.Then, in)
-	then := a.end(m)
+	then := a.endAll(nil, m)
 	a.cwd = failCwd
 	if c.Else != nil && !a.stop {
 		out = joinStreams(out, a.ifClause(c.Else, in))
 	}
 	switch k {
 	case condTrue: // if true: the other branch is walked for its effects only
-		a.merge(m, false, then)
+		a.merge(m, false, then...)
 	case condFalse:
-		a.merge(m, false, a.end(m))
+		a.merge(m, false, a.endAll(nil, m)...)
 	default:
-		a.merge(m, false, then, a.capture(m))
+		a.merge(m, false, a.endAll(then, m)...)
 	}
 	return out
 }
@@ -451,7 +451,10 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 	early := jumps(c)
 	m := a.mark()
 	var out stream
-	for _, it := range items {
+	for i, it := range items {
+		if i > 0 {
+			a.cdMayHaveFailed() // the last round's last statement
+		}
 		a.setVar(name, it, srcs)
 		out = joinStreams(out, a.stmts(c.Do, in))
 		if early {
@@ -516,7 +519,7 @@ func (a *analyzer) caseClause(c *syntax.CaseClause, in *stream) stream {
 			a.word1(p)
 		}
 		out = joinStreams(out, a.stmts(it.Stmts, in))
-		ends = append(ends, a.end(m))
+		ends = a.endAll(ends, m)
 		falls = falls || it.Op != syntax.Break
 	}
 	if falls {
