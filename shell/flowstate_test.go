@@ -93,6 +93,12 @@ var flowCases = []struct {
 	{cmd: `f() { cd nope; }; if true; then f; else :; fi 2>/dev/null; touch mark`},
 	{cmd: `for x in a mark; do touch "$x"; cd nope 2>/dev/null; done`},
 	{cmd: `d=build; eval 'cd nope' 2>/dev/null; touch "$d/mark"`},
+	// A redirection that fails skips the command (not the assignments
+	// of a command without one).
+	{cmd: `d=build; printf -v d %s ~ < nope; touch "$d/mark"`, precise: true},
+	{cmd: `d=build; { d=~; } < nope; touch "$d/mark"`, precise: true},
+	{cmd: `d=build; f() { d=~; }; f < nope; touch "$d/mark"`, precise: true},
+	{cmd: `d=build; d=~ < nope; touch "$d/mark"`, precise: true},
 	// Look-alikes the analysis keeps exact.
 	{cmd: `mkdir -p build && cd build && touch mark`, precise: true},
 	{cmd: `cd build || exit 1; touch mark`, precise: true},

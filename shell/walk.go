@@ -200,7 +200,8 @@ func (a *analyzer) stmt(s *syntax.Stmt, in *stream) stream {
 	}
 	a.failSet = false
 	var m flowMark
-	if s.Background {
+	skip := !s.Background && redirMayFail(s)
+	if s.Background || skip {
 		m = a.mark() // cmd &: runs in a subshell, its state dies with it
 	}
 	out := a.command(s.Cmd, in)
@@ -211,10 +212,34 @@ func (a *analyzer) stmt(s *syntax.Stmt, in *stream) stream {
 	case s.Background:
 		a.rewind(m)
 		a.failSet = false
-	case s.Negated:
+	case skip:
+		// cmd < file: where the file cannot be opened (missing, a
+		// directory that is not there, no permission) bash does not run
+		// the command.
+		a.merge(m, true, a.endAll(nil, m)...)
+	}
+	if s.Negated {
 		a.cdMayHaveFailed() // ! cd x: its success is cd's failure
 	}
 	return out
+}
+
+// redirMayFail reports whether a statement that changes the shell's state
+// has a redirection that may fail (a file other than /dev/null): the
+// command is then skipped. A command of assignments alone still assigns.
+func redirMayFail(s *syntax.Stmt) bool {
+	if ce, ok := s.Cmd.(*syntax.CallExpr); ok && len(ce.Args) == 0 {
+		return false
+	}
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
+			if r.Word == nil || r.Word.Lit() != "/dev/null" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // command walks one command of any kind.
