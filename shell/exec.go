@@ -212,8 +212,12 @@ func (a *analyzer) runNamed(name string, argv []Word, in *stream, smark int) str
 	}
 	noFunc := a.noFunc
 	a.noFunc = false // for the words and commands inside this one
-	if p == "" && !noFunc {
+	switch {
+	case p == "" && !noFunc:
 		return a.runName(name, base, argv, in, smark)
+	case p == "" && isBuiltin(name):
+		// command cd, builtin cd: the builtin, never a function or alias.
+		return a.runAs(runWay{as: asBuiltin}, name, base, argv, in, smark)
 	}
 	return a.runFile(base, p, argv, in, smark)
 }

@@ -89,6 +89,8 @@ var flowCases = []struct {
 	{cmd: `cd ~; false && cd build; touch mark`},
 	{cmd: `cd ~; if cd nonexistent 2>/dev/null; then :; else touch mark; fi`},
 	{cmd: `eval "cd ~"; touch mark`},
+	{cmd: `command cd build; touch mark`},
+	{cmd: `d=build; builtin printf -v d %s ~; touch "$d/mark"`, precise: true},
 	// A branch or a round that ends with a cd: it may have failed too.
 	{cmd: `f() { cd nope; }; if true; then f; else :; fi 2>/dev/null; touch mark`},
 	{cmd: `for x in a mark; do touch "$x"; cd nope 2>/dev/null; done`},
