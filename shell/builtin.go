@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -83,6 +82,17 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 		a.read(c, in)
 	case "alias", "trap":
 		a.deferredCode(c)
+	case "unalias":
+		for _, w := range c.Args {
+			switch {
+			case !w.Known:
+				a.aliases = unbind(a.aliases, "", true) // any of them
+			case w.Value == "-a":
+				a.aliases = unbind(a.aliases, "", false)
+			default:
+				a.aliases = unbind(a.aliases, w.Value, false)
+			}
+		}
 	case "shopt":
 		// globstar makes ** cross directories, dotglob makes wildcards
 		// match dot names: globs get find semantics from here on. lastpipe
@@ -339,7 +349,7 @@ func (a *analyzer) deferredCode(c *Call) {
 				if !w.Known || isBuiltin(name) || a.opt.Lookup(name) != nil {
 					a.runShell(c, Word{Value: body, Known: w.Known, flags: w.flags})
 				}
-				a.aliases = append(a.aliases, alias{name: name, body: Word{Value: body, Known: w.Known, flags: w.flags}})
+				a.aliases = append(a.aliases, aliasState{name: name, defs: []Word{{Value: body, Known: w.Known, flags: w.flags}}})
 			}
 			continue
 		}
@@ -426,37 +436,19 @@ func (a *analyzer) histBuiltin(c *Call) {
 				funcs = funcs || strings.ContainsRune(w.Value, 'f')
 				vars = vars || strings.ContainsRune(w.Value, 'v')
 			case funcs && !w.Known:
-				a.unsetFunc("", true)
+				a.fnv = unbind(a.fnv, "", true)
 			case funcs:
-				a.unsetFunc(w.Value, false) // the builtin or program of that name runs again
+				a.fnv = unbind(a.fnv, w.Value, false) // the builtin or program of that name runs again
 			case !w.Known:
 				a.havocAll = true
-				a.unsetFunc("", true)
+				a.fnv = unbind(a.fnv, "", true)
 			default:
 				a.setVar(w.Value, Word{Known: true}, nil)
 				if !vars {
-					a.unsetFunc(w.Value, true) // when no variable has that name
+					a.fnv = unbind(a.fnv, w.Value, true) // when no variable has that name
 				}
 			}
 		}
-	}
-}
-
-// unsetFunc undefines the function name ("": any function); maybe: it
-// may still be defined.
-func (a *analyzer) unsetFunc(name string, maybe bool) {
-	n := len(a.fnv)
-	for i := n - 1; i >= 0; i-- {
-		f := a.fnv[i]
-		if name != "" && f.name != name || len(f.bodies) == 0 ||
-			slices.ContainsFunc(a.fnv[i+1:], func(g fnState) bool { return g.name == f.name }) {
-			continue // another name, no function, or not the latest entry of its name
-		}
-		if !maybe {
-			f.bodies = nil
-		}
-		f.none = true
-		a.fnv = append(a.fnv, f)
 	}
 }
 
@@ -501,33 +493,12 @@ func (a *analyzer) shiftParams(n int) {
 	}
 }
 
-// alias is a name defined with alias NAME=BODY.
-type alias struct {
-	name string
-	body Word
-}
-
-// aliasBody returns the body of the alias name, unless that alias is
-// being expanded (bash does not expand one inside itself).
-func (a *analyzer) aliasBody(name string) (Word, bool) {
-	if slices.Contains(a.expanding, name) {
-		return Word{}, false
-	}
-	for i := len(a.aliases) - 1; i >= 0; i-- {
-		if a.aliases[i].name == name {
-			return a.aliases[i].body, true
-		}
-	}
-	return Word{}, false
-}
-
 // expandAlias analyses a call of a name defined as an alias as the alias
 // expands it: BODY followed by the call's arguments. Bash expands aliases
 // on the lines after the definition when expand_aliases is on, which it is
 // in the shells some hosts run commands in (a snapshot of the user's
 // shell), and off in bash -c: runName judges the call both ways.
-func (a *analyzer) expandAlias(name string, argv []Word, in *stream) stream {
-	body, _ := a.aliasBody(name)
+func (a *analyzer) expandAlias(name string, body Word, argv []Word, in *stream) stream {
 	if !body.Known {
 		a.tagf(nil, TagEval, "alias "+name+" with a body known only at run time")
 		return stream{}

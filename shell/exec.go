@@ -233,8 +233,9 @@ const (
 
 // runWay is one way a name may run: a function with its body.
 type runWay struct {
-	as   int
-	body *syntax.Stmt
+	as    int
+	body  *syntax.Stmt // asFunc
+	alias Word         // asAlias
 }
 
 // runName runs a command name that may be an alias, a function, a
@@ -245,9 +246,10 @@ type runWay struct {
 func (a *analyzer) runName(name, base string, argv []Word, in *stream, smark int) stream {
 	var buf [4]runWay
 	ways := buf[:0]
-	_, aliased := a.aliasBody(name)
-	if aliased {
-		ways = append(ways, runWay{as: asAlias})
+	texts := a.aliasWays(name)
+	aliased := len(texts) > 0
+	for _, t := range texts {
+		ways = append(ways, runWay{as: asAlias, alias: t})
 	}
 	bodies, none := a.funcWays(name)
 	for _, b := range bodies {
@@ -283,7 +285,7 @@ func (a *analyzer) runName(name, base string, argv []Word, in *stream, smark int
 func (a *analyzer) runAs(w runWay, name, base string, argv []Word, in *stream, smark int) stream {
 	switch w.as {
 	case asAlias:
-		return a.expandAlias(name, argv, in)
+		return a.expandAlias(name, w.alias, argv, in)
 	case asFunc:
 		return a.callFunc(name, w.body, argv, in)
 	case asBuiltin:

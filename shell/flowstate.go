@@ -21,6 +21,7 @@ import (
 type flowMark struct {
 	nv   int
 	nfn  int
+	nal  int
 	cwd  string
 	dirs []string
 	dead bool
@@ -30,16 +31,17 @@ type flowMark struct {
 // mark (newest last), its directory and stack, and whether it ends the
 // shell (exit) so that nothing after it runs.
 type pathEnd struct {
-	vars []variable
-	fns  []fnState
-	cwd  string
-	dirs []string
-	dead bool
+	vars    []variable
+	fns     []fnState
+	aliases []aliasState
+	cwd     string
+	dirs    []string
+	dead    bool
 }
 
 // mark takes the current state.
 func (a *analyzer) mark() flowMark {
-	m := flowMark{nv: len(a.vars), nfn: len(a.fnv), cwd: a.cwd, dead: a.dead}
+	m := flowMark{nv: len(a.vars), nfn: len(a.fnv), nal: len(a.aliases), cwd: a.cwd, dead: a.dead}
 	if len(a.dirs) > 0 {
 		m.dirs = slices.Clone(a.dirs)
 	}
@@ -55,6 +57,9 @@ func (a *analyzer) capture(m flowMark) pathEnd {
 	}
 	if len(a.fnv) > m.nfn {
 		e.fns = slices.Clone(a.fnv[m.nfn:])
+	}
+	if len(a.aliases) > m.nal {
+		e.aliases = slices.Clone(a.aliases[m.nal:])
 	}
 	if len(a.dirs) > 0 {
 		e.dirs = slices.Clone(a.dirs)
@@ -90,13 +95,16 @@ func (a *analyzer) rewind(m flowMark) {
 	if len(a.fnv) > m.nfn {
 		a.fnv = a.fnv[:m.nfn]
 	}
+	if len(a.aliases) > m.nal {
+		a.aliases = a.aliases[:m.nal]
+	}
 	a.cwd, a.dead = m.cwd, m.dead
 	a.dirs = append(a.dirs[:0], m.dirs...)
 }
 
 // changed reports whether a path changed anything since its mark.
 func (e *pathEnd) changed(m flowMark) bool {
-	return len(e.vars) > 0 || len(e.fns) > 0 || e.cwd != m.cwd || !slices.Equal(e.dirs, m.dirs)
+	return len(e.vars) > 0 || len(e.fns) > 0 || len(e.aliases) > 0 || e.cwd != m.cwd || !slices.Equal(e.dirs, m.dirs)
 }
 
 // merge sets the state to the join of the paths' ends; stay adds the
@@ -149,61 +157,7 @@ func (a *analyzer) merge(m flowMark, stay bool, ends ...pathEnd) {
 			a.joinVar(v.name, live)
 		}
 	}
-	a.joinFuncs(live)
-}
-
-// fnState is what a function name stands for at a point of the walk:
-// the bodies the paths that reach it defined, and whether one of them
-// left it undefined (none: the builtin or program of that name runs).
-type fnState struct {
-	name   string
-	bodies []*syntax.Stmt
-	none   bool
-}
-
-// funcWays returns the bodies name may run as a function, and whether it
-// may be no function at all.
-func (a *analyzer) funcWays(name string) (bodies []*syntax.Stmt, none bool) {
-	for i := len(a.fnv) - 1; i >= 0; i-- {
-		if a.fnv[i].name == name {
-			return a.fnv[i].bodies, a.fnv[i].none
-		}
-	}
-	return nil, true
-}
-
-// joinFuncs sets each function a path defined to the join of what the
-// paths leave it (what it was at the mark where a path did not define
-// it): a function defined on one branch only may be no function at all.
-// The walk must be at the mark.
-func (a *analyzer) joinFuncs(live []pathEnd) {
-	var done []string
-	for _, e := range live {
-		for _, f := range e.fns {
-			if slices.Contains(done, f.name) {
-				continue
-			}
-			done = append(done, f.name)
-			mb, mnone := a.funcWays(f.name)
-			j := fnState{name: f.name}
-			for _, p := range live {
-				bodies, none := mb, mnone
-				for i := len(p.fns) - 1; i >= 0; i-- {
-					if p.fns[i].name == f.name {
-						bodies, none = p.fns[i].bodies, p.fns[i].none
-						break
-					}
-				}
-				for _, b := range bodies {
-					if !slices.Contains(j.bodies, b) {
-						j.bodies = append(j.bodies, b)
-					}
-				}
-				j.none = j.none || none
-			}
-			a.fnv = append(a.fnv, j)
-		}
-	}
+	a.joinNames(live)
 }
 
 // joinVar sets name to the join of its value at the end of each path (its
@@ -324,7 +278,7 @@ func (a *analyzer) havoc(m flowMark, e pathEnd) {
 		_, es, _ := a.getVar(v.name)
 		a.setVar(v.name, Word{flags: v.w.flags & (wObf | wDecoded | wNet | wSubst)}, append(srcs, es...))
 	}
-	a.joinFuncs([]pathEnd{{}, e}) // defined in no round, or in one
+	a.joinNames([]pathEnd{{}, e}) // defined in no round, or in one
 }
 
 // jumps reports whether a loop body or a function body holds a statement
@@ -451,7 +405,7 @@ func (a *analyzer) anyTime(m flowMark) {
 	if e.cwd != m.cwd || !slices.Equal(e.dirs, m.dirs) {
 		a.cwdVolatile, a.cwd = true, ""
 	}
-	a.joinFuncs([]pathEnd{{}, e}) // defined from when it runs on
+	a.joinNames([]pathEnd{{}, e}) // defined from when it runs on
 }
 
 // volatileVar marks a variable a trap or alias assigns: its value is

@@ -76,6 +76,9 @@ var flowCases = []struct {
 	// snapshot of the user's shell turn expand_aliases on).
 	{cmd: "shopt -s expand_aliases\nalias ls='touch'\nls ~/mark"},
 	{cmd: "shopt -s expand_aliases\nalias mk='touch build/mark'\nmk", precise: true},
+	// An alias defined in a subshell or on a branch that did not run.
+	{cmd: "d=build; shopt -s expand_aliases\nalias mk='d=~'\n( alias mk='d=sub' )\nmk; touch \"$d/mark\"", precise: true},
+	{cmd: "d=build; shopt -s expand_aliases\nalias mk='d=~'\n[ -e nope ] && alias mk='d=sub'\nmk; touch \"$d/mark\"", precise: true},
 	// Without expand_aliases (bash -c) the alias is not expanded.
 	{cmd: "d=build; alias mk='d=~'\nmk 2>/dev/null; touch \"$d/mark\"", precise: true},
 	// A function named as a builtin runs instead of it (unless unset).

@@ -31,19 +31,19 @@ type analyzer struct {
 	globRec bool // shopt globstar/dotglob or GLOBIGNORE: globs have find semantics
 
 	// Control flow (flowstate.go).
-	dead        bool        // the path walked ended the shell (exit): nothing after it runs on it
-	failSet     bool        // the statement just walked was a cd that may fail,
-	failCwd     string      // leaving this directory when it does
-	lastpipe    bool        // shopt lastpipe may be on: a pipeline's last stage runs in this shell
-	volatile    []string    // variables a trap or alias may change before any command
-	cwdVolatile bool        // a trap or alias may change the directory before any command
-	havocAll    bool        // code the walk cannot see may have assigned any variable (source, a nameref)
-	hashed      [][2]string // hash -p PATH NAME: NAME runs PATH
-	aliases     []alias     // alias NAME=BODY, newest last
-	expanding   []string    // aliases being expanded (bash does not expand one inside itself)
-	noFunc      bool        // the next name runs as a builtin or program (command, builtin, exec)
-	altVar      string      // a variable with alternative values met in the words of the current call
-	display     string      // remote X display host set through DISPLAY ("" when local or unset)
+	dead        bool         // the path walked ended the shell (exit): nothing after it runs on it
+	failSet     bool         // the statement just walked was a cd that may fail,
+	failCwd     string       // leaving this directory when it does
+	lastpipe    bool         // shopt lastpipe may be on: a pipeline's last stage runs in this shell
+	volatile    []string     // variables a trap or alias may change before any command
+	cwdVolatile bool         // a trap or alias may change the directory before any command
+	havocAll    bool         // code the walk cannot see may have assigned any variable (source, a nameref)
+	hashed      [][2]string  // hash -p PATH NAME: NAME runs PATH
+	aliases     []aliasState // aliases in effect, newest last (scoped as vars)
+	expanding   []string     // aliases being expanded (bash does not expand one inside itself)
+	noFunc      bool         // the next name runs as a builtin or program (command, builtin, exec)
+	altVar      string       // a variable with alternative values met in the words of the current call
+	display     string       // remote X display host set through DISPLAY ("" when local or unset)
 
 	// Scratch kept across analyses (alloc.go).
 	rd      strings.Reader
@@ -574,7 +574,7 @@ func (a *analyzer) funcDecl(f *syntax.FuncDecl) {
 	}
 	name := f.Name.Value
 	a.funcs = append(a.funcs, funcDef{name: name, body: f.Body})
-	a.fnv = append(a.fnv, fnState{name: name, bodies: []*syntax.Stmt{f.Body}})
+	a.fnv = append(a.fnv, fnState{name: name, defs: []*syntax.Stmt{f.Body}})
 	if selfSpawn(f.Body, name) {
 		a.tagf(nil, TagForkBomb, name)
 	}
