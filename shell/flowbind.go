@@ -116,3 +116,14 @@ func (a *analyzer) aliasWays(name string) []Word {
 	defs, _, _ := bound(a.aliases, name)
 	return defs
 }
+
+// mayAssign reports whether a call of name may assign variables the
+// walk of a body does not see as assignments: code run in this shell
+// (eval, source, command eval), a function, an alias.
+func (a *analyzer) mayAssign(name string) bool {
+	switch name {
+	case "eval", "source", ".", "command", "builtin":
+		return true
+	}
+	return a.isFunc(name) || len(a.aliasWays(name)) > 0
+}

@@ -340,10 +340,19 @@ func isParam(name string) bool {
 // the body): the caller's variable of that name is untouched by the call.
 // A name assigned before its local declaration changed the caller's.
 // later lists the names declared local only after an assignment: the
-// caller's variable then holds whatever that assignment left.
-func localNames(body syntax.Node) (first, later []string) {
+// caller's variable then holds whatever that assignment left. After a
+// call that may assign any name (eval, source, a function, an alias:
+// mayAssign), every name declared local is in later.
+func localNames(body syntax.Node, mayAssign func(name string) bool) (first, later []string) {
 	var seen []string
+	opaque := false
 	note := func(name string, local bool) {
+		if local && opaque && !slices.Contains(first, name) {
+			if !slices.Contains(later, name) {
+				later = append(later, name)
+			}
+			return
+		}
 		if !slices.Contains(seen, name) {
 			seen = append(seen, name)
 			if local {
@@ -380,6 +389,11 @@ func localNames(body syntax.Node) (first, later []string) {
 				note(x.Name.Value, false)
 			}
 		case *syntax.CallExpr:
+			if len(x.Args) > 0 {
+				if n := x.Args[0].Lit(); n == "" || mayAssign(n) {
+					opaque = true
+				}
+			}
 			// read NAME, printf -v NAME, mapfile NAME...: an assignment too.
 			for _, w := range x.Args {
 				if l := w.Lit(); validName(l) {

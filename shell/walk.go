@@ -645,7 +645,7 @@ func (a *analyzer) callFunc(name string, body *syntax.Stmt, argv []Word, in *str
 	// parameters and locals, and where it cd'd, outlive the call. A body
 	// that may return early leaves any state it passed through.
 	e := a.capture(m)
-	locals, later := localNames(body)
+	locals, later := localNames(body, a.mayAssign)
 	e.vars = slices.DeleteFunc(slices.Clone(a.vars[np:]), func(v variable) bool {
 		// A local dies with the call, unless declare -g or an earlier
 		// assignment reached the caller's of that name.
