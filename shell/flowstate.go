@@ -342,12 +342,22 @@ func isParam(name string) bool {
 // later lists the names declared local only after an assignment: the
 // caller's variable then holds whatever that assignment left. After a
 // call that may assign any name (eval, source, a function, an alias:
-// mayAssign), every name declared local is in later.
-func localNames(body syntax.Node, mayAssign func(name string) bool) (first, later []string) {
+// mayAssign), every name declared local is in later; so is a name
+// declared local where the declaration may not run or not in the
+// function's own shell (in a branch, a loop, a subshell, with &).
+func localNames(body *syntax.Stmt, mayAssign func(name string) bool) (first, later []string) {
 	var seen []string
-	opaque := false
+	var sure []*syntax.DeclClause // declarations that run, in the body's shell
+	if b, ok := body.Cmd.(*syntax.Block); ok {
+		for _, s := range b.Stmts {
+			if d, ok := s.Cmd.(*syntax.DeclClause); ok && !s.Background && !redirMayFail(s) {
+				sure = append(sure, d)
+			}
+		}
+	}
+	opaque, maybe := false, false
 	note := func(name string, local bool) {
-		if local && opaque && !slices.Contains(first, name) {
+		if local && (opaque || maybe) && !slices.Contains(first, name) {
 			if !slices.Contains(later, name) {
 				later = append(later, name)
 			}
@@ -373,6 +383,7 @@ func localNames(body syntax.Node, mayAssign func(name string) bool) (first, late
 					}
 				}
 			}
+			maybe = !slices.Contains(sure, x)
 			for _, as := range x.Args {
 				if as.Name == nil {
 					continue

@@ -42,6 +42,8 @@ var flowCases = []struct {
 	{cmd: `d=build; f() { local d=~; }; f; touch "$d/mark"`, precise: true},
 	{cmd: `d=build; f() { d=~; local d=x; }; f; touch "$d/mark"`},
 	{cmd: `d=~; f() { eval 'd=build'; local d=x; }; f; touch "$d/mark"`},
+	{cmd: `d=~; f() { ( local d=x ); d=build; }; f; touch "$d/mark"`},
+	{cmd: `d=~; f() { if false; then local d; fi; d=build; }; f; touch "$d/mark"`},
 	{cmd: `d=~; f() { d=build; }; g() { f; local d=x; }; g; touch "$d/mark"`},
 	{cmd: `rm() { command touch "$@"; }; rm build/mark ~/mark`, precise: true},
 	// A function defined in a subshell, on one branch or unset is not
