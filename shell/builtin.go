@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -156,11 +157,29 @@ func (a *analyzer) cd(c *Call) {
 		a.dirs = append(a.dirs, a.cwd)
 	}
 	p, ok := a.absPath(a.cwd, dir.Value)
-	if !dir.Known || dir.Glob || !ok {
+	if !dir.Known || dir.Glob || !ok || a.cdPath() && viaCdPath(dir.Value) {
 		a.cwd = ""
 		return
 	}
 	a.cwd = p
+}
+
+// cdPath reports whether CDPATH may be set (the command set it, or code
+// the walk cannot see may have).
+func (a *analyzer) cdPath() bool {
+	if a.havocAll || slices.Contains(a.volatile, "CDPATH") {
+		return true
+	}
+	w, _, found := a.getVar("CDPATH")
+	return found && !(w.Known && w.Value == "")
+}
+
+// viaCdPath reports whether cd looks for dir in the directories CDPATH
+// lists (before the current one): a relative name not starting with "."
+// or "..".
+func viaCdPath(dir string) bool {
+	return dir != "" && dir[0] != '/' && dir != "." && dir != ".." &&
+		!strings.HasPrefix(dir, "./") && !strings.HasPrefix(dir, "../")
 }
 
 // eval runs its arguments, joined, as shell code.

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -97,6 +98,10 @@ var flowCases = []struct {
 	{cmd: `cd ~; if cd nonexistent 2>/dev/null; then :; else touch mark; fi`},
 	{cmd: `eval "cd ~"; touch mark`},
 	{cmd: `command cd build; touch mark`},
+	// CDPATH: cd looks for a relative name there first.
+	{cmd: `mkdir -p ~/build; CDPATH=~; cd build >/dev/null && touch mark`},
+	{cmd: `mkdir -p ~/build; export CDPATH=~; pushd build >/dev/null && touch mark`},
+	{cmd: `CDPATH=; cd build && touch mark`, precise: true},
 	{cmd: `d=build; builtin printf -v d %s ~; touch "$d/mark"`, precise: true},
 	// A branch or a round that ends with a cd: it may have failed too.
 	{cmd: `f() { cd nope; }; if true; then f; else :; fi 2>/dev/null; touch mark`},
@@ -147,10 +152,14 @@ func TestFlowStateAgainstBash(t *testing.T) {
 				t.Logf("bash: %v: %s", err, out)
 			}
 			var made []string
-			for _, d := range []string{ws, filepath.Join(ws, "build"), home} {
-				if _, err := os.Stat(filepath.Join(d, "mark")); err == nil {
-					made = append(made, filepath.Join(d, "mark"))
+			err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && d.Name() == "mark" {
+					made = append(made, p)
 				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
 			if len(made) == 0 {
 				t.Fatalf("bash created no mark: the case is wrong")
