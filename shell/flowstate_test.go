@@ -25,6 +25,9 @@ var flowCases = []struct {
 	{cmd: `d=~; if false; then d=build; fi; touch "$d/mark"`, precise: true},
 	{cmd: `d=~; if false; then d=build; elif false; then d=build; else :; fi; touch "$d/mark"`},
 	{cmd: `d=~; case x in y) d=build;; esac; touch "$d/mark"`, precise: true},
+	// After ;& or ;;& the next item starts where the last one ended.
+	{cmd: `d=~; case x in x) d=build;& y) touch "$d/mark";; esac`, precise: true},
+	{cmd: `case x in x) cd build;;& x) touch mark;; esac`},
 	{cmd: `d=~; false && d=build; touch "$d/mark"`, precise: true},
 	{cmd: `d=~; true || d=build; touch "$d/mark"`},
 	{cmd: `d=~; [ -e nope ] && d=build; touch "$d/mark"`, precise: true},

@@ -537,29 +537,22 @@ func (a *analyzer) caseClause(c *syntax.CaseClause, in *stream) stream {
 	}
 	var out stream
 	m := a.mark()
-	var ends []pathEnd
-	falls := false
+	var ends, carry []pathEnd
 	for _, it := range c.Items {
+		if len(carry) > 0 {
+			// After ;& or ;;& an item may start where an earlier one
+			// ended (or, its pattern not matching, where the case began).
+			a.merge(m, true, carry...)
+		}
 		for _, p := range it.Patterns {
 			a.word1(p)
 		}
 		out = joinStreams(out, a.stmts(it.Stmts, in))
+		n := len(ends)
 		ends = a.endAll(ends, m)
-		falls = falls || it.Op != syntax.Break
-	}
-	if falls {
-		// ;& and ;;& run the next items too: any state may reach them.
-		var all pathEnd
-		moved := false
-		for _, e := range ends {
-			all.vars = append(all.vars, e.vars...)
-			moved = moved || e.cwd != m.cwd
+		if it.Op != syntax.Break {
+			carry = append(carry, ends[n:]...)
 		}
-		if !moved {
-			all.cwd, all.dirs = m.cwd, m.dirs
-		}
-		a.havoc(m, all)
-		return out
 	}
 	a.merge(m, true, ends...) // no pattern may match
 	return out
