@@ -78,7 +78,7 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 			}
 		}
 	case "export", "declare", "typeset", "local", "readonly":
-		a.declArgs(c.Args)
+		a.declArgs(name, c.Args)
 	case "read", "mapfile", "readarray":
 		a.read(c, in)
 	case "alias", "trap":
@@ -258,18 +258,44 @@ func progLookup(path bool, args []Word) stream {
 }
 
 // declArgs handles export/declare given as plain arguments.
-func (a *analyzer) declArgs(args []Word) {
+func (a *analyzer) declArgs(cmd string, args []Word) {
+	ro := cmd == "readonly"
 	for _, w := range args {
 		if !w.Known || nameref(w.Value) {
 			a.havocAll = true
 		}
+		ro = ro || readonlyOpt(cmd, w)
 		name, val, ok := strings.Cut(w.Value, "=")
-		if !ok || strings.HasPrefix(name, "-") {
+		if strings.HasPrefix(name, "-") {
 			continue
 		}
-		v := Word{Value: val, Known: w.Known}
-		a.histVar(name, v)
-		a.setVar(name, v, nil)
+		if ok {
+			v := Word{Value: val, Known: w.Known}
+			a.histVar(name, v)
+			a.setVar(name, v, nil)
+		}
+		a.markReadonly(ro, w.Known, name)
+	}
+}
+
+// readonlyOpt reports whether w is an option of declare, typeset or
+// local that makes the names readonly (-r in a cluster), or may be.
+func readonlyOpt(cmd string, w Word) bool {
+	if cmd != "declare" && cmd != "typeset" && cmd != "local" {
+		return false
+	}
+	return !w.Known || len(w.Value) > 1 && w.Value[0] == '-' && strings.ContainsRune(w.Value[1:], 'r')
+}
+
+// markReadonly notes that name (known: name is the whole name) is
+// readonly from now on when ro: assigning it may fail.
+func (a *analyzer) markReadonly(ro, known bool, name string) {
+	switch {
+	case !ro:
+	case !known || !validName(name):
+		a.anyReadonly = true
+	case !slices.Contains(a.readonly, name):
+		a.readonly = append(a.readonly, name)
 	}
 }
 
@@ -284,6 +310,7 @@ func (a *analyzer) declClause(d *syntax.DeclClause) stream {
 	a.eff.Execs = append(a.eff.Execs, Exec{Name: name, Depth: a.depth})
 	ei := len(a.eff.Execs) - 1
 	named := false
+	ro := name == "readonly"
 	for _, as := range d.Args {
 		if as.Naked {
 			if as.Name == nil && as.Value != nil {
@@ -293,16 +320,23 @@ func (a *analyzer) declClause(d *syntax.DeclClause) stream {
 					// other, whatever the walk thinks each holds.
 					a.havocAll = true
 				}
+				ro = ro || readonlyOpt(name, w)
 				a.eff.Execs[ei].Args = append(a.eff.Execs[ei].Args, w.Value)
 				continue
 			}
 			named = true
 			a.declName(ei, as)
+			if as.Name != nil {
+				a.markReadonly(ro, true, as.Name.Value)
+			}
 			continue // export NAME: no new value
 		}
 		named = true
 		a.declName(ei, as)
 		a.assign(as, true)
+		if as.Name != nil {
+			a.markReadonly(ro, true, as.Name.Value)
+		}
 	}
 	if named {
 		return stream{}

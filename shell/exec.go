@@ -39,7 +39,7 @@ func (a *analyzer) callExpr(ce *syntax.CallExpr, in *stream) stream {
 		alts := a.altsOf(alt)
 		ends := make([]pathEnd, 0, len(alts))
 		for _, v := range alts {
-			a.setVar(alt, v, nil)
+			a.putVar(alt, v, nil) // this value (a readonly one too)
 			out = joinStreams(out, a.callExpr(ce, in))
 			ends = a.endAll(ends, m)
 		}

@@ -199,7 +199,7 @@ func (a *analyzer) joinVar(name string, live []pathEnd) {
 		a.vars = append(a.vars, variable{name: name, w: w, srcs: srcs, alts: alts})
 		return
 	}
-	a.setVar(name, w, srcs)
+	a.vars = append(a.vars, variable{name: name, w: w, srcs: srcs})
 }
 
 // maxAlts bounds the values a variable is followed with: a call that uses

@@ -74,6 +74,10 @@ var flowCases = []struct {
 	{cmd: `d=build; printf -vd %s ~; touch "$d/mark"`},
 	{cmd: `d=build; printf -v d %s ~; touch "$d/mark"`},
 	{cmd: `d=build; declare -n d=HOME; touch "$d/mark"`},
+	// A readonly variable keeps its value: local, read, printf -v fail.
+	{cmd: `d=~; readonly d; f() { local d=build; touch "$d/mark"; }; f 2>/dev/null`, precise: true},
+	{cmd: `d=~; readonly d; read d <<< build 2>/dev/null; touch "$d/mark"`},
+	{cmd: `declare -r d=~; printf -v d %s build 2>/dev/null; touch "$d/mark"`, precise: true},
 	{cmd: `unset d; : ${d=~}; touch "$d/mark"`},
 	{cmd: `HOME=$PWD/build; touch ~/mark`},
 	// shift moves the parameters; hash -p renames a program.

@@ -38,6 +38,8 @@ type analyzer struct {
 	volatile    []string     // variables a trap or alias may change before any command
 	cwdVolatile bool         // a trap or alias may change the directory before any command
 	havocAll    bool         // code the walk cannot see may have assigned any variable (source, a nameref)
+	readonly    []string     // variables that may be readonly: an assignment to one may fail
+	anyReadonly bool         // readonly with a name known only at run time: any variable may be
 	hashed      [][2]string  // hash -p PATH NAME: NAME runs PATH
 	aliases     []aliasState // aliases in effect, newest last (scoped as vars)
 	expanding   []string     // aliases being expanded (bash does not expand one inside itself)
@@ -649,9 +651,7 @@ func (a *analyzer) callFunc(name string, body *syntax.Stmt, argv []Word, in *str
 		a.dead = m.dead
 	} else {
 		a.rewind(m)
-		for _, v := range e.vars {
-			a.setVar(v.name, v.w, v.srcs)
-		}
+		a.vars = append(a.vars, e.vars...) // as the body left them (alternatives, readonly joins)
 		a.cwd, a.dirs, a.dead = e.cwd, append(a.dirs[:0], e.dirs...), e.dead
 		a.fnv = append(a.fnv, e.fns...) // functions it defined are global
 	}
