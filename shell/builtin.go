@@ -84,16 +84,7 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 	case "alias", "trap":
 		a.deferredCode(c)
 	case "unalias":
-		for _, w := range c.Args {
-			switch {
-			case !w.Known:
-				a.aliases = unbind(a.aliases, "", true) // any of them
-			case w.Value == "-a":
-				a.aliases = unbind(a.aliases, "", false)
-			default:
-				a.aliases = unbind(a.aliases, w.Value, false)
-			}
-		}
+		a.unalias(c.Args)
 	case "shopt":
 		// globstar makes ** cross directories, dotglob makes wildcards
 		// match dot names: globs get find semantics from here on. lastpipe
@@ -126,6 +117,20 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 		a.bind(c)
 	}
 	return stream{}, true
+}
+
+// unalias undefines aliases (-a: all of them).
+func (a *analyzer) unalias(args []Word) {
+	for _, w := range args {
+		switch {
+		case !w.Known:
+			a.aliases = unbind(a.aliases, "", true) // any of them
+		case w.Value == "-a":
+			a.aliases = unbind(a.aliases, "", false)
+		default:
+			a.aliases = unbind(a.aliases, w.Value, false)
+		}
+	}
 }
 
 // cd changes the tracked working directory.

@@ -347,14 +347,7 @@ func isParam(name string) bool {
 // function's own shell (in a branch, a loop, a subshell, with &).
 func localNames(body *syntax.Stmt, mayAssign func(name string) bool) (first, later []string) {
 	var seen []string
-	var sure []*syntax.DeclClause // declarations that run, in the body's shell
-	if b, ok := body.Cmd.(*syntax.Block); ok {
-		for _, s := range b.Stmts {
-			if d, ok := s.Cmd.(*syntax.DeclClause); ok && !s.Background && !redirMayFail(s) {
-				sure = append(sure, d)
-			}
-		}
-	}
+	sure := sureDecls(body)
 	opaque, maybe := false, false
 	note := func(name string, local bool) {
 		if local && (opaque || maybe) && !slices.Contains(first, name) {
@@ -431,6 +424,20 @@ func (a *analyzer) anyTime(m flowMark) {
 		a.cwdVolatile, a.cwd = true, ""
 	}
 	a.joinNames([]pathEnd{{}, e}) // defined from when it runs on
+}
+
+// sureDecls lists the declarations that run, in the function's own
+// shell, when its body does: the statements of the body itself.
+func sureDecls(body *syntax.Stmt) []*syntax.DeclClause {
+	var sure []*syntax.DeclClause
+	if b, ok := body.Cmd.(*syntax.Block); ok {
+		for _, s := range b.Stmts {
+			if d, ok := s.Cmd.(*syntax.DeclClause); ok && !s.Background && !redirMayFail(s) {
+				sure = append(sure, d)
+			}
+		}
+	}
+	return sure
 }
 
 // volatileVar marks a variable a trap or alias assigns: its value is
