@@ -108,6 +108,7 @@ func (a *analyzer) start(eff *Effects, opt Options) {
 func (a *analyzer) release() {
 	clear(a.vars)
 	clear(a.funcs)
+	clear(a.fnv)
 	clear(a.procs)
 	clear(a.wsrc)
 	clear(a.calls[:a.ncall])
@@ -116,7 +117,7 @@ func (a *analyzer) release() {
 	a.fast.reset()
 	*a = analyzer{
 		parser: a.parser,
-		vars:   a.vars[:0], dirs: a.dirs[:0], funcs: a.funcs[:0], fds: a.fds[:0],
+		vars:   a.vars[:0], dirs: a.dirs[:0], funcs: a.funcs[:0], fnv: a.fnv[:0], fds: a.fds[:0],
 		procs: a.procs[:0], wsrc: a.wsrc[:0], downloaded: a.downloaded[:0],
 		calls: a.calls, maps: a.maps, bufs: a.bufs, wslab: a.wslab, pathIdx: a.pathIdx,
 		fast: a.fast,

@@ -78,11 +78,13 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 			}
 		}
 	case "export", "declare", "typeset", "local", "readonly":
-		a.declArgs(c.Args)
+		a.declArgs(name, c.Args)
 	case "read", "mapfile", "readarray":
 		a.read(c, in)
 	case "alias", "trap":
 		a.deferredCode(c)
+	case "unalias":
+		a.unalias(c.Args)
 	case "shopt":
 		// globstar makes ** cross directories, dotglob makes wildcards
 		// match dot names: globs get find semantics from here on. lastpipe
@@ -117,6 +119,20 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 	return stream{}, true
 }
 
+// unalias undefines aliases (-a: all of them).
+func (a *analyzer) unalias(args []Word) {
+	for _, w := range args {
+		switch {
+		case !w.Known:
+			a.aliases = unbind(a.aliases, "", true) // any of them
+		case w.Value == "-a":
+			a.aliases = unbind(a.aliases, "", false)
+		default:
+			a.aliases = unbind(a.aliases, w.Value, false)
+		}
+	}
+}
+
 // cd changes the tracked working directory.
 func (a *analyzer) cd(c *Call) {
 	var dir Word
@@ -146,11 +162,29 @@ func (a *analyzer) cd(c *Call) {
 		a.dirs = append(a.dirs, a.cwd)
 	}
 	p, ok := a.absPath(a.cwd, dir.Value)
-	if !dir.Known || dir.Glob || !ok {
+	if !dir.Known || dir.Glob || !ok || a.cdPath() && viaCdPath(dir.Value) {
 		a.cwd = ""
 		return
 	}
 	a.cwd = p
+}
+
+// cdPath reports whether CDPATH may be set (the command set it, or code
+// the walk cannot see may have).
+func (a *analyzer) cdPath() bool {
+	if a.havocAll || slices.Contains(a.volatile, "CDPATH") {
+		return true
+	}
+	w, _, found := a.getVar("CDPATH")
+	return found && !(w.Known && w.Value == "")
+}
+
+// viaCdPath reports whether cd looks for dir in the directories CDPATH
+// lists (before the current one): a relative name not starting with "."
+// or "..".
+func viaCdPath(dir string) bool {
+	return dir != "" && dir[0] != '/' && dir != "." && dir != ".." &&
+		!strings.HasPrefix(dir, "./") && !strings.HasPrefix(dir, "../")
 }
 
 // eval runs its arguments, joined, as shell code.
@@ -229,18 +263,44 @@ func progLookup(path bool, args []Word) stream {
 }
 
 // declArgs handles export/declare given as plain arguments.
-func (a *analyzer) declArgs(args []Word) {
+func (a *analyzer) declArgs(cmd string, args []Word) {
+	ro := cmd == "readonly"
 	for _, w := range args {
 		if !w.Known || nameref(w.Value) {
 			a.havocAll = true
 		}
+		ro = ro || readonlyOpt(cmd, w)
 		name, val, ok := strings.Cut(w.Value, "=")
-		if !ok || strings.HasPrefix(name, "-") {
+		if strings.HasPrefix(name, "-") {
 			continue
 		}
-		v := Word{Value: val, Known: w.Known}
-		a.histVar(name, v)
-		a.setVar(name, v, nil)
+		if ok {
+			v := Word{Value: val, Known: w.Known}
+			a.histVar(name, v)
+			a.setVar(name, v, nil)
+		}
+		a.markReadonly(ro, w.Known, name)
+	}
+}
+
+// readonlyOpt reports whether w is an option of declare, typeset or
+// local that makes the names readonly (-r in a cluster), or may be.
+func readonlyOpt(cmd string, w Word) bool {
+	if cmd != "declare" && cmd != "typeset" && cmd != "local" {
+		return false
+	}
+	return !w.Known || len(w.Value) > 1 && w.Value[0] == '-' && strings.ContainsRune(w.Value[1:], 'r')
+}
+
+// markReadonly notes that name (known: name is the whole name) is
+// readonly from now on when ro: assigning it may fail.
+func (a *analyzer) markReadonly(ro, known bool, name string) {
+	switch {
+	case !ro:
+	case !known || !validName(name):
+		a.anyReadonly = true
+	case !slices.Contains(a.readonly, name):
+		a.readonly = append(a.readonly, name)
 	}
 }
 
@@ -255,6 +315,7 @@ func (a *analyzer) declClause(d *syntax.DeclClause) stream {
 	a.eff.Execs = append(a.eff.Execs, Exec{Name: name, Depth: a.depth})
 	ei := len(a.eff.Execs) - 1
 	named := false
+	ro := name == "readonly"
 	for _, as := range d.Args {
 		if as.Naked {
 			if as.Name == nil && as.Value != nil {
@@ -264,16 +325,23 @@ func (a *analyzer) declClause(d *syntax.DeclClause) stream {
 					// other, whatever the walk thinks each holds.
 					a.havocAll = true
 				}
+				ro = ro || readonlyOpt(name, w)
 				a.eff.Execs[ei].Args = append(a.eff.Execs[ei].Args, w.Value)
 				continue
 			}
 			named = true
 			a.declName(ei, as)
+			if as.Name != nil {
+				a.markReadonly(ro, true, as.Name.Value)
+			}
 			continue // export NAME: no new value
 		}
 		named = true
 		a.declName(ei, as)
 		a.assign(as, true)
+		if as.Name != nil {
+			a.markReadonly(ro, true, as.Name.Value)
+		}
 	}
 	if named {
 		return stream{}
@@ -339,7 +407,7 @@ func (a *analyzer) deferredCode(c *Call) {
 				if !w.Known || isBuiltin(name) || a.opt.Lookup(name) != nil {
 					a.runShell(c, Word{Value: body, Known: w.Known, flags: w.flags})
 				}
-				a.aliases = append(a.aliases, alias{name: name, body: Word{Value: body, Known: w.Known, flags: w.flags}})
+				a.aliases = append(a.aliases, aliasState{name: name, defs: []Word{{Value: body, Known: w.Known, flags: w.flags}}})
 			}
 			continue
 		}
@@ -416,7 +484,7 @@ func (a *analyzer) histBuiltin(c *Call) {
 			}
 		}
 	case "unset":
-		funcs := false
+		funcs, vars := false, false
 		for _, w := range args {
 			if w.Value == "HISTFILE" {
 				a.tagf(c, TagHistoryWipe, "unset HISTFILE")
@@ -424,13 +492,19 @@ func (a *analyzer) histBuiltin(c *Call) {
 			switch {
 			case w.Known && strings.HasPrefix(w.Value, "-"):
 				funcs = funcs || strings.ContainsRune(w.Value, 'f')
+				vars = vars || strings.ContainsRune(w.Value, 'v')
+			case funcs && !w.Known:
+				a.fnv = unbind(a.fnv, "", true)
 			case funcs:
-				// The program of that name runs again: a call of it is
-				// judged as both (see runNamed).
+				a.fnv = unbind(a.fnv, w.Value, false) // the builtin or program of that name runs again
 			case !w.Known:
 				a.havocAll = true
+				a.fnv = unbind(a.fnv, "", true)
 			default:
 				a.setVar(w.Value, Word{Known: true}, nil)
+				if !vars {
+					a.fnv = unbind(a.fnv, w.Value, true) // when no variable has that name
+				}
 			}
 		}
 	}
@@ -477,35 +551,15 @@ func (a *analyzer) shiftParams(n int) {
 	}
 }
 
-// alias is a name defined with alias NAME=BODY.
-type alias struct {
-	name string
-	body Word
-}
-
 // expandAlias analyses a call of a name defined as an alias as the alias
 // expands it: BODY followed by the call's arguments. Bash expands aliases
 // on the lines after the definition when expand_aliases is on, which it is
 // in the shells some hosts run commands in (a snapshot of the user's
-// shell): the call is judged both ways.
-func (a *analyzer) expandAlias(name string, argv []Word, in *stream) (stream, bool) {
-	if len(a.aliases) == 0 || slices.Contains(a.expanding, name) {
-		return stream{}, false
-	}
-	var body Word
-	found := false
-	for i := len(a.aliases) - 1; i >= 0; i-- {
-		if a.aliases[i].name == name {
-			body, found = a.aliases[i].body, true
-			break
-		}
-	}
-	if !found {
-		return stream{}, false
-	}
+// shell), and off in bash -c: runName judges the call both ways.
+func (a *analyzer) expandAlias(name string, body Word, argv []Word, in *stream) stream {
 	if !body.Known {
 		a.tagf(nil, TagEval, "alias "+name+" with a body known only at run time")
-		return stream{}, true
+		return stream{}
 	}
 	var sb strings.Builder
 	sb.WriteString(body.Value)
@@ -514,13 +568,13 @@ func (a *analyzer) expandAlias(name string, argv []Word, in *stream) (stream, bo
 		sb.WriteString(quoteArg(w))
 	}
 	if !a.enter() {
-		return stream{}, true
+		return stream{}
 	}
 	a.expanding = append(a.expanding, name)
 	out := a.shellCode(sb.String(), in, "alias")
 	a.expanding = a.expanding[:len(a.expanding)-1]
 	a.depth--
-	return out, true
+	return out
 }
 
 // quoteArg writes a resolved word back as shell text: quoted when known,

@@ -55,11 +55,7 @@ func (a *analyzer) envCode(name string, w Word) {
 		if kind == envPreproc {
 			code = strings.ReplaceAll(strings.TrimLeft(code, "|"), "%s", "")
 		}
-		if !a.enter() {
-			return
-		}
-		a.shellCode(code, nil, "")
-		a.depth--
+		a.envShell(name, code)
 	case envLibrary:
 		for _, p := range strings.FieldsFunc(w.Value, func(r rune) bool { return r == ':' || r == ' ' }) {
 			a.envLoad(name, p)
@@ -71,6 +67,25 @@ func (a *analyzer) envCode(name string, w Word) {
 	case envDisplay:
 		a.display = displayHost(w.Value)
 	}
+}
+
+// envShell walks the command line a variable names. A program the
+// variable is for runs it in another process (an editor, a pager): what
+// it assigns or where it moves is not this shell's. PROMPT_COMMAND runs
+// in this shell before every prompt: as a trap does, at any time.
+func (a *analyzer) envShell(name, code string) {
+	if !a.enter() {
+		return
+	}
+	m := a.mark()
+	a.shellCode(code, nil, "")
+	a.depth--
+	if name == "PROMPT_COMMAND" {
+		a.anyTime(m)
+		return
+	}
+	a.rewind(m)
+	a.failSet = false
 }
 
 // envLoad records a file that the variable makes programs load and run.

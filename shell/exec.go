@@ -39,10 +39,9 @@ func (a *analyzer) callExpr(ce *syntax.CallExpr, in *stream) stream {
 		alts := a.altsOf(alt)
 		ends := make([]pathEnd, 0, len(alts))
 		for _, v := range alts {
-			a.setVar(alt, v, nil)
+			a.putVar(alt, v, nil) // this value (a readonly one too)
 			out = joinStreams(out, a.callExpr(ce, in))
-			a.failSet = false
-			ends = append(ends, a.end(m))
+			ends = a.endAll(ends, m)
 		}
 		a.merge(m, false, ends...)
 		return out
@@ -211,28 +210,95 @@ func (a *analyzer) runNamed(name string, argv []Word, in *stream, smark int) str
 			return a.runNamed(to, v, in, smark)
 		}
 	}
-	var fout stream
 	noFunc := a.noFunc
 	a.noFunc = false // for the words and commands inside this one
-	if p == "" && !noFunc {
-		if out, ok := a.expandAlias(name, argv, in); ok {
-			fout = out
-			if !a.isFunc(name) && !isBuiltin(name) && a.opt.Lookup(base) == nil {
-				return fout // without expansion: "command not found"
-			}
-		}
-		if a.isFunc(name) {
-			fout = joinStreams(fout, a.callFunc(name, argv, in))
-			if !isBuiltin(name) && a.opt.Lookup(base) == nil {
-				return fout
-			}
-			// A function named as a builtin or a program may not be the
-			// one that runs (defined on one branch, unset -f): both are.
-		}
-		if out, ok := a.builtin(name, argv, in, smark); ok {
-			return joinStreams(fout, out)
-		}
+	switch {
+	case p == "" && !noFunc:
+		return a.runName(name, base, argv, in, smark)
+	case p == "" && isBuiltin(name):
+		// command cd, builtin cd: the builtin, never a function or alias.
+		return a.runAs(runWay{as: asBuiltin}, name, base, argv, in, smark)
 	}
+	return a.runFile(base, p, argv, in, smark)
+}
+
+// What a name may run as.
+const (
+	asAlias    = iota // the alias, expanded
+	asFunc            // a function
+	asBuiltin         // the builtin
+	asProgram         // the program PATH finds
+	asNotFound        // nothing: "command not found"
+)
+
+// runWay is one way a name may run: a function with its body.
+type runWay struct {
+	as    int
+	body  *syntax.Stmt // asFunc
+	alias Word         // asAlias
+}
+
+// runName runs a command name that may be an alias, a function, a
+// builtin or a program. Where more than one may be what runs (bash
+// expands an alias only with expand_aliases on; a function may be
+// defined on one branch only, or named as a builtin), each is walked from
+// the same state, and what follows sees the join of the states they leave.
+func (a *analyzer) runName(name, base string, argv []Word, in *stream, smark int) stream {
+	var buf [4]runWay
+	ways := buf[:0]
+	texts := a.aliasWays(name)
+	aliased := len(texts) > 0
+	for _, t := range texts {
+		ways = append(ways, runWay{as: asAlias, alias: t})
+	}
+	bodies, none := a.funcWays(name)
+	for _, b := range bodies {
+		ways = append(ways, runWay{as: asFunc, body: b})
+	}
+	prog, bi := a.opt.Lookup(base) != nil, isBuiltin(name)
+	switch {
+	case len(bodies) > 0 && !none && !bi && !prog:
+		// Only the function.
+	case bi:
+		// (Named as a builtin, a function may still not be what runs.)
+		ways = append(ways, runWay{as: asBuiltin})
+	case len(bodies) == 0 && !aliased || prog:
+		ways = append(ways, runWay{as: asProgram})
+	default:
+		ways = append(ways, runWay{as: asNotFound})
+	}
+	if len(ways) == 1 {
+		return a.runAs(ways[0], name, base, argv, in, smark)
+	}
+	m := a.mark()
+	var out stream
+	ends := make([]pathEnd, 0, 2*len(ways))
+	for _, w := range ways {
+		out = joinStreams(out, a.runAs(w, name, base, argv, in, smark))
+		ends = a.endAll(ends, m)
+	}
+	a.merge(m, false, ends...)
+	return out
+}
+
+// runAs runs a name one way.
+func (a *analyzer) runAs(w runWay, name, base string, argv []Word, in *stream, smark int) stream {
+	switch w.as {
+	case asAlias:
+		return a.expandAlias(name, w.alias, argv, in)
+	case asFunc:
+		return a.callFunc(name, w.body, argv, in)
+	case asBuiltin:
+		out, _ := a.builtin(name, argv, in, smark)
+		return out
+	case asProgram:
+		return a.runFile(base, "", argv, in, smark)
+	}
+	return stream{}
+}
+
+// runFile runs the program base, found at p ("" for where PATH finds it).
+func (a *analyzer) runFile(base, p string, argv []Word, in *stream, smark int) stream {
 	var prog *Program
 	if p == "" || isBinDir(path.Dir(p)) || anyDir(base) {
 		prog = a.opt.Lookup(base)
@@ -247,9 +313,9 @@ func (a *analyzer) runNamed(name string, argv []Word, in *stream, smark int) str
 		a.tagf(c, TagUnknownProgram, detail)
 		a.unknownArgs(c, argv[1:])
 		a.last = lastCmd{name: base}
-		return joinStreams(fout, a.output(c, in))
+		return a.output(c, in)
 	}
-	return joinStreams(fout, a.apply(c, prog, in))
+	return a.apply(c, prog, in)
 }
 
 // isBinDir reports whether programs in dir are the system's own (a

@@ -16,6 +16,17 @@ func (a *analyzer) setVar(name string, w Word, srcs []source) {
 	if name == "" {
 		return
 	}
+	if a.anyReadonly || len(a.readonly) > 0 && slices.Contains(a.readonly, name) {
+		// A readonly variable keeps its value (read, printf -v, for and
+		// local fail and go on): the old value, or the new one.
+		a.joinVar(name, []pathEnd{{}, {vars: []variable{{name: name, w: w, srcs: srcs}}}})
+		return
+	}
+	a.putVar(name, w, srcs)
+}
+
+// putVar sets a variable to w, readonly or not.
+func (a *analyzer) putVar(name string, w Word, srcs []source) {
 	a.vars = append(a.vars, variable{name: name, w: w, srcs: srcs})
 }
 

@@ -1,8 +1,6 @@
 package shell
 
 import (
-	"slices"
-
 	"github.com/parallax/parallax/action"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -260,40 +258,38 @@ func (a *analyzer) runShell(c *Call, code Word) {
 	}
 	m := a.mark()
 	a.cwd = callCwd(a, c)
-	child := c.prog != nil && c.prog.Lang == "sh" && c.prog.StdinCode
-	if child {
+	// Code a program runs (sh -c, su -c, ssh, flock -c, script -c, a
+	// python os.system) runs in another process: what it assigns or where
+	// it moves dies with it. Only the builtins (eval, trap, alias, bind)
+	// run code in this shell.
+	child := c.prog != nil
+	if child && c.prog.Lang == "sh" && c.prog.StdinCode {
 		a.bindParams(c, code)
 	}
-	deferred := c.Name == "trap" || c.Name == "alias"
+	deferred := c.Name == "trap" || c.Name == "alias" || c.Name == "bind"
 	havoc := a.havocAll
 	if deferred {
 		// It runs later (a trap at exit, before each command, on a
-		// signal; an alias on a later line): the variables it reads are
-		// what they will be then, and a trap's directory too. (An alias
+		// signal; a key binding when the key is pressed; an alias on a
+		// later line): the variables it reads are what they will be
+		// then, and a trap's or binding's directory too. (An alias
 		// body's relative paths are judged from here.)
 		a.havocAll = true
-		if c.Name == "trap" {
+		if c.Name != "alias" {
 			a.cwd = ""
 		}
 	}
 	a.shellCode(code.Value, c.stdin, why)
 	a.havocAll = havoc || a.havocAll && !deferred
-	a.failSet = false
 	switch {
 	case child:
-		a.rewind(m) // a child shell's state dies with it
+		a.rewind(m) // a child process's state dies with it
+		a.failSet = false
 	case deferred:
-		// Code that runs later, at any time (a DEBUG trap: before every
-		// command): what it assigns or where it moves is unknown from now on.
-		e := a.end(m)
-		for _, v := range e.vars {
-			a.volatileVar(v.name)
-		}
-		if e.cwd != m.cwd || !slices.Equal(e.dirs, m.dirs) {
-			a.cwdVolatile, a.cwd = true, ""
-		}
+		a.anyTime(m)
 	}
-	// eval and source run in this shell: their state stays.
+	// eval and source run in this shell: their state stays, down to a
+	// cd the code ends with, which may have failed (failSet).
 }
 
 // bindParams sets $0, $1, ... of sh -c CODE ARG0 ARGS... to the words

@@ -20,6 +20,8 @@ import (
 // were made, the directory and the pushd stack.
 type flowMark struct {
 	nv   int
+	nfn  int
+	nal  int
 	cwd  string
 	dirs []string
 	dead bool
@@ -29,15 +31,17 @@ type flowMark struct {
 // mark (newest last), its directory and stack, and whether it ends the
 // shell (exit) so that nothing after it runs.
 type pathEnd struct {
-	vars []variable
-	cwd  string
-	dirs []string
-	dead bool
+	vars    []variable
+	fns     []fnState
+	aliases []aliasState
+	cwd     string
+	dirs    []string
+	dead    bool
 }
 
 // mark takes the current state.
 func (a *analyzer) mark() flowMark {
-	m := flowMark{nv: len(a.vars), cwd: a.cwd, dead: a.dead}
+	m := flowMark{nv: len(a.vars), nfn: len(a.fnv), nal: len(a.aliases), cwd: a.cwd, dead: a.dead}
 	if len(a.dirs) > 0 {
 		m.dirs = slices.Clone(a.dirs)
 	}
@@ -50,6 +54,12 @@ func (a *analyzer) capture(m flowMark) pathEnd {
 	e := pathEnd{cwd: a.cwd, dead: a.dead}
 	if len(a.vars) > m.nv {
 		e.vars = slices.Clone(a.vars[m.nv:])
+	}
+	if len(a.fnv) > m.nfn {
+		e.fns = slices.Clone(a.fnv[m.nfn:])
+	}
+	if len(a.aliases) > m.nal {
+		e.aliases = slices.Clone(a.aliases[m.nal:])
 	}
 	if len(a.dirs) > 0 {
 		e.dirs = slices.Clone(a.dirs)
@@ -64,10 +74,29 @@ func (a *analyzer) end(m flowMark) pathEnd {
 	return e
 }
 
+// endAll appends the states the path walked since m leaves to dst (two
+// when it ended with a cd that may have failed: moved, or where it was)
+// and rewinds to m.
+func (a *analyzer) endAll(dst []pathEnd, m flowMark) []pathEnd {
+	dst = append(dst, a.capture(m))
+	if a.failSet {
+		dst = append(dst, a.failEnd(m))
+		a.failSet = false
+	}
+	a.rewind(m)
+	return dst
+}
+
 // rewind returns to the state at m.
 func (a *analyzer) rewind(m flowMark) {
 	if len(a.vars) > m.nv {
 		a.vars = a.vars[:m.nv]
+	}
+	if len(a.fnv) > m.nfn {
+		a.fnv = a.fnv[:m.nfn]
+	}
+	if len(a.aliases) > m.nal {
+		a.aliases = a.aliases[:m.nal]
 	}
 	a.cwd, a.dead = m.cwd, m.dead
 	a.dirs = append(a.dirs[:0], m.dirs...)
@@ -75,7 +104,7 @@ func (a *analyzer) rewind(m flowMark) {
 
 // changed reports whether a path changed anything since its mark.
 func (e *pathEnd) changed(m flowMark) bool {
-	return len(e.vars) > 0 || e.cwd != m.cwd || !slices.Equal(e.dirs, m.dirs)
+	return len(e.vars) > 0 || len(e.fns) > 0 || len(e.aliases) > 0 || e.cwd != m.cwd || !slices.Equal(e.dirs, m.dirs)
 }
 
 // merge sets the state to the join of the paths' ends; stay adds the
@@ -128,6 +157,7 @@ func (a *analyzer) merge(m flowMark, stay bool, ends ...pathEnd) {
 			a.joinVar(v.name, live)
 		}
 	}
+	a.joinNames(live)
 }
 
 // joinVar sets name to the join of its value at the end of each path (its
@@ -169,7 +199,7 @@ func (a *analyzer) joinVar(name string, live []pathEnd) {
 		a.vars = append(a.vars, variable{name: name, w: w, srcs: srcs, alts: alts})
 		return
 	}
-	a.setVar(name, w, srcs)
+	a.vars = append(a.vars, variable{name: name, w: w, srcs: srcs})
 }
 
 // maxAlts bounds the values a variable is followed with: a call that uses
@@ -248,6 +278,7 @@ func (a *analyzer) havoc(m flowMark, e pathEnd) {
 		_, es, _ := a.getVar(v.name)
 		a.setVar(v.name, Word{flags: v.w.flags & (wObf | wDecoded | wNet | wSubst)}, append(srcs, es...))
 	}
+	a.joinNames([]pathEnd{{}, e}) // defined in no round, or in one
 }
 
 // jumps reports whether a loop body or a function body holds a statement
@@ -309,10 +340,22 @@ func isParam(name string) bool {
 // the body): the caller's variable of that name is untouched by the call.
 // A name assigned before its local declaration changed the caller's.
 // later lists the names declared local only after an assignment: the
-// caller's variable then holds whatever that assignment left.
-func localNames(body syntax.Node) (first, later []string) {
+// caller's variable then holds whatever that assignment left. After a
+// call that may assign any name (eval, source, a function, an alias:
+// mayAssign), every name declared local is in later; so is a name
+// declared local where the declaration may not run or not in the
+// function's own shell (in a branch, a loop, a subshell, with &).
+func localNames(body *syntax.Stmt, mayAssign func(name string) bool) (first, later []string) {
 	var seen []string
+	sure := sureDecls(body)
+	opaque, maybe := false, false
 	note := func(name string, local bool) {
+		if local && (opaque || maybe) && !slices.Contains(first, name) {
+			if !slices.Contains(later, name) {
+				later = append(later, name)
+			}
+			return
+		}
 		if !slices.Contains(seen, name) {
 			seen = append(seen, name)
 			if local {
@@ -333,6 +376,7 @@ func localNames(body syntax.Node) (first, later []string) {
 					}
 				}
 			}
+			maybe = !slices.Contains(sure, x)
 			for _, as := range x.Args {
 				if as.Name == nil {
 					continue
@@ -349,6 +393,11 @@ func localNames(body syntax.Node) (first, later []string) {
 				note(x.Name.Value, false)
 			}
 		case *syntax.CallExpr:
+			if len(x.Args) > 0 {
+				if n := x.Args[0].Lit(); n == "" || mayAssign(n) {
+					opaque = true
+				}
+			}
 			// read NAME, printf -v NAME, mapfile NAME...: an assignment too.
 			for _, w := range x.Args {
 				if l := w.Lit(); validName(l) {
@@ -359,6 +408,36 @@ func localNames(body syntax.Node) (first, later []string) {
 		return true
 	})
 	return first, later
+}
+
+// anyTime ends the walk of code that runs later, at any time (a DEBUG
+// trap: before every command; PROMPT_COMMAND: before every prompt): the
+// walk returns to m, and what the code assigns or where it moves is
+// unknown from now on.
+func (a *analyzer) anyTime(m flowMark) {
+	e := a.end(m)
+	a.failSet = false
+	for _, v := range e.vars {
+		a.volatileVar(v.name)
+	}
+	if e.cwd != m.cwd || !slices.Equal(e.dirs, m.dirs) {
+		a.cwdVolatile, a.cwd = true, ""
+	}
+	a.joinNames([]pathEnd{{}, e}) // defined from when it runs on
+}
+
+// sureDecls lists the declarations that run, in the function's own
+// shell, when its body does: the statements of the body itself.
+func sureDecls(body *syntax.Stmt) []*syntax.DeclClause {
+	var sure []*syntax.DeclClause
+	if b, ok := body.Cmd.(*syntax.Block); ok {
+		for _, s := range b.Stmts {
+			if d, ok := s.Cmd.(*syntax.DeclClause); ok && !s.Background && !redirMayFail(s) {
+				sure = append(sure, d)
+			}
+		}
+	}
+	return sure
 }
 
 // volatileVar marks a variable a trap or alias assigns: its value is

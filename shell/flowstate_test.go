@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -24,6 +25,9 @@ var flowCases = []struct {
 	{cmd: `d=~; if false; then d=build; fi; touch "$d/mark"`, precise: true},
 	{cmd: `d=~; if false; then d=build; elif false; then d=build; else :; fi; touch "$d/mark"`},
 	{cmd: `d=~; case x in y) d=build;; esac; touch "$d/mark"`, precise: true},
+	// After ;& or ;;& the next item starts where the last one ended.
+	{cmd: `d=~; case x in x) d=build;& y) touch "$d/mark";; esac`, precise: true},
+	{cmd: `case x in x) cd build;;& x) touch mark;; esac`},
 	{cmd: `d=~; false && d=build; touch "$d/mark"`, precise: true},
 	{cmd: `d=~; true || d=build; touch "$d/mark"`},
 	{cmd: `d=~; [ -e nope ] && d=build; touch "$d/mark"`, precise: true},
@@ -41,8 +45,27 @@ var flowCases = []struct {
 	{cmd: `f() { cd ~; }; f; touch mark`},
 	{cmd: `d=build; f() { local d=~; }; f; touch "$d/mark"`, precise: true},
 	{cmd: `d=build; f() { d=~; local d=x; }; f; touch "$d/mark"`},
+	{cmd: `d=~; f() { eval 'd=build'; local d=x; }; f; touch "$d/mark"`},
+	{cmd: `d=~; f() { ( local d=x ); d=build; }; f; touch "$d/mark"`},
+	{cmd: `d=~; f() { if false; then local d; fi; d=build; }; f; touch "$d/mark"`},
+	{cmd: `d=~; f() { d=build; }; g() { f; local d=x; }; g; touch "$d/mark"`},
 	{cmd: `rm() { command touch "$@"; }; rm build/mark ~/mark`, precise: true},
+	// A function defined in a subshell, on one branch or unset is not
+	// (or may not be) what the name runs.
+	{cmd: `d=build; ( f() { d=~; } ); f 2>/dev/null; touch "$d/mark"`, precise: true},
+	{cmd: `d=build; [ -e nope ] && f() { d=~; }; f 2>/dev/null; touch "$d/mark"`, precise: true},
+	{cmd: `d=build; f() { d=~; }; unset -f f; f 2>/dev/null; touch "$d/mark"`, precise: true},
+	{cmd: `d=build; f() { d=~; }; unset f; f 2>/dev/null; touch "$d/mark"`, precise: true},
 	{cmd: `d=build; f() { local d=build; declare -g d=~; }; f; touch "$d/mark"`},
+	// Shell code another program runs is another process.
+	{cmd: `d=~; flock . -c 'd=build'; touch "$d/mark"`, precise: true},
+	{cmd: `script -qec 'cd build' /dev/null >/dev/null; touch mark`, precise: true},
+	{cmd: `env sh -c 'cd build && touch mark'`, precise: true},
+	// Code a variable names runs in the program it is for, or (a prompt
+	// command) later in this shell.
+	{cmd: `d=~; EDITOR='d=build'; touch "$d/mark"`, precise: true},
+	{cmd: `PAGER='cd build'; touch mark`, precise: true},
+	{cmd: `d=build; PROMPT_COMMAND='d=~'; touch "$d/mark"`},
 	// A command ended by & runs in a subshell.
 	{cmd: `d=~; d=build & touch "$d/mark"; wait`},
 	// An EXIT trap runs with the state at exit.
@@ -51,6 +74,10 @@ var flowCases = []struct {
 	{cmd: `d=build; printf -vd %s ~; touch "$d/mark"`},
 	{cmd: `d=build; printf -v d %s ~; touch "$d/mark"`},
 	{cmd: `d=build; declare -n d=HOME; touch "$d/mark"`},
+	// A readonly variable keeps its value: local, read, printf -v fail.
+	{cmd: `d=~; readonly d; f() { local d=build; touch "$d/mark"; }; f 2>/dev/null`, precise: true},
+	{cmd: `d=~; readonly d; read d <<< build 2>/dev/null; touch "$d/mark"`},
+	{cmd: `declare -r d=~; printf -v d %s build 2>/dev/null; touch "$d/mark"`, precise: true},
 	{cmd: `unset d; : ${d=~}; touch "$d/mark"`},
 	{cmd: `HOME=$PWD/build; touch ~/mark`},
 	// shift moves the parameters; hash -p renames a program.
@@ -61,13 +88,38 @@ var flowCases = []struct {
 	// snapshot of the user's shell turn expand_aliases on).
 	{cmd: "shopt -s expand_aliases\nalias ls='touch'\nls ~/mark"},
 	{cmd: "shopt -s expand_aliases\nalias mk='touch build/mark'\nmk", precise: true},
-	// A trap runs before every command.
+	// An alias defined in a subshell or on a branch that did not run.
+	{cmd: "d=build; shopt -s expand_aliases\nalias mk='d=~'\n( alias mk='d=sub' )\nmk; touch \"$d/mark\"", precise: true},
+	{cmd: "d=build; shopt -s expand_aliases\nalias mk='d=~'\n[ -e nope ] && alias mk='d=sub'\nmk; touch \"$d/mark\"", precise: true},
+	// Without expand_aliases (bash -c) the alias is not expanded.
+	{cmd: "d=build; alias mk='d=~'\nmk 2>/dev/null; touch \"$d/mark\"", precise: true},
+	// A function named as a builtin runs instead of it (unless unset).
+	{cmd: `d=~; printf() { :; }; printf -v d %s build; touch "$d/mark"`, precise: true},
+	// A trap runs before every command; a key binding whenever the key
+	// is pressed.
+	{cmd: `d=build; bind -x '"\C-x": d=~' 2>/dev/null; touch "$d/mark"`},
 	{cmd: `d=build; trap 'd=~' DEBUG; d=build; touch "$d/mark"`},
 	// cd may fail; eval runs in this shell.
 	{cmd: `cd ~; cd nonexistent 2>/dev/null; touch mark`},
 	{cmd: `cd ~; false && cd build; touch mark`},
 	{cmd: `cd ~; if cd nonexistent 2>/dev/null; then :; else touch mark; fi`},
 	{cmd: `eval "cd ~"; touch mark`},
+	{cmd: `command cd build; touch mark`},
+	// CDPATH: cd looks for a relative name there first.
+	{cmd: `mkdir -p ~/build; CDPATH=~; cd build >/dev/null && touch mark`},
+	{cmd: `mkdir -p ~/build; export CDPATH=~; pushd build >/dev/null && touch mark`},
+	{cmd: `CDPATH=; cd build && touch mark`, precise: true},
+	{cmd: `d=build; builtin printf -v d %s ~; touch "$d/mark"`, precise: true},
+	// A branch or a round that ends with a cd: it may have failed too.
+	{cmd: `f() { cd nope; }; if true; then f; else :; fi 2>/dev/null; touch mark`},
+	{cmd: `for x in a mark; do touch "$x"; cd nope 2>/dev/null; done`},
+	{cmd: `d=build; eval 'cd nope' 2>/dev/null; touch "$d/mark"`},
+	// A redirection that fails skips the command (not the assignments
+	// of a command without one).
+	{cmd: `d=build; printf -v d %s ~ < nope; touch "$d/mark"`, precise: true},
+	{cmd: `d=build; { d=~; } < nope; touch "$d/mark"`, precise: true},
+	{cmd: `d=build; f() { d=~; }; f < nope; touch "$d/mark"`, precise: true},
+	{cmd: `d=build; d=~ < nope; touch "$d/mark"`, precise: true},
 	// Look-alikes the analysis keeps exact.
 	{cmd: `mkdir -p build && cd build && touch mark`, precise: true},
 	{cmd: `cd build || exit 1; touch mark`, precise: true},
@@ -107,10 +159,14 @@ func TestFlowStateAgainstBash(t *testing.T) {
 				t.Logf("bash: %v: %s", err, out)
 			}
 			var made []string
-			for _, d := range []string{ws, filepath.Join(ws, "build"), home} {
-				if _, err := os.Stat(filepath.Join(d, "mark")); err == nil {
-					made = append(made, filepath.Join(d, "mark"))
+			err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && d.Name() == "mark" {
+					made = append(made, p)
 				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
 			if len(made) == 0 {
 				t.Fatalf("bash created no mark: the case is wrong")

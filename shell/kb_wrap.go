@@ -12,7 +12,7 @@ func kbWrapTable() map[string]*Program {
 	var kbWrap = map[string]*Program{
 		"env": {Flags: flags(shorts("i0v")+" --ignore-environment --null --debug -", fBool,
 			"-u --unset --block-signal --default-signal --ignore-signal", fVal, "-C --chdir", fDir,
-			"-S --split-string", fVal), Check: checkEnv},
+			"-S --split-string", fVal), OptionsFirst: true, Check: checkEnv}, // env sh -c CODE: -c is sh's
 		"nohup":        {Args: []Role{RoleCommand}},
 		"setsid":       {Flags: flags(shorts("cfw")+" --ctty --fork --wait", fBool), Args: []Role{RoleCommand}},
 		"timeout":      {Flags: flags("--preserve-status --foreground -v --verbose", fBool, "-s --signal -k --kill-after", fVal), Args: []Role{RoleNone, RoleCommand}},

@@ -16,7 +16,8 @@ type analyzer struct {
 	cwd   string     // current directory; "" when unknown
 	dirs  []string   // pushd stack
 	vars  []variable // assignments, newest last (scopes truncate)
-	funcs []funcDef  // defined functions
+	funcs []funcDef  // every function definition walked (uncalled)
+	fnv   []fnState  // the definitions in effect, newest last (scoped as vars)
 	fds   []netFD    // file descriptors opened on network sockets (exec 5<>/dev/tcp/...)
 	procs []stream   // process substitution contents, by Word.proc-1
 	wsrc  []source   // data sources met while resolving the words of the current command
@@ -30,19 +31,21 @@ type analyzer struct {
 	globRec bool // shopt globstar/dotglob or GLOBIGNORE: globs have find semantics
 
 	// Control flow (flowstate.go).
-	dead        bool        // the path walked ended the shell (exit): nothing after it runs on it
-	failSet     bool        // the statement just walked was a cd that may fail,
-	failCwd     string      // leaving this directory when it does
-	lastpipe    bool        // shopt lastpipe may be on: a pipeline's last stage runs in this shell
-	volatile    []string    // variables a trap or alias may change before any command
-	cwdVolatile bool        // a trap or alias may change the directory before any command
-	havocAll    bool        // code the walk cannot see may have assigned any variable (source, a nameref)
-	hashed      [][2]string // hash -p PATH NAME: NAME runs PATH
-	aliases     []alias     // alias NAME=BODY, newest last
-	expanding   []string    // aliases being expanded (bash does not expand one inside itself)
-	noFunc      bool        // the next name runs as a builtin or program (command, builtin, exec)
-	altVar      string      // a variable with alternative values met in the words of the current call
-	display     string      // remote X display host set through DISPLAY ("" when local or unset)
+	dead        bool         // the path walked ended the shell (exit): nothing after it runs on it
+	failSet     bool         // the statement just walked was a cd that may fail,
+	failCwd     string       // leaving this directory when it does
+	lastpipe    bool         // shopt lastpipe may be on: a pipeline's last stage runs in this shell
+	volatile    []string     // variables a trap or alias may change before any command
+	cwdVolatile bool         // a trap or alias may change the directory before any command
+	havocAll    bool         // code the walk cannot see may have assigned any variable (source, a nameref)
+	readonly    []string     // variables that may be readonly: an assignment to one may fail
+	anyReadonly bool         // readonly with a name known only at run time: any variable may be
+	hashed      [][2]string  // hash -p PATH NAME: NAME runs PATH
+	aliases     []aliasState // aliases in effect, newest last (scoped as vars)
+	expanding   []string     // aliases being expanded (bash does not expand one inside itself)
+	noFunc      bool         // the next name runs as a builtin or program (command, builtin, exec)
+	altVar      string       // a variable with alternative values met in the words of the current call
+	display     string       // remote X display host set through DISPLAY ("" when local or unset)
 
 	// Scratch kept across analyses (alloc.go).
 	rd      strings.Reader
@@ -199,7 +202,8 @@ func (a *analyzer) stmt(s *syntax.Stmt, in *stream) stream {
 	}
 	a.failSet = false
 	var m flowMark
-	if s.Background {
+	skip := !s.Background && redirMayFail(s)
+	if s.Background || skip {
 		m = a.mark() // cmd &: runs in a subshell, its state dies with it
 	}
 	out := a.command(s.Cmd, in)
@@ -210,10 +214,34 @@ func (a *analyzer) stmt(s *syntax.Stmt, in *stream) stream {
 	case s.Background:
 		a.rewind(m)
 		a.failSet = false
-	case s.Negated:
+	case skip:
+		// cmd < file: where the file cannot be opened (missing, a
+		// directory that is not there, no permission) bash does not run
+		// the command.
+		a.merge(m, true, a.endAll(nil, m)...)
+	}
+	if s.Negated {
 		a.cdMayHaveFailed() // ! cd x: its success is cd's failure
 	}
 	return out
+}
+
+// redirMayFail reports whether a statement that changes the shell's state
+// has a redirection that may fail (a file other than /dev/null): the
+// command is then skipped. A command of assignments alone still assigns.
+func redirMayFail(s *syntax.Stmt) bool {
+	if ce, ok := s.Cmd.(*syntax.CallExpr); ok && len(ce.Args) == 0 {
+		return false
+	}
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
+			if r.Word == nil || r.Word.Lit() != "/dev/null" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // command walks one command of any kind.
@@ -352,18 +380,18 @@ func (a *analyzer) ifClause(c *syntax.IfClause, in *stream) stream {
 	a.failSet = false
 	k := constCond(c.Cond)
 	out := a.stmts(c.Then, in)
-	then := a.end(m)
+	then := a.endAll(nil, m)
 	a.cwd = failCwd
 	if c.Else != nil && !a.stop {
 		out = joinStreams(out, a.ifClause(c.Else, in))
 	}
 	switch k {
 	case condTrue: // if true: the other branch is walked for its effects only
-		a.merge(m, false, then)
+		a.merge(m, false, then...)
 	case condFalse:
-		a.merge(m, false, a.end(m))
+		a.merge(m, false, a.endAll(nil, m)...)
 	default:
-		a.merge(m, false, then, a.capture(m))
+		a.merge(m, false, a.endAll(then, m)...)
 	}
 	return out
 }
@@ -450,7 +478,10 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 	early := jumps(c)
 	m := a.mark()
 	var out stream
-	for _, it := range items {
+	for i, it := range items {
+		if i > 0 {
+			a.cdMayHaveFailed() // the last round's last statement
+		}
 		a.setVar(name, it, srcs)
 		out = joinStreams(out, a.stmts(c.Do, in))
 		if early {
@@ -508,29 +539,22 @@ func (a *analyzer) caseClause(c *syntax.CaseClause, in *stream) stream {
 	}
 	var out stream
 	m := a.mark()
-	var ends []pathEnd
-	falls := false
+	var ends, carry []pathEnd
 	for _, it := range c.Items {
+		if len(carry) > 0 {
+			// After ;& or ;;& an item may start where an earlier one
+			// ended (or, its pattern not matching, where the case began).
+			a.merge(m, true, carry...)
+		}
 		for _, p := range it.Patterns {
 			a.word1(p)
 		}
 		out = joinStreams(out, a.stmts(it.Stmts, in))
-		ends = append(ends, a.end(m))
-		falls = falls || it.Op != syntax.Break
-	}
-	if falls {
-		// ;& and ;;& run the next items too: any state may reach them.
-		var all pathEnd
-		moved := false
-		for _, e := range ends {
-			all.vars = append(all.vars, e.vars...)
-			moved = moved || e.cwd != m.cwd
+		n := len(ends)
+		ends = a.endAll(ends, m)
+		if it.Op != syntax.Break {
+			carry = append(carry, ends[n:]...)
 		}
-		if !moved {
-			all.cwd, all.dirs = m.cwd, m.dirs
-		}
-		a.havoc(m, all)
-		return out
 	}
 	a.merge(m, true, ends...) // no pattern may match
 	return out
@@ -545,6 +569,7 @@ func (a *analyzer) funcDecl(f *syntax.FuncDecl) {
 	}
 	name := f.Name.Value
 	a.funcs = append(a.funcs, funcDef{name: name, body: f.Body})
+	a.fnv = append(a.fnv, fnState{name: name, defs: []*syntax.Stmt{f.Body}})
 	if selfSpawn(f.Body, name) {
 		a.tagf(nil, TagForkBomb, name)
 	}
@@ -578,28 +603,17 @@ type funcDef struct {
 	called bool
 }
 
-// isFunc reports whether name is a function defined earlier.
+// isFunc reports whether name may be a function defined earlier.
 func (a *analyzer) isFunc(name string) bool {
-	_, ok := a.funcBody(name)
-	return ok
-}
-
-// funcBody returns the body of the latest definition of name.
-func (a *analyzer) funcBody(name string) (*syntax.Stmt, bool) {
-	for i := len(a.funcs) - 1; i >= 0; i-- {
-		if a.funcs[i].name == name {
-			return a.funcs[i].body, true
-		}
-	}
-	return nil, false
+	bodies, _ := a.funcWays(name)
+	return len(bodies) > 0
 }
 
 // callFunc walks a function's body again for one call, with the call's
 // arguments as $1, $2, ...: what "f /etc/shadow" does depends on them.
 // The body was walked once at its definition with unknown arguments; a
 // function already being walked (recursion) is not walked again.
-func (a *analyzer) callFunc(name string, argv []Word, in *stream) stream {
-	body, _ := a.funcBody(name)
+func (a *analyzer) callFunc(name string, body *syntax.Stmt, argv []Word, in *stream) stream {
 	for _, c := range a.fnStack {
 		if c == name {
 			return stream{piped: true, from: name}
@@ -608,10 +622,9 @@ func (a *analyzer) callFunc(name string, argv []Word, in *stream) stream {
 	if body == nil || !a.enter() {
 		return stream{piped: true, from: name}
 	}
-	for i := len(a.funcs) - 1; i >= 0; i-- {
-		if a.funcs[i].name == name {
+	for i := range a.funcs {
+		if a.funcs[i].body == body {
 			a.funcs[i].called = true
-			break
 		}
 	}
 	m, prev := a.mark(), a.fnDef
@@ -627,7 +640,7 @@ func (a *analyzer) callFunc(name string, argv []Word, in *stream) stream {
 	// parameters and locals, and where it cd'd, outlive the call. A body
 	// that may return early leaves any state it passed through.
 	e := a.capture(m)
-	locals, later := localNames(body)
+	locals, later := localNames(body, a.mayAssign)
 	e.vars = slices.DeleteFunc(slices.Clone(a.vars[np:]), func(v variable) bool {
 		// A local dies with the call, unless declare -g or an earlier
 		// assignment reached the caller's of that name.
@@ -638,10 +651,9 @@ func (a *analyzer) callFunc(name string, argv []Word, in *stream) stream {
 		a.dead = m.dead
 	} else {
 		a.rewind(m)
-		for _, v := range e.vars {
-			a.setVar(v.name, v.w, v.srcs)
-		}
+		a.vars = append(a.vars, e.vars...) // as the body left them (alternatives, readonly joins)
 		a.cwd, a.dirs, a.dead = e.cwd, append(a.dirs[:0], e.dirs...), e.dead
+		a.fnv = append(a.fnv, e.fns...) // functions it defined are global
 	}
 	if !out.piped {
 		out = stream{piped: true, from: name}
