@@ -455,10 +455,10 @@ func (g *flowGen) compound(c flowCtx) *gnode {
 	case 9, 10:
 		return g.andOr(in)
 	default:
-		if c.inFunc {
+		if c.level == 0 {
 			return g.ifNode(in)
 		}
-		return g.funcDef(in)
+		return g.funcDef(in) // in a body: a function of a lower level
 	}
 }
 
@@ -561,7 +561,7 @@ var funcNames = []string{"f", "g", "h"}
 
 // funcDef defines f, g or h; its body may use return and locals.
 func (g *flowGen) funcDef(c flowCtx) *gnode {
-	name := g.pick(funcNames...)
+	name := g.pick(funcNames[:c.level]...)
 	body := flowCtx{depth: c.depth + 1, inFunc: true, level: slices.Index(funcNames, name)}
 	n := &gnode{parts: []string{name + "() { ", "}"}, kids: [][]*gnode{g.list(body, 4)}}
 	g.funcs = append(g.funcs, name)
