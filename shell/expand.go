@@ -32,13 +32,10 @@ func (a *analyzer) putVar(name string, w Word, srcs []source) {
 
 // getVar looks a variable up; found is false when nothing is known of it.
 func (a *analyzer) getVar(name string) (w Word, srcs []source, found bool) {
-	if a.havocAll || len(a.volatile) > 0 && slices.Contains(a.volatile, name) {
+	if v, ok, trusted := a.latest(name); !trusted {
 		return Word{}, nil, false
-	}
-	for i := len(a.vars) - 1; i >= 0; i-- {
-		if a.vars[i].name == name {
-			return a.vars[i].w, a.vars[i].srcs, true
-		}
+	} else if ok {
+		return v.w, v.srcs, true
 	}
 	switch name {
 	case "HOME":

@@ -26,8 +26,12 @@ func (a *analyzer) pipeline(b *syntax.BinaryCmd, in *stream) stream {
 		// run in this shell.
 		m := a.mark()
 		out := a.stmt(s, stIn)
-		if e := a.end(m); i == len(stages)-1 && a.lastpipe && e.changed(m) {
-			a.merge(m, true, e)
+		if i == len(stages)-1 && a.lastpipe {
+			if e := a.end(m); e.changed(m) {
+				a.merge(m, true, e)
+			}
+		} else {
+			a.rewind(m)
 		}
 		a.failSet = false
 		if a.last.shell && shellAt < 0 {

@@ -78,9 +78,10 @@ func (a *analyzer) end(m flowMark) pathEnd {
 // when it ended with a cd that may have failed: moved, or where it was)
 // and rewinds to m.
 func (a *analyzer) endAll(dst []pathEnd, m flowMark) []pathEnd {
-	dst = append(dst, a.capture(m))
+	e := a.capture(m)
+	dst = append(dst, e)
 	if a.failSet {
-		dst = append(dst, a.failEnd(m))
+		dst = append(dst, a.failEnd(e))
 		a.failSet = false
 	}
 	a.rewind(m)
@@ -195,11 +196,10 @@ func (a *analyzer) joinVar(name string, live []pathEnd) {
 			w = Word{flags: (w.flags | v.flags) & (wObf | wDecoded | wNet | wSubst)}
 		}
 	}
-	if !w.Known && exact && len(alts) > 1 && len(alts) <= maxAlts {
-		a.vars = append(a.vars, variable{name: name, w: w, srcs: srcs, alts: alts})
-		return
+	if w.Known || !exact || len(alts) < 2 || len(alts) > maxAlts {
+		alts = nil // one value, or too many to follow
 	}
-	a.vars = append(a.vars, variable{name: name, w: w, srcs: srcs})
+	a.vars = append(a.vars, variable{name: name, w: w, srcs: srcs, alts: alts})
 }
 
 // maxAlts bounds the values a variable is followed with: a call that uses
@@ -219,18 +219,21 @@ func addAlt(alts []Word, w Word) []Word {
 // altsOf returns the values a variable may hold when it holds one of a
 // few known ones (after paths that disagree), nil otherwise.
 func (a *analyzer) altsOf(name string) []Word {
-	if a.havocAll || slices.Contains(a.volatile, name) {
-		return nil
-	}
-	for i := len(a.vars) - 1; i >= 0; i-- {
-		if a.vars[i].name == name {
-			if a.vars[i].w.Known {
-				return nil
-			}
-			return a.vars[i].alts
-		}
+	if v, ok, _ := a.latest(name); ok && !v.w.Known {
+		return v.alts
 	}
 	return nil
+}
+
+// latest is the last assignment of name the walk made (ok), unless code it
+// cannot see may have changed the variable since (trusted is false: a
+// source, a nameref, a trap that assigns it).
+func (a *analyzer) latest(name string) (v variable, ok, trusted bool) {
+	if a.havocAll || len(a.volatile) > 0 && slices.Contains(a.volatile, name) {
+		return variable{}, false, false
+	}
+	v, ok = lastAssign(a.vars, name)
+	return v, ok, true
 }
 
 // lastAssign is the last assignment of name among vars.
@@ -258,10 +261,7 @@ func sameWord(x, y Word) bool {
 func (a *analyzer) havoc(m flowMark, e pathEnd) {
 	a.rewind(m)
 	if e.cwd != m.cwd || !slices.Equal(e.dirs, m.dirs) {
-		a.cwd = ""
-		for i := range a.dirs {
-			a.dirs[i] = ""
-		}
+		a.forgetDir()
 	}
 	var done []string
 	for _, v := range e.vars {
@@ -303,14 +303,21 @@ func jumps(n syntax.Node) bool {
 	return found
 }
 
-// failEnd is the state the statement just walked leaves when it fails:
-// the state it leaves, but for a cd that stays where it was.
-func (a *analyzer) failEnd(m flowMark) pathEnd {
-	e := a.capture(m)
-	if a.failSet {
-		e.cwd = a.failCwd
-	}
+// failEnd is the state the statement just walked leaves when it fails,
+// given e, the state it leaves: the same, but for a cd that stays where it
+// was. (The ends share their slices: merge only reads them.)
+func (a *analyzer) failEnd(e pathEnd) pathEnd {
+	e.cwd = a.failCwdOr(e.cwd)
 	return e
+}
+
+// failCwdOr is the directory the statement just walked leaves when it
+// fails: where a cd that may have failed started, else cwd.
+func (a *analyzer) failCwdOr(cwd string) string {
+	if a.failSet {
+		return a.failCwd
+	}
+	return cwd
 }
 
 // cdMayHaveFailed joins, before the next statement of a list, the
@@ -318,12 +325,17 @@ func (a *analyzer) failEnd(m flowMark) pathEnd {
 // missing directory and the list goes on where it was.
 func (a *analyzer) cdMayHaveFailed() {
 	if a.failSet && !a.dead && a.failCwd != a.cwd {
-		a.cwd = ""
-		for i := range a.dirs {
-			a.dirs[i] = ""
-		}
+		a.forgetDir()
 	}
 	a.failSet = false
+}
+
+// forgetDir makes the directory unknown, and where popd would lead.
+func (a *analyzer) forgetDir() {
+	a.cwd = ""
+	for i := range a.dirs {
+		a.dirs[i] = ""
+	}
 }
 
 // isParam reports whether name is a positional or count parameter.

@@ -327,7 +327,8 @@ func (a *analyzer) binary(b *syntax.BinaryCmd, in *stream) stream {
 	var ends []pathEnd
 	for i, s := range chain {
 		out = joinStreams(out, a.stmtOrNil(s, in))
-		ok, fail := a.capture(m), a.failEnd(m)
+		ok := a.capture(m)
+		fail := a.failEnd(ok)
 		a.failSet = false
 		switch {
 		case b.Op == syntax.AndStmt:
@@ -376,7 +377,7 @@ func (a *analyzer) ifClause(c *syntax.IfClause, in *stream) stream {
 	}
 	a.stmts(c.Cond, in)
 	m := a.mark()
-	failCwd := a.failEnd(m).cwd
+	failCwd := a.failCwdOr(a.cwd)
 	a.failSet = false
 	k := constCond(c.Cond)
 	out := a.stmts(c.Then, in)
@@ -609,10 +610,10 @@ func (a *analyzer) isFunc(name string) bool {
 	return len(bodies) > 0
 }
 
-// callFunc walks a function's body again for one call, with the call's
-// arguments as $1, $2, ...: what "f /etc/shadow" does depends on them.
-// The body was walked once at its definition with unknown arguments; a
-// function already being walked (recursion) is not walked again.
+// callFunc walks a function's body for one call, with the call's
+// arguments as $1, $2, ...: what "f /etc/shadow" does depends on them. A
+// function already being walked (recursion) is not walked again; one no
+// call reaches is walked at the end with unknown arguments (uncalled).
 func (a *analyzer) callFunc(name string, body *syntax.Stmt, argv []Word, in *stream) stream {
 	for _, c := range a.fnStack {
 		if c == name {
