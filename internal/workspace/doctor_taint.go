@@ -1,9 +1,6 @@
 package workspace
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +10,9 @@ import (
 // maxJournalCheck bounds what doctor reads of the taint journal: it holds
 // one short line per raise a full disk kept out of the database.
 const maxJournalCheck = 1 << 20
+
+// errBadLevel stops doctor's reading at a raise with a negative level.
+var errBadLevel = errors.New("negative taint level")
 
 // checkTaintJournal reports raises waiting in the taint journal (written
 // when the database could not be): while a line waits, every session of
@@ -40,25 +40,26 @@ func (d *doctor) checkTaintJournal() Check {
 	defer f.Close()
 	b := make([]byte, min(st.Size(), maxJournalCheck))
 	n, _ := f.ReadAt(b, 0)
-	b = bytes.TrimRight(b[:n], "\x00") // room kept allocated past the end reads as zeros
-	if len(bytes.TrimSpace(b)) == 0 {
+	b = b[:n]
+	if len(b) == 0 {
 		return ok("empty")
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, len(b)+1)
 	lines, sessions := 0, map[string]bool{}
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
+	bad, err := eachPending(b, func(p pendingTaint) error {
 		lines++
-		var p pendingTaint
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil || p.Session == "" || p.Level < 0 {
-			return failc(fmt.Sprintf("line %d of %s does not parse: it can never be written to the database, and "+
-				"until it is every session of this workspace reads as critical", lines, path),
-				"look at the line (a crash while appending leaves a torn one) and remove it; the raises on the other lines still count")
+		if p.Level < 0 {
+			return errBadLevel
 		}
 		sessions[p.Session] = true
+		return nil
+	})
+	if err != nil {
+		bad = lines // the line with the negative level
+	}
+	if bad > 0 {
+		return failc(fmt.Sprintf("line %d of %s does not parse: it can never be written to the database, and "+
+			"until it is every session of this workspace reads as critical", bad, path),
+			"look at the line (a crash while appending leaves a torn one) and remove it; the raises on the other lines still count")
 	}
 	return warn(fmt.Sprintf("%d taint raise(s) of %d session(s) wait to be written to the database (it could not be, "+
 		"the disk was full): until then every session reads as critical", lines, len(sessions)),

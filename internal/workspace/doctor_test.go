@@ -193,8 +193,15 @@ func breakages() []breakage {
 		{"database newer schema skips chronicle", func(t *testing.T, root string) { setUserVersion(t, root, 99) },
 			"chronicle", StatusSkip, "newer than this binary", ""},
 		{"taint raises waiting", func(t *testing.T, root string) {
-			writeFile(t, TaintJournalPath(root), `{"session":"s1","level":4,"source":"/k"}`+"\n"+`{"session":"s2","level":3,"source":"x"}`+"\n", 0o600)
-		}, "taint", StatusWarn, "2 taint raise(s) of 2 session(s)", "free disk space"},
+			writeFile(t, TaintJournalPath(root), `{"session":"s1","level":4,"source":"/k"}`+"\n"+`{"session":"s2","level":3,"source":"x"}`+"\n"+
+				`{"session":"s1","level":3,"source":"y"}`+"\n", 0o600)
+		}, "taint", StatusWarn, "3 taint raise(s) of 2 session(s)", "free disk space"},
+		{"taint journal negative level", func(t *testing.T, root string) {
+			writeFile(t, TaintJournalPath(root), `{"session":"s1","level":4,"source":"/k"}`+"\n"+`{"session":"s2","level":-1,"source":"x"}`+"\n", 0o600)
+		}, "taint", StatusFail, "line 2", "remove it"},
+		{"taint journal blank line", func(t *testing.T, root string) {
+			writeFile(t, TaintJournalPath(root), `{"session":"s1","level":4,"source":"/k"}`+"\n\n", 0o600)
+		}, "taint", StatusFail, "line 2", "remove it"},
 		{"taint journal torn line", func(t *testing.T, root string) {
 			writeFile(t, TaintJournalPath(root), `{"session":"s1","level":4,"source":"/k"}`+"\n"+`{"session":"s2","lev`, 0o600)
 		}, "taint", StatusFail, "line 2", "remove it"},

@@ -94,20 +94,40 @@ func replayJournal(ctx context.Context, path string, raise raiseFunc) (err error
 	if err != nil {
 		return fmt.Errorf("read taint journal %s: %w", path, err)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, len(b)+1)
-	for n := 1; sc.Scan(); n++ {
-		var p pendingTaint
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil || p.Session == "" {
-			return fmt.Errorf("taint journal %s line %d does not parse; check it and remove it", path, n)
-		}
+	bad, err := eachPending(b, func(p pendingTaint) error {
 		if err := raise(ctx, p.Session, p.Level, p.Source); err != nil {
 			return fmt.Errorf("replay taint journal %s: %w", path, err)
 		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return err
+	case bad > 0:
+		return fmt.Errorf("taint journal %s line %d does not parse; check it and remove it", path, bad)
 	}
 	if err := f.Truncate(0); err != nil {
 		return fmt.Errorf("empty taint journal %s: %w", path, err)
 	}
 	reserveFile(f) // cutting the file freed its reserve
 	return f.Sync()
+}
+
+// eachPending calls fn with the raise of each line of a journal's content,
+// in order, and stops at fn's first error or at the first line that does
+// not parse as a raise, whose number (from 1) it returns as bad. Doctor
+// reads the journal with it, so that it reports what a replay will do.
+func eachPending(b []byte, fn func(pendingTaint) error) (bad int, err error) {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, len(b)+1)
+	for n := 1; sc.Scan(); n++ {
+		var p pendingTaint
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil || p.Session == "" {
+			return n, nil
+		}
+		if err := fn(p); err != nil {
+			return 0, err
+		}
+	}
+	return 0, nil
 }
