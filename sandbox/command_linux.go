@@ -55,7 +55,15 @@ func (s CommandSpec) Command(ctx context.Context, self string, argv []string) (*
 			s.Hide = nil // the caller's explicit opt-out
 		}
 	}
-	if len(s.Hide) > 0 {
+	switch {
+	case s.Isolate:
+		if err := UsernsAvailable(); err != nil {
+			return nil, fmt.Errorf("an isolated command needs user namespaces: %w; not run", err)
+		}
+		if s.OuterNS, err = namespacesOf(isolateNS); err != nil {
+			return nil, err
+		}
+	case len(s.Hide) > 0:
 		if s.OuterNS, err = currentNS(); err != nil {
 			return nil, err
 		}
@@ -86,6 +94,26 @@ func (s CommandSpec) validate() error {
 	}{
 		{"workspace", []string{s.Workspace}}, {"temp_dir", []string{s.TempDir}},
 		{"write", s.Write}, {"caches", s.Caches}, {"read_deny", s.ReadDeny}, {"hide", s.Hide},
+		{"write_files", s.WriteFiles}, {"make_dirs", s.MakeDirs}, {"remove_trees", s.RemoveTrees},
+		{"mask_files", s.MaskFiles}, {"read_only", s.ReadOnly},
+	}
+	if s.Isolate && s.Home != "" && !filepath.IsAbs(s.Home) {
+		return fmt.Errorf("sandbox spec: home %q is not absolute", s.Home)
+	}
+	for i, o := range s.Overlays {
+		for _, p := range []string{o.Lower, o.Upper, o.Work} {
+			if !filepath.IsAbs(p) {
+				return fmt.Errorf("sandbox spec: overlays[%d] path %q is not absolute", i, p)
+			}
+		}
+	}
+	if s.Proxy < 0 || s.Proxy > 65535 || (s.Proxy != 0 && !s.Isolate) {
+		return fmt.Errorf("sandbox spec: proxy port %d (needs isolate, 1..65535)", s.Proxy)
+	}
+	if s.Isolate {
+		if err := s.checkIsolatedPaths(); err != nil {
+			return err
+		}
 	}
 	for _, l := range lists {
 		for i, p := range l.paths {
@@ -130,7 +158,14 @@ func execSandboxed(args []string) error {
 		return fmt.Errorf("find %s: %w", argv[0], err)
 	}
 	var hidden []string
-	if len(spec.Hide) > 0 {
+	if spec.Isolate {
+		if err := spec.isolate(); err != nil {
+			return err
+		}
+		if err := dropCaps(); err != nil {
+			return err
+		}
+	} else if len(spec.Hide) > 0 {
 		if hidden, err = spec.hideDirs(); err != nil {
 			return err
 		}
@@ -146,6 +181,12 @@ func execSandboxed(args []string) error {
 	}
 	if err := spec.apply(); err != nil {
 		return err
+	}
+	if spec.Isolate {
+		hidden = spec.Hide
+		if err := setLimits(spec.Limits); err != nil {
+			return err
+		}
 	}
 	if spec.Check {
 		if err := checkHidden(hidden); err != nil {
@@ -209,6 +250,12 @@ func (s CommandSpec) rules(cfg landlock.Config) ([]grant, error) {
 	}
 	var w ruleSet
 	w.cfg, w.deny = cfg, deny
+	if s.Isolate {
+		if err := s.isolatedWrites(&w); err != nil {
+			return nil, err
+		}
+		return w.finish()
+	}
 	required := append([]string{s.Workspace, s.TempDir}, s.Write...)
 	for _, p := range required {
 		if err := w.grantWrite(p, true); err != nil {
@@ -220,6 +267,12 @@ func (s CommandSpec) rules(cfg landlock.Config) ([]grant, error) {
 			return nil, err
 		}
 	}
+	return w.finish()
+}
+
+// finish adds the shell's devices and read access everywhere but the
+// denied directories, and bounds the rule count.
+func (w *ruleSet) finish() ([]grant, error) {
 	for _, dev := range shellDevices {
 		w.add(grant{path: dev, rights: fileRights, optional: true})
 	}

@@ -35,16 +35,23 @@ const (
 // mount kept across the wrapper's exec (the wrapper drops them before
 // it execs the command).
 func (s CommandSpec) SysProcAttr() *syscall.SysProcAttr {
-	if len(s.Hide) == 0 {
+	if len(s.Hide) == 0 && !s.Isolate {
 		return nil
 	}
 	uid, gid := os.Getuid(), os.Getgid()
-	return &syscall.SysProcAttr{
+	a := &syscall.SysProcAttr{
 		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
 		AmbientCaps: hideCaps,
 	}
+	if s.Isolate {
+		a.Cloneflags |= isolateCloneFlags
+		// CAP_NET_ADMIN, in the command's own network namespace only, to
+		// bring its loopback interface up; dropped with the others.
+		a.AmbientCaps = append(append([]uintptr(nil), hideCaps...), unix.CAP_NET_ADMIN)
+	}
+	return a
 }
 
 // SetSysProcAttr puts the spec's namespace attributes on cmd, keeping
@@ -121,7 +128,7 @@ func ProbeHide(ctx context.Context, self string) error {
 		}
 	}
 	spec := CommandSpec{Workspace: ws, TempDir: tmp, Hide: []string{hidden}, Check: true}
-	cmd, err := spec.Command(ctx, self, []string{self}) // never run: check mode exits first
+	cmd, err := spec.Command(ctx, self, []string{"/bin/sh"}) // never run: check mode exits first
 	if err != nil {
 		return fmt.Errorf("hide probe: %w", err)
 	}

@@ -17,6 +17,11 @@ const (
 	rightReadFile = landlock.AccessFSSet(ll.AccessFSReadFile)
 	rightReadDir  = landlock.AccessFSSet(ll.AccessFSReadDir)
 	rightExecute  = landlock.AccessFSSet(ll.AccessFSExecute)
+	rightMakeDir  = landlock.AccessFSSet(ll.AccessFSMakeDir)
+	rightRemove   = landlock.AccessFSSet(ll.AccessFSRemoveDir | ll.AccessFSRemoveFile)
+	// fileWriteRights are what an exactly granted file gets: read, write,
+	// truncate (never execute: a granted file is data).
+	fileWriteRights = landlock.AccessFSSet(ll.AccessFSWriteFile | ll.AccessFSReadFile | ll.AccessFSTruncate)
 	// fileRights are the rights the kernel accepts on a non-directory.
 	fileRights = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSWriteFile |
 		ll.AccessFSReadFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev)
@@ -45,6 +50,8 @@ type grant struct {
 	path     string
 	rights   landlock.AccessFSSet
 	optional bool
+	fileOnly bool // skipped unless the path is a non-directory
+	dirOnly  bool // skipped unless the path is a directory
 }
 
 // restrictLandlock builds the ruleset and enforces it on every thread.
@@ -96,8 +103,12 @@ func addGrant(ruleset int, cfg landlock.Config, g grant) error {
 	if err := unix.Fstat(pfd, &st); err != nil {
 		return fmt.Errorf("landlock rule for %s: %w", g.path, err)
 	}
+	isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
+	if (g.fileOnly && isDir) || (g.dirOnly && !isDir) {
+		return nil // the kind changed since planning: grant nothing
+	}
 	rights := g.rights & cfg.HandledAccessFS
-	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+	if !isDir {
 		rights &= fileRights
 	}
 	if rights == 0 {

@@ -59,3 +59,6 @@ func UsernsAvailable() error { return fmt.Errorf("%w: %v", ErrNoUserns, errOS())
 
 // ProbeHide always fails outside Linux.
 func ProbeHide(context.Context, string) error { return UsernsAvailable() }
+
+// Self fails outside Linux: nothing is started from a path there.
+func Self() (string, error) { return "", errOS() }

@@ -173,6 +173,86 @@ type CommandSpec struct {
 	// OuterNS is set by Command: the caller's user and mount namespaces,
 	// which the wrapper must not be in when it mounts the masks.
 	OuterNS []string `json:"outer_ns,omitempty"`
+
+	// Isolate gives the command a world of its own (see isolate_linux.go):
+	// PID, network, IPC and UTS namespaces besides the user and mount
+	// ones, a fresh /proc, only a loopback interface, TempDir mounted on
+	// /tmp and /var/tmp and an empty tmpfs on /dev/shm, /run and the
+	// Hide directories covered wherever they are, the MaskFiles covered
+	// by an empty unreadable file and the ReadOnly paths bound read-only.
+	// With Isolate, Write is ignored: writes outside the workspace and the
+	// private temp directories are the exact grants below.
+	Isolate bool `json:"isolate,omitempty"`
+	// Home, for an isolated command, is the home directory: kept visible
+	// when it lies under /tmp.
+	Home string `json:"home,omitempty"`
+	// WriteFiles are existing files (not directories) the command may
+	// read, write and truncate: the exact files the verdict named.
+	WriteFiles []string `json:"write_files,omitempty"`
+	// MakeDirs are existing directories below which the command may
+	// create directories (nothing else).
+	MakeDirs []string `json:"make_dirs,omitempty"`
+	// RemoveTrees are existing directories whose content the command may
+	// remove (nothing else: no file written, none created).
+	RemoveTrees []string `json:"remove_trees,omitempty"`
+	// MaskFiles are secret files the command must not read; missing ones
+	// are skipped.
+	MaskFiles []string `json:"mask_files,omitempty"`
+	// ReadOnly are existing paths inside the writable trees that the
+	// command may read but not change (the workspace's host-trusted
+	// files: .git/config, .git/hooks, .claude/, …); missing ones are
+	// skipped.
+	ReadOnly []string `json:"read_only,omitempty"`
+	// Overlays show each shared cache (Lower) through a per-workspace
+	// writable layer: the command adds to it, never changes it.
+	Overlays []Overlay `json:"overlays,omitempty"`
+	// Proxy, when non-zero, is the loopback port inside the command's
+	// network namespace where the wrapper listens and hands the listening
+	// socket to the engine (through file descriptor 3, which Command's
+	// caller passes) before the command runs: the egress proxy.
+	Proxy int `json:"proxy,omitempty"`
+	// Limits bound what the command may use (zero: the defaults).
+	Limits Limits `json:"limits,omitempty"`
+}
+
+// Limits are a command's resource limits, per process (rlimits; this
+// kernel's cgroup v2 is not assumed delegated). Zero means the default.
+type Limits struct {
+	MemoryBytes   uint64 `json:"memory_bytes,omitempty"`    // RLIMIT_DATA and RLIMIT_AS-free: heap and private writable mappings
+	Processes     uint64 `json:"processes,omitempty"`       // RLIMIT_NPROC, counted in the command's own user namespace
+	FileSizeBytes uint64 `json:"file_size_bytes,omitempty"` // RLIMIT_FSIZE
+	OpenFiles     uint64 `json:"open_files,omitempty"`      // RLIMIT_NOFILE
+}
+
+// Default limits of a command.
+const (
+	DefaultMemoryBytes   = 2 << 30
+	DefaultProcesses     = 256
+	DefaultFileSizeBytes = 4 << 30
+	DefaultOpenFiles     = 4096
+)
+
+// WithDefaults fills the zero fields with the defaults.
+func (l Limits) WithDefaults() Limits {
+	set := func(v *uint64, d uint64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	set(&l.MemoryBytes, DefaultMemoryBytes)
+	set(&l.Processes, DefaultProcesses)
+	set(&l.FileSizeBytes, DefaultFileSizeBytes)
+	set(&l.OpenFiles, DefaultOpenFiles)
+	return l
+}
+
+// Overlay is one shared cache seen through an overlayfs in the command's
+// mount namespace: Lower is never written; Upper and Work hold what the
+// command adds or changes (per workspace, on one filesystem).
+type Overlay struct {
+	Lower string `json:"lower"`
+	Upper string `json:"upper"`
+	Work  string `json:"work"`
 }
 
 // Available reports whether this machine can run Parallax with its

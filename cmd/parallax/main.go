@@ -8,10 +8,18 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/parallax/parallax/sandbox"
+
 	"github.com/spf13/cobra"
 )
 
 func main() {
+	// A command's sandbox wrapper runs before anything else: it applies
+	// the sandbox and execs the command, and nothing of the CLI may run
+	// unconfined on its way there.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
+		os.Exit(sandbox.ExecMain(os.Args[2:]))
+	}
 	if isHookCall(os.Args[1:]) { // every tool call of Claude Code: skip building the command tree
 		if err := runHook(context.Background(), os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "parallax:", err)

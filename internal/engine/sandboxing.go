@@ -77,9 +77,9 @@ func probeEnv(root, home, addr string) (string, error) {
 // commands; an error (a kernel without Landlock or seccomp) refuses to
 // start the engine, as the agent's own sandbox does.
 func commandSandbox(root, home string, s workspace.AgentSettings) (SandboxHook, error) {
-	self, err := os.Executable()
+	self, err := sandbox.Self()
 	if err != nil {
-		return nil, fmt.Errorf("engine: find own executable for the command sandbox: %w", err)
+		return nil, fmt.Errorf("engine: the command sandbox's wrapper: %w", err)
 	}
 	caches := make([]string, 0, len(s.Caches))
 	for _, c := range s.Caches {

@@ -11,6 +11,7 @@ import (
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/internal/agent/proc"
 	"github.com/parallax/parallax/internal/agentlink"
+	"github.com/parallax/parallax/sandbox"
 )
 
 // supervise runs agent processes one after the other: a crashed agent
@@ -136,17 +137,19 @@ func (r *Runtime) agentCommand() (*exec.Cmd, error) {
 		}
 		cmd = c
 	} else {
-		exe, err := os.Executable()
+		// The agent starts from the engine's own open executable, never
+		// by path: a command may have replaced the file at that path.
+		exe, err := sandbox.Self()
 		if err != nil {
-			return nil, fmt.Errorf("engine: find own executable for the agent: %w", err)
+			return nil, fmt.Errorf("engine: the agent's executable: %w", err)
 		}
 		cmd = exec.Command(exe, "agent")
 	}
-	sandbox := "on"
+	mode := "on"
 	if r.settings.SandboxOff {
-		sandbox = "off"
+		mode = "off"
 	}
-	cmd.Env = append(append([]string{}, r.opts.AgentEnv...), EnvAgentSandbox+"="+sandbox)
+	cmd.Env = append(append([]string{}, r.opts.AgentEnv...), EnvAgentSandbox+"="+mode)
 	if r.probe != nil {
 		pe, err := probeEnv(r.opts.Root, r.opts.Home, r.probe.addr())
 		if err != nil {
