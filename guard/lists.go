@@ -83,6 +83,8 @@ var homeEntries = []entry{
 	{path: "~/.config/gh", level: Restricted, what: catTokens},
 	{path: "~/.config/hub", level: Restricted, what: catTokens},
 	{path: "~/.terraform.d", level: Restricted, what: catTokens},
+	{path: "~/.npmrc", level: Restricted, what: catTokens},
+	{path: "~/.pypirc", level: Restricted, what: catTokens},
 	{path: "~/.cargo/credentials", level: Restricted, what: catTokens},
 	{path: "~/.cargo/credentials.toml", level: Restricted, what: catTokens},
 	{path: "~/.local/share/keyrings", level: Restricted, what: catKeyring},
@@ -147,6 +149,23 @@ var homeEntries = []entry{
 	{path: "~/.config/autostart", level: Protected, what: catAutostart},
 	{path: "~/.local/share/systemd", level: Protected, what: catAutostart},
 	{path: "~/.config/systemd", level: Protected, what: catAutostart},
+}
+
+// HostTrusted are the paths of a workspace, relative to its root, that
+// programs of the host obey or run when the user works there: git's
+// configuration and hooks, the editors' and agents' settings and tasks,
+// direnv, commit hooks. A command run for the agent may read them but
+// never change them (the gate protects some by name; the kernel all).
+var HostTrusted = []string{
+	".git/config", ".git/hooks", ".git/info", ".claude", ".vscode", ".cursor", ".idea", ".mcp.json",
+	".envrc", ".husky", ".pre-commit-config.yaml", ".devcontainer", ".gitmodules",
+}
+
+// SecretName reports whether a base name is a secret's by the guard's
+// name rules (id_rsa, .env, .netrc, *.pem, …), whatever its directory.
+func SecretName(base string) bool {
+	lvl, _ := nameLevel(base)
+	return lvl != None
 }
 
 // componentRules apply wherever the components sit, inside the

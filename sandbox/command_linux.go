@@ -100,12 +100,8 @@ func (s CommandSpec) validate() error {
 	if s.Isolate && s.Home != "" && !filepath.IsAbs(s.Home) {
 		return fmt.Errorf("sandbox spec: home %q is not absolute", s.Home)
 	}
-	for i, o := range s.Overlays {
-		for _, p := range []string{o.Lower, o.Upper, o.Work} {
-			if !filepath.IsAbs(p) {
-				return fmt.Errorf("sandbox spec: overlays[%d] path %q is not absolute", i, p)
-			}
-		}
+	if err := validateOverlays(s.Overlays); err != nil {
+		return fmt.Errorf("sandbox spec: %w", err)
 	}
 	if s.Proxy < 0 || s.Proxy > 65535 || (s.Proxy != 0 && !s.Isolate) {
 		return fmt.Errorf("sandbox spec: proxy port %d (needs isolate, 1..65535)", s.Proxy)
@@ -159,8 +155,17 @@ func execSandboxed(args []string) error {
 	}
 	var hidden []string
 	if spec.Isolate {
+		// The working directory was entered before the mounts: enter it
+		// again, through them, or relative paths reach the covered tree.
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("working directory: %w", err)
+		}
 		if err := spec.isolate(); err != nil {
 			return err
+		}
+		if err := os.Chdir(wd); err != nil {
+			return fmt.Errorf("enter the working directory again: %w", err)
 		}
 		if err := dropCaps(); err != nil {
 			return err

@@ -49,7 +49,7 @@ func (s CommandSpec) SysProcAttr() *syscall.SysProcAttr {
 		a.Cloneflags |= isolateCloneFlags
 		// CAP_NET_ADMIN, in the command's own network namespace only, to
 		// bring its loopback interface up; dropped with the others.
-		a.AmbientCaps = append(append([]uintptr(nil), hideCaps...), unix.CAP_NET_ADMIN)
+		a.AmbientCaps = append(append(append([]uintptr(nil), hideCaps...), overlayCaps...), unix.CAP_NET_ADMIN)
 	}
 	return a
 }

@@ -61,6 +61,9 @@ func (s CommandSpec) isolate() error {
 	if err := s.privateTmp(); err != nil {
 		return err
 	}
+	if err := mountOverlays(s.Overlays); err != nil {
+		return err
+	}
 	if err := maskFiles(s.MaskFiles); err != nil {
 		return err
 	}
@@ -82,10 +85,7 @@ func (s CommandSpec) isolate() error {
 	if err := mountOn(dirs, "parallax-hidden", "tmpfs", maskFlags, maskData); err != nil {
 		return err
 	}
-	if err := bindReadOnly(s.ReadOnly); err != nil {
-		return err
-	}
-	return mountOverlays(s.Overlays)
+	return bindReadOnly(s.ReadOnly)
 }
 
 // ownNamespacesOf refuses to go on unless this process runs in
@@ -192,6 +192,11 @@ func (s CommandSpec) privateTmp() error {
 		}
 		kept = append(kept, keep{p, fd})
 	}
+	if len(kept) > 0 {
+		if err := os.MkdirAll(s.TempDir+"/"+tmpSub, 0o700); err != nil {
+			return fmt.Errorf("private /tmp: %w", err)
+		}
+	}
 	src, err := openTree(s.TempDir)
 	if err != nil {
 		return fmt.Errorf("private /tmp from %s: %w", s.TempDir, err)
@@ -217,6 +222,24 @@ func (s CommandSpec) privateTmp() error {
 	}
 	return nil
 }
+
+// tmpSub is the directory inside the private /tmp that is writable when
+// /tmp holds trees attached again (a workspace or home under /tmp): a
+// Landlock grant on /tmp would reach into them.
+const tmpSub = ".parallax-tmp"
+
+// tmpWritable lists the private temp trees the command may write: /tmp
+// and /var/tmp whole, or only /tmp/.parallax-tmp where /tmp holds
+// trees attached again.
+func (s CommandSpec) tmpWritable() []string {
+	if len(s.reattach()) > 0 {
+		return []string{"/tmp/" + tmpSub}
+	}
+	return []string{"/tmp", "/var/tmp"}
+}
+
+// TempDirInside is what TMPDIR must be inside an isolated command.
+func (s CommandSpec) TempDirInside() string { return s.tmpWritable()[0] }
 
 // reattach lists what lives under /tmp or /var/tmp and must stay
 // visible there: the workspace, and the directories of the grants.
@@ -408,7 +431,7 @@ func setLimits(l Limits) error {
 // workspace and its private temp directories whole, each granted file
 // exactly, directory creation and removal where named.
 func (s CommandSpec) isolatedWrites(w *ruleSet) error {
-	for _, p := range []string{s.Workspace, "/tmp", "/var/tmp"} {
+	for _, p := range append([]string{s.Workspace}, s.tmpWritable()...) {
 		if err := w.grantWrite(p, true); err != nil {
 			return err
 		}

@@ -62,3 +62,9 @@ func ProbeHide(context.Context, string) error { return UsernsAvailable() }
 
 // Self fails outside Linux: nothing is started from a path there.
 func Self() (string, error) { return "", errOS() }
+
+// TempDirInside is /tmp outside Linux (Command fails there).
+func (CommandSpec) TempDirInside() string { return "/tmp" }
+
+// PrepareOverlays fails outside Linux: there are no command sandboxes.
+func PrepareOverlays([]Overlay) error { return errOS() }

@@ -82,7 +82,8 @@ default otherwise. Check the result with parallax doctor.`,
 					return err
 				}
 			}
-			res, err := pxworkspace.Init(cmd.Context(), root, pxworkspace.InitOptions{Policy: preset, Force: force})
+			home, _ := os.UserHomeDir() // "" leaves the list of workspaces alone; the engine registers it
+			res, err := pxworkspace.Init(cmd.Context(), root, pxworkspace.InitOptions{Policy: preset, Force: force, Home: home})
 			if errors.Is(err, pxworkspace.ErrExists) {
 				return &exitError{code: 1, err: fmt.Errorf("init: %s already holds a workspace; parallax doctor checks it, "+
 					"--force replaces it (the old one is kept in .parallax/backups/)", root)}
@@ -116,6 +117,10 @@ func initSummary(res pxworkspace.InitResult) string {
 	fmt.Fprintf(&b, "  %-26s sessions, taint, Chronicle index\n", rel(pxworkspace.DBPath(res.Root)))
 	if res.Backup != "" {
 		fmt.Fprintf(&b, "the previous workspace was moved, unchanged, to %s\n", rel(res.Backup))
+	}
+	if res.Unregistered != "" {
+		fmt.Fprintf(&b, "warning: not added to the list of workspaces whose state commands cannot see (%s); "+
+			"the engine adds it when it starts\n", res.Unregistered)
 	}
 	fmt.Fprintf(&b, "next: parallax doctor --workspace %s\n", res.Root)
 	return b.String()

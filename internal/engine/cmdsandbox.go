@@ -5,10 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
+
+	"github.com/parallax/parallax/guard"
+	"github.com/parallax/parallax/internal/workspace"
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/sandbox"
@@ -20,39 +26,55 @@ import (
 type CommandSandboxConfig struct {
 	// Workspace and Home are absolute, as the gate was built.
 	Workspace, Home string
-	// Self is this binary: the sandbox is applied by a re-executed copy
-	// of it (sandbox.ExecArg) that then execs the command.
+	// Self executes this binary (sandbox.Self: the engine's own open
+	// executable): the sandbox is applied by a re-executed copy of it
+	// (sandbox.ExecArg) that then execs the command.
 	Self string
-	// Caches are the toolchain caches a command may write (absolute;
-	// missing ones are skipped).
+	// Caches are the shared toolchain caches (absolute). A command sees
+	// each through an overlay whose writable layer is the workspace's own
+	// (CacheRoot): it adds to a cache, never changes what is there.
+	// Missing caches are created, so a fresh home builds.
 	Caches []string
+	// CacheRoot holds the per-workspace cache layers ("" = the
+	// workspace's .parallax/caches).
+	CacheRoot string
 	// Unreadable are the paths no command may read (guard.Unreadable).
 	Unreadable []string
 	// TempRoot holds each command's private temp directory ("" =
-	// os.TempDir()).
+	// os.TempDir()); inside the sandbox it is /tmp and /var/tmp.
 	TempRoot string
+	// Limits bound each command's resources (zero fields: the defaults).
+	Limits sandbox.Limits
+	// Egress, when set, serves a command's egress proxy on the listener
+	// its wrapper hands over, allowing the hosts the analysis named; it
+	// returns when the listener is closed. Without it, a command whose
+	// analysis has network effects has no network at all.
+	Egress func(hosts []string, ln net.Listener)
 }
 
 // SandboxHook is the per-command hook of ToolsConfig: the wrapper that
 // puts one command in its sandbox, and what to do once it ended.
 type SandboxHook func(act *action.Action) (wrap func(*exec.Cmd) error, done func(), err error)
 
-// NewCommandSandbox returns the hook that gives each command its own
-// sandbox: write access to the workspace, a private temp directory, the
-// caches and the paths the analysis says it writes outside the
-// workspace; read access everywhere but the unreadable paths; network
-// only when the analysis found network effects; the unreadable
-// directories inside the workspace (its .parallax) hidden behind an
-// empty read-only mount. What the gate believes a command does is what
-// the kernel lets it do.
+// proxyPort is where, inside an isolated command's own network
+// namespace, its egress proxy listens.
+const proxyPort = 3128
+
+// NewCommandSandbox returns the hook that gives each command a world of
+// its own, derived from its analysis (sandbox.CommandSpec.Isolate): its
+// own PID namespace (everything it starts dies with it), network
+// namespace (loopback only; the egress proxy when the analysis has
+// network), /tmp, /var/tmp and /dev/shm; write access to the workspace
+// and to exactly the files the analysis names outside it; the caches
+// add-only; every workspace's .parallax, ~/.parallax and /run hidden;
+// the secret files masked; the workspace's host-trusted files
+// read-only; resource limits. What the gate believes a command does is
+// what the kernel lets it do.
 //
-// Hiding needs user namespaces. They are probed once, here, by running
-// the whole wrapper in check mode; where the kernel refuses them the
-// sandbox is not built and the engine does not start with it on, with
-// the reason and the sysctls to look at. Falling back to a sandbox that
-// leaves the audit chain, database and policy writable to every command
-// would make the guarantee depend on the machine, silently for whoever
-// does not read the warning.
+// Isolation needs user namespaces. They are probed once, here, by
+// running the whole wrapper in check mode; where the kernel refuses them
+// the sandbox is not built and the engine does not start with it on,
+// with the reason and the sysctls to look at.
 func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 	if !filepath.IsAbs(cfg.Workspace) || !filepath.IsAbs(cfg.Home) || !filepath.IsAbs(cfg.Self) {
 		return nil, errors.New("command sandbox: workspace, home and self must be absolute")
@@ -63,19 +85,39 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 	if err := sandbox.ProbeHide(context.Background(), cfg.Self); err != nil {
 		return nil, fmt.Errorf("command sandbox: cannot hide the workspace's .parallax from commands: %w", err)
 	}
+	if cfg.CacheRoot == "" {
+		cfg.CacheRoot = filepath.Join(cfg.Workspace, ".parallax", "caches")
+	}
 	return func(act *action.Action) (func(*exec.Cmd) error, func(), error) {
 		code := action.ShellCode(act)
 		if code == "" {
 			return nil, nil, errors.New("not a shell command")
 		}
-		spec := cfg.spec(code)
+		plan, err := cfg.plan(code)
+		if err != nil {
+			return nil, nil, err
+		}
+		spec := plan.spec
 		tmp, err := os.MkdirTemp(cfg.TempRoot, "parallax-cmd-")
 		if err != nil {
+			plan.undo()
 			return nil, nil, fmt.Errorf("private temp directory: %w", err)
 		}
-		done := func() { _ = os.RemoveAll(tmp) }
 		spec.TempDir = tmp
+		var proxy *proxyHandoff
+		done := func() {
+			proxy.close()
+			plan.undo()
+			_ = os.RemoveAll(tmp)
+		}
 		wrap := func(c *exec.Cmd) error {
+			if spec.Network && cfg.Egress != nil {
+				spec.Proxy = proxyPort
+				if proxy, err = newProxyHandoff(cfg.Egress, plan.hosts); err != nil {
+					return err
+				}
+				c.ExtraFiles = []*os.File{proxy.child}
+			}
 			argv := append([]string{c.Path}, c.Args[1:]...)
 			sc, err := spec.Command(context.Background(), cfg.Self, argv) // only its path and arguments are taken: the runner owns the process
 			if err != nil {
@@ -83,66 +125,259 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 			}
 			c.Path, c.Args = sc.Path, sc.Args
 			spec.SetSysProcAttr(c) // the runner adds its process group to these
-			c.Env = append(withoutKey(c.Env, "TMPDIR"), "TMPDIR="+tmp)
+			c.Env = append(withoutKeys(c.Env, "TMPDIR"), "TMPDIR="+spec.TempDirInside())
+			if spec.Proxy != 0 {
+				c.Env = append(withoutKeys(c.Env, proxyVars...), proxyEnv(spec.Proxy)...)
+				proxy.start()
+			}
 			return nil
 		}
 		return wrap, done, nil
 	}, nil
 }
 
-// spec is the sandbox of one command, from its analysis.
-func (cfg CommandSandboxConfig) spec(code string) sandbox.CommandSpec {
+// commandPlan is one command's sandbox and what the engine did on disk
+// to grant it exactly.
+type commandPlan struct {
+	spec    sandbox.CommandSpec
+	hosts   []string // the hosts the analysis named
+	created []createdFile
+}
+
+// createdFile is an empty file the engine created so that a write the
+// verdict named could be granted as that one file.
+type createdFile struct {
+	path string
+	mod  time.Time
+}
+
+// undo removes the files created for the grant that the command left
+// empty and untouched.
+func (p *commandPlan) undo() {
+	for _, c := range p.created {
+		if st, err := os.Lstat(c.path); err == nil && st.Mode().IsRegular() && st.Size() == 0 && st.ModTime().Equal(c.mod) {
+			_ = os.Remove(c.path)
+		}
+	}
+}
+
+// plan derives a command's sandbox from its analysis.
+func (cfg CommandSandboxConfig) plan(code string) (*commandPlan, error) {
 	eff := shell.Analyze(code, shell.Options{Cwd: cfg.Workspace, Home: cfg.Home})
-	s := sandbox.CommandSpec{Workspace: cfg.Workspace, Caches: cfg.Caches, Network: len(eff.Network) > 0}
-	for _, p := range cfg.Unreadable {
-		// Inside the workspace nothing is carved out of the Landlock
-		// grant (a grant covers a whole tree, and granting the workspace
-		// around .parallax would leave its top level unable to hold a new
-		// file: go mod init, git init). Its unreadable directories are
-		// hidden instead, behind an empty read-only mount; an unreadable
-		// file inside the workspace stays the gate's alone.
-		if within(p, cfg.Workspace) {
-			if st, err := os.Lstat(p); err == nil && st.IsDir() && p != cfg.Workspace {
-				s.Hide = append(s.Hide, p)
-			}
-			continue
+	s := sandbox.CommandSpec{Workspace: cfg.Workspace, Home: cfg.Home, Isolate: true, Network: len(eff.Network) > 0,
+		Limits: cfg.Limits}
+	p := &commandPlan{}
+	for _, n := range eff.Network {
+		if n.Host != "" && !n.Listen {
+			p.hosts = append(p.hosts, n.Host)
 		}
-		if _, err := os.Lstat(p); err == nil {
-			s.ReadDeny = append(s.ReadDeny, p)
+	}
+	hidden := cfg.hidden()
+	for _, u := range cfg.Unreadable {
+		st, err := os.Lstat(u)
+		switch {
+		case err != nil:
+		case st.IsDir():
+			hidden = append(hidden, u)
+		case st.Mode().IsRegular():
+			s.MaskFiles = append(s.MaskFiles, u)
 		}
+	}
+	s.Hide = dedupe(hidden)
+	s.MaskFiles = dedupe(append(s.MaskFiles, secretFiles(cfg.Workspace, cfg.Home)...))
+	for _, rel := range guard.HostTrusted {
+		s.ReadOnly = append(s.ReadOnly, filepath.Join(cfg.Workspace, rel))
+	}
+	for _, c := range cfg.Caches {
+		o, err := cfg.overlay(c)
+		if err != nil {
+			return nil, err
+		}
+		s.Overlays = append(s.Overlays, o)
 	}
 	seen := map[string]bool{}
 	for _, u := range eff.Paths {
-		if u.Glob || u.Access&(action.AccessWrite|action.AccessDelete) == 0 || within(u.Path, cfg.Workspace) {
+		if u.Glob || u.Access&(action.AccessWrite|action.AccessDelete) == 0 || within(u.Path, cfg.Workspace) || seen[u.Path] {
 			continue
 		}
-		if g := cfg.writeGrant(u.Path); g != "" && !seen[g] {
-			seen[g] = true
-			s.Write = append(s.Write, g)
+		seen[u.Path] = true
+		if err := cfg.grant(&s, p, u, hidden); err != nil {
+			p.undo()
+			return nil, err
 		}
 	}
-	return s
+	p.spec = s
+	return p, nil
 }
 
-// writeGrant is what to grant for a write to p outside the workspace:
-// p itself when it exists, else the directory that will hold it — but
-// never the home, the root or a directory above the workspace or the
-// home (a grant covers a whole tree; a write there fails instead, and
-// the failure is the model's to read).
-func (cfg CommandSandboxConfig) writeGrant(p string) string {
-	if _, err := os.Lstat(p); err == nil {
-		return p
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return ""
+// grant adds the exact grant for a write or delete outside the
+// workspace: the existing file itself; for a file that does not exist
+// yet, an empty one the engine creates and grants; directory creation
+// below an existing directory; the removal of an existing tree's
+// content. Never the root, a directory holding the workspace, the
+// private temp trees (a command has its own), the engine's state or its
+// executable; a link is never granted. A write that cannot be granted
+// exactly fails in the command, where the model reads why.
+func (cfg CommandSandboxConfig) grant(s *sandbox.CommandSpec, p *commandPlan, u shell.PathUse, hidden []string) error {
+	path := u.Path
+	for _, t := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
+		if within(path, t) {
+			return nil // the command's own
+		}
 	}
-	dir := filepath.Dir(p)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return ""
+	for _, h := range append(hidden, filepath.Join(cfg.Home, ".parallax")) {
+		if within(path, h) {
+			return nil
+		}
 	}
-	if dir == "/" || within(cfg.Home, dir) || within(cfg.Workspace, dir) {
-		return ""
+	if path == "/" || within(cfg.Workspace, path) || within(cfg.Home, path) && u.Access&action.AccessDelete != 0 {
+		return nil
 	}
-	return dir
+	if exe, err := filepath.EvalSymlinks("/proc/self/exe"); err == nil && (path == exe || path == filepath.Dir(exe)) {
+		return nil
+	}
+	st, err := os.Lstat(path)
+	switch {
+	case err == nil && st.Mode().IsRegular():
+		if u.Access&action.AccessWrite != 0 {
+			s.WriteFiles = append(s.WriteFiles, path)
+		}
+	case err == nil && st.IsDir():
+		if u.Access&action.AccessDelete != 0 {
+			s.RemoveTrees = append(s.RemoveTrees, path)
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		dir := filepath.Dir(path)
+		if dst, err := os.Lstat(dir); err != nil || !dst.IsDir() || dir == "/" || within(cfg.Workspace, dir) {
+			return nil
+		}
+		if u.Mkdir {
+			s.MakeDirs = append(s.MakeDirs, dir)
+			return nil
+		}
+		if u.Access&action.AccessWrite == 0 {
+			return nil
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err != nil {
+			return nil // not grantable exactly: the write fails in the command
+		}
+		st, err := f.Stat()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			_ = os.Remove(path)
+			return fmt.Errorf("create %s for its exact grant: %w", path, err)
+		}
+		p.created = append(p.created, createdFile{path: path, mod: st.ModTime()})
+		s.WriteFiles = append(s.WriteFiles, path)
+	}
+	return nil
+}
+
+// hidden lists the directories no command may see: every registered
+// workspace's .parallax (this one's included), ~/.parallax, and the
+// user's runtime directory when it lies outside /run.
+func (cfg CommandSandboxConfig) hidden() []string {
+	out := []string{filepath.Join(cfg.Workspace, ".parallax"), filepath.Join(cfg.Home, ".parallax")}
+	roots, _ := workspace.Registered(cfg.Home) // unreadable: only the known ones are hidden
+	for _, r := range roots {
+		out = append(out, filepath.Join(r, ".parallax"))
+	}
+	if x := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(x) && !within(x, "/run") {
+		out = append(out, filepath.Clean(x))
+	}
+	var dirs []string
+	for _, d := range out {
+		if st, err := os.Lstat(d); err == nil && st.IsDir() {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// overlay prepares one cache's overlay: the shared cache (created when
+// missing) and the workspace's writable layer over it.
+func (cfg CommandSandboxConfig) overlay(lower string) (sandbox.Overlay, error) {
+	name := strings.NewReplacer("/", "_", ".", "").Replace(strings.TrimPrefix(lower, cfg.Home+"/"))
+	o := sandbox.Overlay{Lower: lower, Upper: filepath.Join(cfg.CacheRoot, name, "upper"),
+		Work: filepath.Join(cfg.CacheRoot, name, "work")}
+	if err := sandbox.PrepareOverlays([]sandbox.Overlay{o}); err != nil {
+		return o, fmt.Errorf("cache overlay: %w", err)
+	}
+	return o, nil
+}
+
+// maxSecretWalk bounds the entries secretFiles looks at in the
+// workspace, and secretDepth how deep it goes.
+const (
+	maxSecretWalk = 20000
+	secretDepth   = 6
+)
+
+// secretSkip are directories not searched for secret files.
+var secretSkip = map[string]bool{".git": true, "node_modules": true, ".parallax": true, "vendor": true}
+
+// secretFiles lists the files named like secrets (the guard's name
+// rules) directly in the home and in the workspace, its dependency
+// trees aside, within the walk's bounds.
+func secretFiles(ws, home string) []string {
+	var out []string
+	if ents, err := os.ReadDir(home); err == nil {
+		for _, e := range ents {
+			if e.Type().IsRegular() && guard.SecretName(e.Name()) {
+				out = append(out, filepath.Join(home, e.Name()))
+			}
+		}
+	}
+	n := 0
+	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if n++; n > maxSecretWalk {
+			return fs.SkipAll
+		}
+		if d.IsDir() {
+			rel, _ := filepath.Rel(ws, p)
+			if p != ws && (secretSkip[d.Name()] || strings.Count(rel, "/") >= secretDepth) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && guard.SecretName(d.Name()) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	out := in[:0:0]
+	for _, p := range in {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// proxyVars are the variables through which programs find a proxy.
+var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
+	"NO_PROXY", "no_proxy"}
+
+// proxyEnv points every program of the command at its egress proxy.
+func proxyEnv(port int) []string {
+	u := fmt.Sprintf("http://127.0.0.1:%d", port)
+	var out []string
+	for _, v := range proxyVars[:6] {
+		out = append(out, v+"="+u)
+	}
+	return out
 }
 
 // within reports whether p is dir or lies beneath it.
@@ -150,10 +385,11 @@ func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
 
-func withoutKey(env []string, key string) []string {
+func withoutKeys(env []string, keys ...string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, key+"=") {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(keys, name) {
 			out = append(out, kv)
 		}
 	}

@@ -85,6 +85,11 @@ func commandSandbox(root, home string, s workspace.AgentSettings) (SandboxHook, 
 	for _, c := range s.Caches {
 		caches = append(caches, filepath.Join(home, c))
 	}
+	// Every command hides every registered workspace's state: this one is
+	// registered here too (a workspace made before the list existed).
+	if err := workspace.Register(home, root); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
 	hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: root, Home: home, Self: self, Caches: caches,
 		Unreadable: guard.New(root, home).Unreadable()})
 	if err != nil {

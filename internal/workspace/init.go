@@ -33,6 +33,9 @@ type InitOptions struct {
 	// moved, whole, into the new one as backups/parallax-<UTC time>:
 	// nothing is deleted, and the old history stays sealed from the agent.
 	Force bool
+	// Home is the user's home, whose list of workspaces (RegistryPath)
+	// the new workspace joins; "" leaves the list alone.
+	Home string
 	// Rand is the source of the canary and API tokens (nil: crypto/rand).
 	Rand io.Reader
 	// Now stamps the audit entry, the database and the backup name (nil:
@@ -49,6 +52,10 @@ type InitResult struct {
 	Policy string      // the preset written to config.yaml
 	Backup string      // where the previous .parallax went; "" when there was none
 	Entry  audit.Entry // the first entry of the new audit chain
+	// Unregistered says why the workspace is not in the user's list of
+	// workspaces (RegistryPath), whose state every command's sandbox
+	// hides; "" when it is. The engine registers it again when it starts.
+	Unregistered string
 }
 
 func (o InitOptions) withDefaults() (InitOptions, error) {
@@ -178,6 +185,11 @@ func (b *builder) run(ctx context.Context) (InitResult, error) {
 		return InitResult{}, err
 	}
 	res := InitResult{Root: b.root, Policy: b.opts.Policy, Entry: b.entry}
+	if b.opts.Home != "" {
+		if err := Register(b.opts.Home, b.root); err != nil {
+			res.Unregistered = err.Error()
+		}
+	}
 	if b.old {
 		res.Backup = filepath.Join(BackupsDir(b.root), b.backup)
 	}
