@@ -11,7 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-
 // overlayCaps is what the wrapper keeps, beside hideCaps, to mount
 // overlays: overlayfs makes its work/work directory with mode 0 and
 // works in it with the mounter's credentials, which a mounter whose uid
