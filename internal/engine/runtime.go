@@ -210,7 +210,8 @@ func OpenRuntime(ctx context.Context, opts RuntimeOptions) (rt *Runtime, err err
 		}
 	}
 	ex := ToolExecutors(ToolsConfig{Files: files.Config{}, Shell: shell.Runner{Workspace: opts.Root,
-		DefaultTimeout: r.settings.CommandTimeout, OutputCap: r.settings.OutputCap}, CommandSandbox: cmdSandbox})
+		DefaultTimeout: r.settings.CommandTimeout, OutputCap: r.settings.OutputCap,
+		Scrub: shell.Scrub{Allowlist: true, Drop: keyVars(r.ws.Config)}}, CommandSandbox: cmdSandbox})
 	var gateApprover shield.Approver
 	if !opts.NoApprovals {
 		r.asks = newClientApprovals(r.hub)
@@ -425,4 +426,18 @@ func (r *Runtime) historyOf(session string) []llm.Message {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]llm.Message(nil), r.history[session]...)
+}
+
+// keyVars names every variable the workspace's configuration reads an
+// API key from: no command's environment holds one, whatever its name.
+func keyVars(c workspace.Config) []string {
+	var out []string
+	if c.LLM != nil {
+		for _, m := range c.LLM.Models {
+			if m.APIKeyEnv != "" {
+				out = append(out, m.APIKeyEnv)
+			}
+		}
+	}
+	return out
 }

@@ -14,6 +14,41 @@ import (
 // named variables through the secret rules anyway (not the other two).
 type Scrub struct {
 	Keep []string // exact names kept even if they look secret
+	// Drop are exact names always dropped, whatever they look like: the
+	// variables that hold the engine's own keys (every api_key_env).
+	Drop []string
+	// Allowlist builds the environment from the names a command's tools
+	// need (allowedVars, allowedPrefixes) instead of passing everything
+	// the engine inherited; the other rules still apply to what remains.
+	Allowlist bool
+}
+
+// allowedVars are the variables an allowlisted environment keeps: where
+// programs are, who and where the user is, the locale and terminal, and
+// how the toolchains are set up.
+var allowedVars = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TZ", "PWD",
+	"COLORTERM", "NO_COLOR", "EDITOR", "VISUAL", "PAGER", "CI",
+	"CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS", "PKG_CONFIG_PATH", "JAVA_HOME", "MAVEN_OPTS",
+	"VIRTUAL_ENV", "CONDA_PREFIX", "RUSTUP_HOME", "CARGO_HOME", "NVM_DIR", "PNPM_HOME", "DENO_DIR", "BUN_INSTALL"}
+
+// allowedPrefixes are families of toolchain settings an allowlisted
+// environment keeps (the secret rules still drop GOPRIVATE tokens,
+// npm_config__auth and the like by name or value).
+var allowedPrefixes = []string{"LC_", "GO", "CGO_", "NODE_", "NPM_CONFIG_", "PYTHON", "PIP_", "UV_", "RUST", "CARGO_",
+	"XDG_"}
+
+// allowed reports whether an allowlisted environment keeps name.
+func allowed(name string) bool {
+	if slices.Contains(allowedVars, name) {
+		return true
+	}
+	upper := strings.ToUpper(name)
+	for _, p := range allowedPrefixes {
+		if strings.HasPrefix(upper, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // scrubRule is one reason to drop a variable.
@@ -116,6 +151,12 @@ func (s Scrub) Apply(env []string) ([]string, []Dropped) {
 
 // rule names the first rule that drops the variable, "" if none.
 func (s Scrub) rule(name, value string) string {
+	if slices.Contains(s.Drop, name) {
+		return "engine_key"
+	}
+	if s.Allowlist && !allowed(name) && !slices.Contains(s.Keep, name) {
+		return "not_allowlisted"
+	}
 	upper := strings.ToUpper(name)
 	kept := slices.Contains(s.Keep, name)
 	for _, r := range scrubRules {

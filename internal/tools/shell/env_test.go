@@ -97,3 +97,28 @@ func TestScrubKeep(t *testing.T) {
 		t.Fatalf("dropped %v, want %v", names, want)
 	}
 }
+
+// A command's environment is built from an allowlist, and no variable
+// that holds an engine key reaches it, whatever its name or value.
+func TestCommandEnvironmentHoldsNoEngineKey(t *testing.T) {
+	s := Scrub{Allowlist: true, Drop: []string{"GROQ", "MYMODEL"}}
+	env := []string{"PATH=/usr/bin", "HOME=/h", "GOFLAGS=-mod=mod", "LC_ALL=C", "GROQ=gsk_abcdefghijklmnopqrstuvwxyz",
+		"MYMODEL=plainlooking", "SSH_AUTH_SOCK=/run/user/0/ssh", "DOCKER_HOST=unix:///run/docker.sock", "RANDOM_THING=1"}
+	got, dropped := s.Apply(env)
+	want := []string{"PATH=/usr/bin", "HOME=/h", "GOFLAGS=-mod=mod", "LC_ALL=C"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("env: got %q, want %q", got, want)
+	}
+	rules := map[string]string{}
+	for _, d := range dropped {
+		rules[d.Name] = d.Rule
+	}
+	if rules["GROQ"] != "engine_key" || rules["MYMODEL"] != "engine_key" || rules["SSH_AUTH_SOCK"] != "not_allowlisted" {
+		t.Fatalf("drop rules: %v", rules)
+	}
+	// Without the allowlist only the engine keys and the secret rules drop.
+	got, _ = Scrub{Drop: []string{"MYMODEL"}}.Apply(env)
+	if slices.Contains(got, "MYMODEL=plainlooking") || !slices.Contains(got, "RANDOM_THING=1") {
+		t.Fatalf("env without the allowlist: %q", got)
+	}
+}
