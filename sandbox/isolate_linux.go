@@ -242,16 +242,14 @@ func (s CommandSpec) tmpWritable() []string {
 func (s CommandSpec) TempDirInside() string { return s.tmpWritable()[0] }
 
 // reattach lists what lives under /tmp or /var/tmp and must stay
-// visible there: the workspace, and the directories of the grants.
+// visible there: the workspace and the home (an exact grant outside them
+// under /tmp is not made: that /tmp is the command's own).
 func (s CommandSpec) reattach() []string {
 	var out []string
-	cands := append([]string{s.Workspace}, s.WriteFiles...)
-	cands = append(cands, s.MakeDirs...)
-	cands = append(cands, s.RemoveTrees...)
-	if s.Home != "" {
-		cands = append(cands, s.Home)
-	}
-	for _, p := range cands {
+	for _, p := range []string{s.Workspace, s.Home} {
+		if p == "" {
+			continue
+		}
 		for _, t := range []string{"/tmp", "/var/tmp"} {
 			if within(p, t) && p != t {
 				out = append(out, p)

