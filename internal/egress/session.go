@@ -120,7 +120,7 @@ type admission struct {
 // the addresses it may be dialled at. On refusal it answers the client.
 func (s *session) admit(t target) ([]netip.AddrPort, bool) {
 	s.rec.Host, s.rec.Port = t.host, t.port
-	if err := s.p.check("host", t.host); err != nil {
+	if err := s.p.check("host", t.raw); err != nil {
 		s.rec.Host = Withheld
 		s.refuse(ReasonDLP, err.Error())
 		return nil, false
