@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -132,7 +133,9 @@ func hasPrefixFold(head []byte, prefix string) bool {
 // pipe copies src to dst until EOF (nil) or an error. A read that times
 // out ends the copy only when neither direction moved for IdleTimeout.
 func (p *Proxy) pipe(dst, src net.Conn, act *activity) error {
-	buf := make([]byte, 32<<10)
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	buf := *bp
 	idle := p.lim.IdleTimeout
 	for {
 		_ = src.SetReadDeadline(time.Now().Add(idle))
@@ -155,6 +158,9 @@ func (p *Proxy) pipe(dst, src net.Conn, act *activity) error {
 		}
 	}
 }
+
+// bufPool holds the copy buffers of tunnels.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 func (s *session) closeBoth() {
 	_ = s.c.Close()
