@@ -24,7 +24,7 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./sandbox/ ./shell/ ./action/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/ ./llm/ ./internal/engine/ ./internal/agentlink/
+	$(GO) test -run='^$$' -bench=. -benchmem ./shield/ ./sandbox/ ./shell/ ./action/ ./guard/ ./policy/ ./heuristic/ ./ifc/ ./audit/ ./dlp/ ./chronicle/ ./internal/store/ ./approval/ ./judge/ ./llm/ ./internal/engine/ ./internal/agentlink/ ./internal/egress/
 
 fuzz:
 	$(FUZZ) ./shell/ -fuzz=FuzzAnalyze
