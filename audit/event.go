@@ -51,6 +51,10 @@ const (
 	// LLMUsage: one LLM call brokered for an agent (model, tokens, cost;
 	// never content).
 	LLMUsage EventType = "LLMUsage"
+	// EgressConnection: one connection a sandboxed command asked its
+	// egress proxy for (host and port in Message, the address dialled in
+	// Ref, allowed or the refusal's reason in Code, bytes each way).
+	EgressConnection EventType = "EgressConnection"
 )
 
 // eventTypes is the closed list, in documentation order.
@@ -62,7 +66,7 @@ var eventTypes = []EventType{
 	SessionStarted, SessionEnded, ConfigChanged, IFCClassified,
 	ChronicleSnapshot, ChronicleSnapshotFailed, SandboxCanaryResult,
 	ActionEscalated, ApprovalRequested, ApprovalTimeout, IFCLabelDropped,
-	ActionStarted, LLMUsage,
+	ActionStarted, LLMUsage, EgressConnection,
 }
 
 // EventTypes returns every known event type.
@@ -111,13 +115,15 @@ type Detail struct {
 	Count      int64    `json:"count,omitempty"`       // a counter (rate limit, budget)
 	ExitCode   int64    `json:"exit_code,omitempty"`   // an executed command's status
 	DurationMS int64    `json:"duration_ms,omitempty"` // how long something took
+	BytesUp    int64    `json:"bytes_up,omitempty"`    // sent to a remote host
+	BytesDown  int64    `json:"bytes_down,omitempty"`  // received from it
 }
 
 // empty reports whether d has nothing to encode.
 func (d *Detail) empty() bool {
 	return d.Code == "" && d.Message == "" && d.Path == "" && d.Ref == "" &&
 		len(d.Labels) == 0 && d.Offset == 0 && d.Length == 0 && d.Count == 0 &&
-		d.ExitCode == 0 && d.DurationMS == 0
+		d.ExitCode == 0 && d.DurationMS == 0 && d.BytesUp == 0 && d.BytesDown == 0
 }
 
 // Entry is one committed line of the log.

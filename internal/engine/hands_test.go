@@ -2,17 +2,23 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/internal/workspace"
+	"github.com/parallax/parallax/shield"
 )
 
 // The guarantees of each command's sandbox, one test each, named for
@@ -366,5 +372,87 @@ func TestCommandCannotExhaustTheMachine(t *testing.T) {
 	out, err := h.run(t, "make", `python3 -c 'b = bytearray(3 << 30); b[::4096] = b"x" * len(b[::4096]); print("allocated")'`)
 	if err == nil || strings.Contains(out, "allocated") {
 		t.Errorf("3 GiB were allocated: %v: %s", err, out)
+	}
+}
+
+// auditRecorder keeps the events appended to it.
+type auditRecorder struct {
+	mu  sync.Mutex
+	evs []audit.Event
+}
+
+func (a *auditRecorder) Append(_ context.Context, ev audit.Event) (audit.Entry, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.evs = append(a.evs, ev)
+	return audit.Entry{}, nil
+}
+
+func (a *auditRecorder) events() []audit.Event {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]audit.Event(nil), a.evs...)
+}
+
+// A command with network reaches only what its egress proxy allows: a
+// registry configured for the workspace, through HTTP_PROXY; not a host
+// its verdict did not name (the listener hears nothing), not a secret in
+// a URL; every connection is audited with its bytes.
+func TestCommandNetworkOnlyThroughTheEgressProxy(t *testing.T) {
+	h := newHands(t)
+	var mu sync.Mutex
+	var got []string
+	registry := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.URL.String())
+		mu.Unlock()
+		fmt.Fprint(w, "module-data")
+	}))
+	defer registry.Close()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, "OTHER "+r.URL.String())
+		mu.Unlock()
+	}))
+	defer other.Close()
+	rec := &auditRecorder{}
+	hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: h.ws, Home: h.home, Self: selfExe(t),
+		Unreadable: guard.New(h.ws, h.home).Unreadable(), TempRoot: t.TempDir(),
+		Egress: egressServer([]string{strings.TrimPrefix(registry.URL, "http://")}, func() shield.Appender { return rec })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.hook = hook
+	decided := "curl -s " + registry.URL + "/ping"
+	out, err := h.run(t, decided, "curl -sS --max-time 10 "+registry.URL+"/mod/@v/list")
+	if err != nil || out != "module-data" {
+		t.Fatalf("the registry through the proxy: %v: %q", err, out)
+	}
+	out, err = h.run(t, decided, "curl -sS --max-time 10 "+other.URL+"/exfil; curl -sS --max-time 10 --noproxy '*' "+other.URL+"/direct")
+	if err == nil {
+		t.Fatalf("an unnamed host was reached: %s", out)
+	}
+	_, _ = h.run(t, decided, "curl -sS --max-time 10 '"+registry.URL+"/q?token=ghp_R8mK2xQv9LpT4nWz7YcB3sHd6FjA1uE5oG0i'")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0] != "/mod/@v/list" {
+		t.Fatalf("the listeners received %q, want only the registry's one request", got)
+	}
+	var allowed, refused int
+	for _, ev := range rec.events() {
+		if ev.Type != audit.EgressConnection {
+			continue
+		}
+		if ev.Detail.Code == "allowed" {
+			allowed++
+			if ev.Detail.BytesDown == 0 || ev.Detail.BytesUp == 0 {
+				t.Errorf("an allowed connection without its bytes: %+v", ev.Detail)
+			}
+		} else {
+			refused++
+		}
+	}
+	if allowed != 1 || refused < 2 {
+		t.Fatalf("egress audit: %d allowed, %d refused; want 1 and at least 2", allowed, refused)
 	}
 }

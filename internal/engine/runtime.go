@@ -202,7 +202,13 @@ func OpenRuntime(ctx context.Context, opts RuntimeOptions) (rt *Runtime, err err
 	}
 	var cmdSandbox SandboxHook
 	if !r.settings.SandboxOff {
-		if cmdSandbox, err = commandSandbox(opts.Root, opts.Home, r.settings); err != nil {
+		auditTo := func() shield.Appender {
+			if r.pipe == nil {
+				return nil
+			}
+			return r.pipe.cfg.Audit
+		}
+		if cmdSandbox, err = commandSandbox(opts.Root, opts.Home, r.settings, auditTo); err != nil {
 			return nil, err
 		}
 		if r.probe, err = openProbeListener(); err != nil {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,10 +10,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/guard"
+	"github.com/parallax/parallax/internal/egress"
 	"github.com/parallax/parallax/internal/agent/proc"
 	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/sandbox"
+	"github.com/parallax/parallax/shield"
 )
 
 // probeListener is a loopback port the engine holds while it runs: the
@@ -76,7 +80,7 @@ func probeEnv(root, home, addr string) (string, error) {
 // commandSandbox is the per-command sandbox of the workspace's
 // commands; an error (a kernel without Landlock or seccomp) refuses to
 // start the engine, as the agent's own sandbox does.
-func commandSandbox(root, home string, s workspace.AgentSettings) (SandboxHook, error) {
+func commandSandbox(root, home string, s workspace.AgentSettings, auditTo func() shield.Appender) (SandboxHook, error) {
 	self, err := sandbox.Self()
 	if err != nil {
 		return nil, fmt.Errorf("engine: the command sandbox's wrapper: %w", err)
@@ -90,10 +94,48 @@ func commandSandbox(root, home string, s workspace.AgentSettings) (SandboxHook, 
 	if err := workspace.Register(home, root); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	registries := s.Registries
+	if registries == nil {
+		registries = egress.DefaultRegistries()
+	}
+	mb := func(v int) uint64 { return uint64(v) << 20 }
 	hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: root, Home: home, Self: self, Caches: caches,
-		Unreadable: guard.New(root, home).Unreadable()})
+		Unreadable: guard.New(root, home).Unreadable(),
+		Limits: sandbox.Limits{MemoryBytes: mb(s.Limits.MemoryMB), Processes: uint64(s.Limits.Processes),
+			FileSizeBytes: mb(s.Limits.FileSizeMB), OpenFiles: uint64(s.Limits.OpenFiles)},
+		Egress: egressServer(registries, auditTo)})
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w (agent.sandbox: off runs commands unconfined)", err)
 	}
 	return hook, nil
+}
+
+// egressServer serves one command's egress proxy: the hosts its verdict
+// named and the workspace's registries, every connection audited.
+func egressServer(registries []string, auditTo func() shield.Appender) func([]string, net.Listener) {
+	return func(hosts []string, ln net.Listener) {
+		defer ln.Close()
+		p, err := egress.New(egress.Config{Hosts: hosts, Registries: registries, Audit: func(c egress.Conn) {
+			a := auditTo()
+			if a == nil {
+				return
+			}
+			code := string(c.Decision)
+			if c.Decision != egress.Allowed {
+				code = string(c.Reason)
+			}
+			ref := ""
+			if c.Addr.IsValid() {
+				ref = c.Addr.String()
+			}
+			_, _ = a.Append(context.Background(), audit.Event{Type: audit.EgressConnection, Detail: audit.Detail{
+				Code: code, Message: fmt.Sprintf("%s %s:%d", c.Protocol, c.Host, c.Port), Ref: ref,
+				BytesUp: c.Up, BytesDown: c.Down, DurationMS: c.Duration.Milliseconds()}})
+		}})
+		if err != nil {
+			return // no proxy: the command's connections are refused
+		}
+		defer p.Close()
+		_ = p.Serve(ln)
+	}
 }

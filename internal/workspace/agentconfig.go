@@ -83,6 +83,22 @@ type CommandConfig struct {
 	// Caches are directories under $HOME a command may write besides
 	// the workspace (toolchain caches). Default: Go, npm, pip, cargo.
 	Caches []string `yaml:"caches"`
+	// Registries are the hosts every command with network may reach
+	// through its egress proxy, besides the hosts its verdict named
+	// (default: the Go module proxy, npm, PyPI, crates.io, Debian). An
+	// entry may be a literal IP:port; only such an entry may be a
+	// private or loopback address (a local mirror).
+	Registries []string `yaml:"registries"`
+	// Limits bound each command's resources (per process).
+	Limits *CommandLimits `yaml:"limits"`
+}
+
+// CommandLimits are a command's resource limits (0: the default).
+type CommandLimits struct {
+	MemoryMB   int `yaml:"memory_mb"`    // default 2048
+	Processes  int `yaml:"processes"`    // default 256
+	FileSizeMB int `yaml:"file_size_mb"` // default 4096
+	OpenFiles  int `yaml:"open_files"`   // default 4096
 }
 
 // Agent defaults.
@@ -117,6 +133,8 @@ type AgentSettings struct {
 	CommandTimeout               time.Duration
 	OutputCap                    int
 	Caches                       []string
+	Registries                   []string // nil: the egress package's defaults
+	Limits                       CommandLimits
 }
 
 // AgentSettings returns the agent settings of c, defaults applied.
@@ -142,6 +160,12 @@ func (c Config) AgentSettings() AgentSettings {
 		setIf(&s.OutputCap, cc.OutputCap)
 		if cc.Caches != nil {
 			s.Caches = append([]string(nil), cc.Caches...)
+		}
+		if cc.Registries != nil {
+			s.Registries = append([]string(nil), cc.Registries...)
+		}
+		if cc.Limits != nil {
+			s.Limits = *cc.Limits
 		}
 	}
 	return s
@@ -194,6 +218,17 @@ func (a *AgentConfig) check() error {
 		errs = append(errs, intRange("agent.command.output_cap", cc.OutputCap, 1024, 16<<20))
 		if cc.Timeout.Duration > time.Hour {
 			errs = append(errs, fmt.Errorf("agent.command.timeout %v is longer than 1h", cc.Timeout.Duration))
+		}
+		for i, r := range cc.Registries {
+			if r == "" || strings.ContainsAny(r, "/ \t*") {
+				errs = append(errs, fmt.Errorf("agent.command.registries[%d] %q must be a host name or IP[:port]", i, r))
+			}
+		}
+		if l := cc.Limits; l != nil {
+			errs = append(errs, intRange("agent.command.limits.memory_mb", l.MemoryMB, 64, 1<<20),
+				intRange("agent.command.limits.processes", l.Processes, 8, 1<<16),
+				intRange("agent.command.limits.file_size_mb", l.FileSizeMB, 1, 1<<24),
+				intRange("agent.command.limits.open_files", l.OpenFiles, 64, 1<<20))
 		}
 		for i, c := range cc.Caches {
 			if c == "" || filepath.IsAbs(c) || strings.HasPrefix(filepath.Clean(c), "..") || filepath.Clean(c) == "." {
