@@ -12,8 +12,8 @@ import (
 
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/guard"
-	"github.com/parallax/parallax/internal/egress"
 	"github.com/parallax/parallax/internal/agent/proc"
+	"github.com/parallax/parallax/internal/egress"
 	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/sandbox"
 	"github.com/parallax/parallax/shield"
