@@ -25,10 +25,12 @@ func DefaultAgentReadOnly() []string {
 	return []string{"/etc/localtime", "/usr/share/zoneinfo"}
 }
 
-// ApplyAgent sandboxes the calling process for good: Landlock at the
-// kernel's best ABI (read-only access to spec.ReadOnly, nothing else; no
-// TCP from ABI 4; abstract unix sockets and signals scoped from ABI 6),
-// then no_new_privs and the agent's seccomp filter on every thread. Any
+// ApplyAgent sandboxes the calling process for good: every capability
+// dropped on every thread (and verified from /proc, which Landlock closes
+// next), Landlock at the kernel's best ABI (read-only access to
+// spec.ReadOnly, nothing else; no TCP from ABI 4; abstract unix sockets
+// and signals scoped from ABI 6), then no_new_privs and the agent's
+// seccomp filter on every thread. Any
 // failure is returned and the caller must not start the agent; a
 // failure after Landlock leaves the process restricted, never looser.
 func ApplyAgent(spec AgentSpec) (Report, error) {
@@ -57,6 +59,9 @@ func ApplyAgent(spec AgentSpec) (Report, error) {
 		}
 		grants = append(grants, g)
 		rep.ReadOnly = append(rep.ReadOnly, p)
+	}
+	if err := dropAllCaps(); err != nil {
+		return rep, err
 	}
 	if err := restrictLandlock(cfg, grants); err != nil {
 		return rep, err

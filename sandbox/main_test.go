@@ -41,6 +41,10 @@ func TestMain(m *testing.M) {
 		os.Exit(maskChild())
 	case "landlock-net":
 		os.Exit(landlockNetChild())
+	case "privileged":
+		os.Exit(privChild())
+	case "socket":
+		os.Exit(socketChild())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown role", os.Getenv(roleEnv))
 		os.Exit(2)

@@ -17,3 +17,7 @@ const archSupported = true
 
 // forkSyscalls create a process without going through clone's flags.
 var forkSyscalls = []uint32{unix.SYS_FORK, unix.SYS_VFORK}
+
+// archPrivileged are the privileged syscalls only this architecture has:
+// port I/O and the module calls older kernels still number.
+var archPrivileged = []uint32{unix.SYS_IOPL, unix.SYS_IOPERM, unix.SYS_CREATE_MODULE, unix.SYS_USELIB}

@@ -12,3 +12,7 @@ const archSupported = true
 
 // forkSyscalls is empty: arm64 has no fork or vfork, only clone.
 var forkSyscalls []uint32
+
+// archPrivileged is empty: arm64 has no iopl, ioperm or the old module
+// calls.
+var archPrivileged []uint32

@@ -26,6 +26,7 @@ const (
 	offNr   = 0
 	offArch = 4
 	offArg0 = 16
+	offArg1 = 24
 )
 
 // nsFlags are clone's namespace flags (CLONE_NEWNS, NEWCGROUP, NEWUTS,
@@ -49,6 +50,33 @@ var commonDenied = concat([]uint32{
 	unix.SYS_PIDFD_GETFD, unix.SYS_BPF, unix.SYS_UNSHARE, unix.SYS_SETNS,
 	unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY,
 }, mountSyscalls)
+
+// privilegedSyscalls are refused to the agent and to every command with
+// EPERM, as if the capability they check were missing (it is, for an
+// unprivileged caller; root keeps it in a command). They act on the whole
+// machine: rebooting or replacing the kernel, loading modules, naming the
+// host, reading the kernel log, swap, process accounting, setting the
+// clocks, quotas; or they open a way around the other walls: perf and
+// userfaultfd (kernel exploitation aids), lookup_dcookie, and
+// open_by_handle_at, which opens a file by handle without a path for
+// Landlock to judge. name_to_handle_at is only refused to the agent
+// (agentOnlyDenied): it reads, and a command's tools may use it.
+var privilegedSyscalls = concat([]uint32{
+	unix.SYS_REBOOT, unix.SYS_KEXEC_LOAD, unix.SYS_KEXEC_FILE_LOAD,
+	unix.SYS_INIT_MODULE, unix.SYS_FINIT_MODULE, unix.SYS_DELETE_MODULE,
+	unix.SYS_SETHOSTNAME, unix.SYS_SETDOMAINNAME, unix.SYS_SYSLOG,
+	unix.SYS_SWAPON, unix.SYS_SWAPOFF, unix.SYS_ACCT,
+	unix.SYS_SETTIMEOFDAY, unix.SYS_CLOCK_SETTIME, unix.SYS_CLOCK_ADJTIME, unix.SYS_ADJTIMEX,
+	unix.SYS_QUOTACTL, unix.SYS_QUOTACTL_FD,
+	unix.SYS_PERF_EVENT_OPEN, unix.SYS_USERFAULTFD, unix.SYS_LOOKUP_DCOOKIE,
+	unix.SYS_OPEN_BY_HANDLE_AT, unix.SYS_VHANGUP, unix.SYS_NFSSERVCTL,
+}, archPrivileged)
+
+// allowedPersonas are the personality(2) values either filter lets
+// through (Docker's list): the query, Linux, and the 32-bit and 2.6
+// uname flavours. Everything else, ADDR_NO_RANDOMIZE and
+// READ_IMPLIES_EXEC among them, fails with EPERM.
+var allowedPersonas = []uint32{0, 0x8, 0x20000, 0x20008, 0xffffffff}
 
 // ioURing can open sockets and files without the syscalls seccomp sees.
 var ioURing = []uint32{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER}
@@ -102,6 +130,8 @@ func assemble(k filterKind) ([]bpf.RawInstruction, error) {
 			bpf.RetConstant{Val: retKillProcess})
 	}
 	p.deny(retEPERM, commonDenied...)
+	p.deny(retEPERM, privilegedSyscalls...)
+	p.personality()
 	// clone3 keeps its flags behind a pointer the filter cannot read:
 	// ENOSYS makes libc fall back to clone, whose flags it can.
 	p.deny(retENOSYS, unix.SYS_CLONE3)
@@ -121,6 +151,7 @@ func assemble(k filterKind) ([]bpf.RawInstruction, error) {
 // agentRules: no exec, no process, no socket, no io_uring.
 func (p *program) agentRules() {
 	p.deny(retEPERM, ioURing...)
+	p.deny(retEPERM, unix.SYS_NAME_TO_HANDLE_AT)
 	p.deny(retEPERM, unix.SYS_EXECVE, unix.SYS_EXECVEAT, unix.SYS_SOCKET, unix.SYS_SOCKETPAIR)
 	p.deny(retEPERM, forkSyscalls...)
 	*p = append(*p, argBlock(unix.SYS_CLONE,
@@ -134,8 +165,8 @@ func (p *program) agentRules() {
 }
 
 // commandRules: processes and exec allowed, but no new namespace, no
-// io_uring (ENOSYS, so runtimes fall back to plain syscalls) and, unless
-// network was analysed, no AF_INET or AF_INET6 socket.
+// io_uring (ENOSYS, so runtimes fall back to plain syscalls) and only
+// the socket families socketRules allows.
 func (p *program) commandRules(network bool) {
 	p.deny(retENOSYS, ioURing...)
 	*p = append(*p, argBlock(unix.SYS_CLONE,
@@ -143,14 +174,50 @@ func (p *program) commandRules(network bool) {
 		bpf.RetConstant{Val: retEPERM},
 		bpf.RetConstant{Val: retAllow},
 	)...)
+	body := socketRules(network)
+	*p = append(*p, argBlock(unix.SYS_SOCKET, body...)...)
+	*p = append(*p, argBlock(unix.SYS_SOCKETPAIR, body...)...)
+}
+
+// sockTypeFlags are the flags socket(2) accepts in its type argument
+// beside the type itself.
+const sockTypeFlags = unix.SOCK_NONBLOCK | unix.SOCK_CLOEXEC
+
+// socketRules is an allowlist for socket and socketpair, whose domain is
+// in the accumulator: AF_UNIX always; with network, AF_INET and AF_INET6
+// of type SOCK_STREAM or SOCK_DGRAM (flags masked off), so no raw IP
+// socket, SOCK_PACKET, SCTP or DCCP. Everything else (netlink, packet,
+// vsock, key, alg, bluetooth, xdp, ...) fails with EACCES, like the
+// refused network.
+func socketRules(network bool) []bpf.Instruction {
 	if !network {
-		*p = append(*p, argBlock(unix.SYS_SOCKET,
-			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET, SkipTrue: 2},
-			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET6, SkipTrue: 1},
+		return []bpf.Instruction{
+			bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_UNIX, SkipFalse: 1},
 			bpf.RetConstant{Val: retAllow},
 			bpf.RetConstant{Val: retEACCES},
-		)...)
+		}
 	}
+	return []bpf.Instruction{
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_UNIX, SkipTrue: 7},   // -> allow
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET, SkipTrue: 1},   // -> type
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.AF_INET6, SkipFalse: 4}, // -> refuse
+		bpf.LoadAbsolute{Off: offArg1, Size: 4},
+		bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: ^uint32(sockTypeFlags)},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SOCK_STREAM, SkipTrue: 2}, // -> allow
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SOCK_DGRAM, SkipTrue: 1},  // -> allow
+		bpf.RetConstant{Val: retEACCES},
+		bpf.RetConstant{Val: retAllow},
+	}
+}
+
+// personality lets only allowedPersonas through.
+func (p *program) personality() {
+	body := make([]bpf.Instruction, 0, len(allowedPersonas)+2)
+	for i, v := range allowedPersonas {
+		body = append(body, bpf.JumpIf{Cond: bpf.JumpEqual, Val: v, SkipTrue: uint8(len(allowedPersonas) - i)})
+	}
+	body = append(body, bpf.RetConstant{Val: retEPERM}, bpf.RetConstant{Val: retAllow})
+	*p = append(*p, argBlock(unix.SYS_PERSONALITY, body...)...)
 }
 
 // argBlock matches syscall nr, loads its first argument's low word and

@@ -9,3 +9,5 @@ const (
 )
 
 var forkSyscalls []uint32
+
+var archPrivileged []uint32
