@@ -127,7 +127,9 @@ func ProbeHide(ctx context.Context, self string) error {
 			return fmt.Errorf("hide probe: %w", err)
 		}
 	}
-	spec := CommandSpec{Workspace: ws, TempDir: tmp, Hide: []string{hidden}, Check: true}
+	// The production shape: an isolated command (its own namespaces,
+	// /proc, loopback, private /tmp) with its state hidden.
+	spec := CommandSpec{Workspace: ws, TempDir: tmp, Hide: []string{hidden}, Isolate: true, Check: true}
 	cmd, err := spec.Command(ctx, self, []string{"/bin/sh"}) // never run: check mode exits first
 	if err != nil {
 		return fmt.Errorf("hide probe: %w", err)
