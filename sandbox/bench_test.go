@@ -54,6 +54,9 @@ func BenchmarkCommandStart(b *testing.B) {
 	spec := CommandSpec{Workspace: root + "/ws", TempDir: root + "/tmp", ReadDeny: []string{root + "/home/.ssh"}}
 	hidden := spec
 	hidden.Hide = []string{root + "/ws/.parallax"}
+	isolated := hidden // what the engine runs: every namespace, /proc, private /tmp, masks, limits
+	isolated.ReadDeny, isolated.Isolate, isolated.Home = nil, true, root+"/home"
+	isolated.Hide = []string{root + "/ws/.parallax", root + "/home/.ssh"}
 	runs := []struct {
 		name string
 		cmd  func() (*exec.Cmd, error)
@@ -64,6 +67,9 @@ func BenchmarkCommandStart(b *testing.B) {
 		}},
 		{"hidden", func() (*exec.Cmd, error) { // plus user and mount namespace, mask, capability drop
 			return hidden.Command(context.Background(), os.Args[0], []string{"/bin/true"})
+		}},
+		{"isolated", func() (*exec.Cmd, error) {
+			return isolated.Command(context.Background(), os.Args[0], []string{"/bin/true"})
 		}},
 	}
 	for _, r := range runs {
@@ -81,6 +87,7 @@ func BenchmarkCommandStart(b *testing.B) {
 				d = append(d, time.Since(start))
 			}
 			b.ReportMetric(float64(median(d)), "median-ns")
+			b.ReportMetric(float64(percentile(d, 95)), "p95-ns")
 		})
 	}
 }
@@ -92,4 +99,13 @@ func median(d []time.Duration) time.Duration {
 	s := slices.Clone(d)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+func percentile(d []time.Duration, p int) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[(len(s)-1)*p/100]
 }
