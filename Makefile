@@ -38,6 +38,7 @@ fuzz:
 	$(FUZZ) ./internal/glob/ -fuzz=FuzzIntersectIsSound
 	$(FUZZ) ./internal/glob/ -fuzz=FuzzSegPairMeets
 	$(FUZZ) ./internal/glob/ -fuzz=FuzzSegIntersectAgreesWithOld
+	$(FUZZ) ./internal/egress/ -fuzz=FuzzHandshake
 	$(FUZZ) ./policy/ -fuzz=FuzzParse
 	$(FUZZ) ./action/ -fuzz=FuzzDecode
 	$(FUZZ) ./shield/ -fuzz=FuzzStream

@@ -18,8 +18,12 @@
 // BIND and UDP ASSOCIATE are refused.
 //
 // Defenses (security code fails closed: every refusal is answered in the
-// client's protocol — 403 for CONNECT and HTTP, SOCKS reply 0x02 — and
-// audited with a stable reason code, see Reason):
+// client's protocol and audited with a stable reason code; reasonTable
+// is the one place the answers are decided — a policy refusal is 403 for
+// CONNECT and HTTP and SOCKS reply 0x02, BIND and UDP ASSOCIATE get 0x07,
+// an unknown address type 0x08, a malformed request 400 / 0x01, a name
+// that does not resolve or an origin that does not answer 502 / 0x04 or
+// 0x05; a panic while serving is recovered as internal_error, refused):
 //   - Allow list: a host is reached only when it is in Config.Hosts (the
 //     gate's verdict for this command) or Config.Registries, matched
 //     exactly and case-insensitively after dropping one trailing dot; an
@@ -72,6 +76,7 @@
 //     of an allowed name is visible to its DNS servers.
 //   - NAT64 and 6to4 addresses are refused outright, so an IPv6-only
 //     engine behind DNS64 cannot reach IPv4-only hosts through the proxy.
+//   - A host entry without a port allows every port of that host.
 //   - Plain HTTP is one request per connection, no Upgrade (WebSocket
 //     over http:// is refused by omission); UDP (QUIC, DNS) is not
 //     proxied at all.

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -265,5 +264,3 @@ func port(t *testing.T, hostport string) uint16 {
 	}
 	return ap.Port()
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }

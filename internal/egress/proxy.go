@@ -79,7 +79,7 @@ func New(cfg Config) (*Proxy, error) {
 
 // Serve accepts connections on ln and serves each in its own goroutine.
 // It returns nil when ln is closed (by the caller or by Close), and an
-// error when Accept fails otherwise. Live connections outlive Serve;
+// error when Accept fails otherwise or the proxy was closed before. Live connections outlive Serve;
 // Close ends them.
 func (p *Proxy) Serve(ln net.Listener) error {
 	p.mu.Lock()

@@ -161,6 +161,35 @@ func TestRegistryLiteralCoversOnlyItsPortAndAddress(t *testing.T) {
 	}
 }
 
+func TestLiteralVerdictHostMustBePublic(t *testing.T) {
+	for _, tc := range []struct {
+		hosts  []string
+		target string
+		code   int
+		reason Reason
+	}{
+		{[]string{"93.184.215.14"}, "93.184.215.14:443", 200, ReasonVerdictHost},
+		{[]string{"93.184.215.14"}, "[::ffff:93.184.215.14]:443", 200, ReasonVerdictHost},
+		{[]string{"93.184.215.14:443"}, "93.184.215.14:8443", 403, ReasonHostNotAllowed},
+		{[]string{"10.0.0.5"}, "10.0.0.5:443", 403, ReasonNotPublic},
+		{[]string{"api.example"}, "93.184.215.14:443", 403, ReasonHostNotAllowed},
+		{[]string{"93.184.215.14"}, "api.example:443", 403, ReasonHostNotAllowed},
+	} {
+		t.Run(tc.target, func(t *testing.T) {
+			snk := newSink(t, "")
+			e := start(t, Config{Hosts: tc.hosts}, names{"api.example": {publicAddr}}, snk.addr())
+			c, _, code := e.connect(tc.target)
+			if code != tc.code {
+				t.Errorf("CONNECT %s with hosts %v: %d, want %d", tc.target, tc.hosts, code, tc.code)
+			}
+			_ = c.Close()
+			if rec := e.only(); rec.Reason != tc.reason {
+				t.Errorf("reason %s, want %s", rec.Reason, tc.reason)
+			}
+		})
+	}
+}
+
 func TestUnknownHostIsRefused(t *testing.T) {
 	snk := newSink(t, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
 	ns := names{"unknown.example": {publicAddr}, "allowed.example": {publicAddr}}

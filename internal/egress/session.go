@@ -52,9 +52,11 @@ func (s *session) refuse(r Reason, detail string) {
 // moment, so that closing with unread bytes does not reset the
 // connection before the client reads its answer.
 func (s *session) linger() {
-	if cw, ok := s.c.(interface{ CloseWrite() error }); ok {
-		_ = cw.CloseWrite()
+	cw, ok := s.c.(interface{ CloseWrite() error })
+	if !ok {
+		return // not a socket that resets on close (net.Pipe in fuzzing)
 	}
+	_ = cw.CloseWrite()
 	_ = s.c.SetReadDeadline(time.Now().Add(250 * time.Millisecond))
 	_, _ = io.CopyN(io.Discard, s.c, 64<<10)
 }
