@@ -287,17 +287,19 @@ func checkHostname(t *testing.T, out privChildOutput, wantErr string) {
 }
 
 // TestAgentHoldsNoCapabilities reads, from outside, every thread of an
-// agent that ran ApplyAgent as root: all five capability sets are empty.
-// The control, unsandboxed, holds root's.
+// agent that ran ApplyAgent as root, started with an ambient capability
+// (so inheritable too): all five capability sets are empty. The
+// control, unsandboxed, holds all five.
 func TestAgentHoldsNoCapabilities(t *testing.T) {
 	requireLandlock(t)
 	requireRoot(t)
 	for _, layer := range []string{layerNone, layerAgent} {
 		t.Run(layer, func(t *testing.T) {
-			sets := childCapSets(t, privChildCmd(t, layer, false, "PARALLAX_SANDBOX_TEST_WAIT=1"))
-			for tid, s := range sets {
+			cmd := privChildCmd(t, layer, false, "PARALLAX_SANDBOX_TEST_WAIT=1")
+			cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_NET_BIND_SERVICE}
+			for tid, s := range childCapSets(t, cmd) {
 				for _, name := range capSets {
-					if held := s[name] != 0; held != (layer == layerNone && name != "CapInh" && name != "CapAmb") {
+					if held := s[name] != 0; held != (layer == layerNone) {
 						t.Errorf("thread %s: %s = %016x", tid, name, s[name])
 					}
 				}

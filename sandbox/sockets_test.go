@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -181,6 +182,35 @@ func TestCommandOpensUnixAndInetSockets(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			if got[c.Name] != control[c.Name] {
 				t.Errorf("got %q, want %q as unsandboxed", got[c.Name], control[c.Name])
+			}
+		})
+	}
+}
+
+// TestCommandResolvesLocalhostWithNetwork: glibc's getaddrinfo opens a
+// netlink socket for AI_ADDRCONFIG and falls back when it is refused, so
+// name resolution keeps working under the socket allowlist.
+func TestCommandResolvesLocalhostWithNetwork(t *testing.T) {
+	requireLandlock(t)
+	f := newCmdFixture(t)
+	spec := f.spec()
+	spec.Network = true
+	cases := []struct {
+		name string
+		argv []string
+	}{
+		{"getent", []string{"getent", "ahosts", "localhost"}},
+		{"python AI_ADDRCONFIG", []string{"python3", "-c",
+			`import socket; print(socket.getaddrinfo("localhost", 80, flags=socket.AI_ADDRCONFIG)[0][4][0])`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := exec.LookPath(tc.argv[0]); err != nil {
+				t.Skipf("no %s here", tc.argv[0])
+			}
+			code, stdout, stderr := runSandboxed(t, spec, nil, tc.argv...)
+			if code != 0 || !strings.Contains(stdout, "127.0.0.1") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 127.0.0.1", code, stdout, stderr)
 			}
 		})
 	}
