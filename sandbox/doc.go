@@ -101,6 +101,53 @@
 //     and a one-line reason on stderr; the command never runs without
 //     its sandbox.
 //
+// # An isolated command ([CommandSpec.Isolate], what the engine runs)
+//
+// The wrapper starts from the engine's own open executable ([Self]:
+// /proc/self/fd/N of the binary the engine started from, never a path a
+// command could have replaced) in new user, mount, PID, network, IPC
+// and UTS namespaces, and before anything of its own is dropped:
+//
+//   - mounts a fresh /proc and brings up loopback (the only interface);
+//     with [CommandSpec.Proxy] it listens on 127.0.0.1:PORT there and
+//     hands the listening socket to the engine over fd 3 (the egress
+//     proxy; the command gets no other way out);
+//   - mounts its temp directory on /tmp and /var/tmp and an empty tmpfs
+//     on /dev/shm (a workspace or home under /tmp is cloned first and
+//     attached again at its path; then only /tmp/.parallax-tmp is
+//     writable, since a Landlock grant on /tmp would reach into them);
+//   - shows each shared cache through an overlay ([Overlay]) whose
+//     writable layer is the workspace's own;
+//   - covers each [CommandSpec.MaskFiles] file with an empty mode-0 file,
+//     /run and each [CommandSpec.Hide] directory with an empty read-only
+//     tmpfs, and binds each [CommandSpec.ReadOnly] path read-only;
+//   - re-enters its working directory (it was entered before the mounts),
+//     drops every capability, applies Landlock (write: the workspace,
+//     the private temp trees, the caches, each [CommandSpec.WriteFiles]
+//     file exactly, directory creation below [CommandSpec.MakeDirs],
+//     removal in [CommandSpec.RemoveTrees]; read everywhere else), the
+//     command filter of seccomp and the rlimits of [Limits], then execs.
+//
+// Everything the command starts lives in its PID namespace and dies
+// when the command (PID 1 there) ends.
+//
+// Capabilities (agent): before Landlock, ApplyAgent empties the
+// bounding set (when the process holds CAP_SETPCAP), the ambient set and
+// the effective, permitted and inheritable sets of every thread at once
+// (psx), then reads every thread's sets back and fails unless each is
+// empty.
+//
+// Privileged calls (both filters): reboot, kexec, module loading,
+// sethostname, setdomainname, syslog, swapon/off, acct, clock setting,
+// quotactl, perf_event_open, userfaultfd, lookup_dcookie,
+// open_by_handle_at, vhangup, nfsservctl (and iopl, ioperm on amd64)
+// fail with EPERM; personality passes only the common values.
+//
+// Sockets (commands): an allowlist. AF_UNIX always; with network
+// effects, AF_INET and AF_INET6 streams and datagrams only. Netlink,
+// packet, vsock and every other family or type fail with EACCES (tools
+// that list interfaces over netlink fail; getaddrinfo falls back).
+//
 // # Figures
 //
 //	go test -run='^$' -bench=. -benchtime=30x -count=3 ./sandbox/
@@ -123,7 +170,7 @@
 //     (nobody); access checks are unchanged.
 //   - Before Landlock ABI 9, pathname unix sockets are not restricted;
 //     a command may connect to one it can reach on disk.
-//   - With network allowed, a command reaches any host; the engine-side
-//     egress proxy that narrows it to the verdict's hosts is not here.
+//   - RLIMIT_NPROC is not applied by the kernel to uid 0: as root, only
+//     the PID namespace bounds a command's processes.
 //   - Only amd64 and arm64 have syscall tables; arm64 is untested here.
 package sandbox
