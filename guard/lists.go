@@ -156,9 +156,9 @@ var homeEntries = []entry{
 // configuration and hooks, the editors' and agents' settings and tasks,
 // direnv, commit hooks. A command run for the agent may read them but
 // never change them (the gate protects some by name; the kernel all).
-var HostTrusted = []string{
-	".git/config", ".git/hooks", ".git/info", ".claude", ".vscode", ".cursor", ".idea", ".mcp.json",
-	".envrc", ".husky", ".pre-commit-config.yaml", ".devcontainer", ".gitmodules",
+func HostTrusted() []string {
+	return []string{".git/config", ".git/hooks", ".git/info", ".claude", ".vscode", ".cursor", ".idea", ".mcp.json",
+		".envrc", ".husky", ".pre-commit-config.yaml", ".devcontainer", ".gitmodules"}
 }
 
 // SecretName reports whether a base name is a secret's by the guard's

@@ -60,7 +60,7 @@ type Config struct {
 }
 
 // Limits bound what one proxy spends. Zero fields take the defaults
-// (DefaultLimits); negative values are an error.
+// (DefaultLimits()); negative values are an error.
 type Limits struct {
 	// MaxConns bounds the connections served at once; the next ones are
 	// answered with too_many_connections.
@@ -82,8 +82,8 @@ type Limits struct {
 	MaxBody int
 }
 
-// DefaultLimits are the limits a zero Limits field takes.
-var DefaultLimits = Limits{
+// defaultLimits are the limits a zero Limits field takes (see DefaultLimits).
+var defaultLimits = Limits{
 	MaxConns:       64,
 	MaxHeaderBytes: 32 << 10,
 	HeaderTimeout:  10 * time.Second,
@@ -98,7 +98,7 @@ func (l Limits) withDefaults() (Limits, error) {
 		l.DialTimeout < 0 || l.IdleTimeout < 0 || l.MaxBody < 0 {
 		return l, errors.New("negative limit")
 	}
-	d := DefaultLimits
+	d := defaultLimits
 	if l.MaxConns == 0 {
 		l.MaxConns = d.MaxConns
 	}
@@ -232,3 +232,6 @@ func answerFor(r Reason) answer {
 func (r Reason) String() string { return string(r) }
 
 var errClosed = fmt.Errorf("egress proxy closed: %w", net.ErrClosed)
+
+// DefaultLimits returns the limits a zero Limits field takes.
+func DefaultLimits() Limits { return defaultLimits }

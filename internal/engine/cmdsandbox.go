@@ -185,7 +185,7 @@ func (cfg CommandSandboxConfig) plan(code string) (*commandPlan, error) {
 	}
 	s.Hide = dedupe(hidden)
 	s.MaskFiles = dedupe(append(s.MaskFiles, secretFiles(cfg.Workspace, cfg.Home)...))
-	for _, rel := range guard.HostTrusted {
+	for _, rel := range guard.HostTrusted() {
 		s.ReadOnly = append(s.ReadOnly, filepath.Join(cfg.Workspace, rel))
 	}
 	for _, c := range cfg.Caches {
