@@ -136,6 +136,7 @@ func ProbeHide(ctx context.Context, self string) error {
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	cmd.Dir = ws // a command runs in its workspace; the caller's directory may be under the private /tmp
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
