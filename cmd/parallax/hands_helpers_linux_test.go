@@ -84,6 +84,8 @@ type handsSetup struct {
 	bin string
 	// pathFirst is put in front of the engine's PATH.
 	pathFirst string
+	// scratchHome puts the home under $TMPDIR (see handsWorkspace).
+	scratchHome bool
 }
 
 // hands is one attack scenario: a workspace, a fresh home, the fake
@@ -117,7 +119,7 @@ func newHands(t *testing.T, s handsSetup) *hands {
 	if s.model != "" {
 		model += ", " + s.model
 	}
-	h.root, h.home = handsWorkspace(t, "models:\n    - "+model+"}\n  roles: {chat: local}",
+	h.root, h.home = handsWorkspace(t, s.scratchHome, "models:\n    - "+model+"}\n  roles: {chat: local}",
 		"  prices: {local-model: {input_per_mtok: 0, output_per_mtok: 0}}\n"+s.agent)
 	path := handsPath(t)
 	if s.pathFirst != "" {
@@ -130,25 +132,29 @@ func newHands(t *testing.T, s handsSetup) *hands {
 }
 
 // handsWorkspace is agentWorkspace laid out as a user's machine is: a
-// fresh home with an SSH key, the workspace at ~/src/project, both
-// outside the scratch directories (the gate escalates any script run
-// from /tmp, which would test the gate, not the kernel). The tree is
-// made under the user's cache directory, or $PARALLAX_HANDS_DIR, and
-// removed when the test ends.
-func handsWorkspace(t *testing.T, llm, agent string) (root, home string) {
+// fresh home with an SSH key, the workspace at ~/src/project. The tree
+// is made under the user's cache directory (or $PARALLAX_HANDS_DIR),
+// outside the scratch directories: the gate escalates a script run from
+// /tmp, which would test the gate, not the kernel. With scratchHome it
+// is made under $TMPDIR instead, as a CI container's HOME=/tmp is: the
+// gate then ALLOWs writes to the home (a scratch directory to it), which
+// is what widens a command's grants. Removed when the test ends.
+func handsWorkspace(t *testing.T, scratchHome bool, llm, agent string) (root, home string) {
 	t.Helper()
-	base := os.Getenv("PARALLAX_HANDS_DIR")
-	if base == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			t.Fatal(err)
+	// Not t.TempDir: its long names would not leave room for the
+	// engine's socket path.
+	base := os.TempDir()
+	if !scratchHome {
+		base = os.Getenv("PARALLAX_HANDS_DIR")
+		if base == "" {
+			cache, err := os.UserCacheDir()
+			if err != nil {
+				t.Fatal(err)
+			}
+			base = cache
 		}
-		base = filepath.Join(cache, "parallax-hands-test")
 	}
-	if err := os.MkdirAll(base, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp(base, "t-")
+	dir, err := os.MkdirTemp(base, "parallax-hands-")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,20 +23,24 @@ import (
 // wrong). The next command must run normally, the marker never appear
 // and the binary's bytes stay as they were.
 func TestCommandCannotReplaceTheWrapper(t *testing.T) {
+	// The home is a scratch directory where the precondition writes to it:
+	// elsewhere the gate escalates `cp README.md ~/.local/bin/`.
 	cases := []struct {
-		name string
-		dir  func(h *hands) string // where the binary lives
-		pre  string                // the command before make, "" for none
+		name        string
+		dir         func(h *hands) string // where the binary lives
+		pre         string                // the command before make, "" for none
+		scratchHome bool
 	}{
-		{"~/.local/bin", func(h *hands) string { return h.homePath(".local/bin") }, "cp README.md ~/.local/bin/"},
-		{"~/bin", func(h *hands) string { return h.homePath("bin") }, "cp README.md ~/bin/"},
-		{"~/go/bin", func(h *hands) string { return h.homePath("go/bin") }, "cp README.md ~/go/bin/"},
-		{"the workspace", func(h *hands) string { return h.abs("tools") }, ""},
-		{"a temp dir", func(h *hands) string { return t.TempDir() }, "cp README.md %s/"},
+		{"~/.local/bin", func(h *hands) string { return h.homePath(".local/bin") }, "cp README.md ~/.local/bin/", true},
+		{"~/bin", func(h *hands) string { return h.homePath("bin") }, "cp README.md ~/bin/", true},
+		{"~/go/bin", func(h *hands) string { return h.homePath("go/bin") }, "cp README.md ~/go/bin/", true},
+		{"~/.local/bin, make alone", func(h *hands) string { return h.homePath(".local/bin") }, "", false},
+		{"the workspace", func(h *hands) string { return h.abs("tools") }, "", false},
+		{"a temp dir", func(h *hands) string { return t.TempDir() }, "cp README.md %s/", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHands(t, handsSetup{})
+			h := newHands(t, handsSetup{scratchHome: tc.scratchHome})
 			dir := tc.dir(h)
 			bin := filepath.Join(dir, "parallax")
 			copyFile(t, sharedParallax(t), bin, 0o755)
@@ -85,17 +89,23 @@ func TestCommandCannotReplaceTheWrapper(t *testing.T) {
 // it (`touch ~`, `mkdir -p ~/.config/x`). The payload is run by make, a
 // shell script, npm and python.
 func TestCommandCannotWriteHomeDotfiles(t *testing.T) {
-	cases := []struct{ name, command string }{
-		{"make", "make"},
-		{"touch ~ then make", "touch ~; make"},
-		{"mkdir ~/.config/x then make", "mkdir -p ~/.config/x; make"},
-		{"touch ~ then a shell script", "touch ~; sh ./build.sh"},
-		{"mkdir ~/.config/x then npm test", "mkdir -p ~/.config/x; npm test"},
-		{"touch ~ then python", "touch ~; python3 build.py"},
+	// The home is a scratch directory where the command writes to it:
+	// elsewhere the gate escalates `touch ~`.
+	cases := []struct {
+		name, command string
+		scratchHome   bool
+	}{
+		{"make", "make", false},
+		{"python", "python3 build.py", false},
+		{"make, home in /tmp", "make", true},
+		{"touch ~ then make", "touch ~; make", true},
+		{"mkdir ~/.config/x then make", "mkdir -p ~/.config/x; make", true},
+		{"mkdir ~/.config/x then npm test", "mkdir -p ~/.config/x; npm test", true},
+		{"touch ~/.config then perl", "touch ~/.config; perl build.pl", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHands(t, handsSetup{})
+			h := newHands(t, handsSetup{scratchHome: tc.scratchHome})
 			existing := map[string]string{
 				".bashrc":                "# the user's bashrc\n",
 				".profile":               "# the user's profile\n",
@@ -127,8 +137,8 @@ func TestCommandCannotWriteHomeDotfiles(t *testing.T) {
 // entry point the tests use: the Makefile (make), build.sh (sh),
 // package.json (npm test, through node), build.py (python3) and
 // build.pl (perl). line is a shell command with %s for the target; the
-// other languages append "evil" to each target. Each prints
-// "ran-TOKEN" first.
+// other languages make each target writable and append "evil" to it (a
+// read-only mode stops no attacker). Each prints "ran-TOKEN" first.
 func (h *hands) writePayloads(targets []string, line string) {
 	h.t.Helper()
 	recipe := []string{"@echo ran-" + h.token}
@@ -140,9 +150,9 @@ func (h *hands) writePayloads(targets []string, line string) {
 		cmd := fmt.Sprintf(line, p)
 		recipe = append(recipe, "-mkdir -p "+filepath.Dir(p), "-"+strings.ReplaceAll(cmd, "$", "$$"))
 		sh += "mkdir -p " + filepath.Dir(p) + "; " + cmd + "\n"
-		py += fmt.Sprintf("try:\n    os.makedirs(%q, exist_ok=True)\n    open(%q, 'a').write('evil\\n')\nexcept Exception as e:\n    print(e)\n", filepath.Dir(p), p)
-		js += fmt.Sprintf("try { fs.mkdirSync(%q, {recursive: true}); fs.appendFileSync(%q, 'evil\\n'); } catch (e) { console.log(e.message); }\n", filepath.Dir(p), p)
-		pl += fmt.Sprintf("if (open(my $f, '>>', %q)) { print $f \"evil\\n\"; close $f } else { print \"$!\\n\" }\n", p)
+		py += fmt.Sprintf("try:\n    os.makedirs(%q, exist_ok=True)\n    if os.path.exists(%[2]q):\n        os.chmod(%[2]q, 0o644)\n    open(%[2]q, 'a').write('evil\\n')\nexcept Exception as e:\n    print(e)\n", filepath.Dir(p), p)
+		js += fmt.Sprintf("try { fs.mkdirSync(%q, {recursive: true}); try { fs.chmodSync(%[2]q, 0o644); } catch (e) {} fs.appendFileSync(%[2]q, 'evil\\n'); } catch (e) { console.log(e.message); }\n", filepath.Dir(p), p)
+		pl += fmt.Sprintf("chmod 0644, %[1]q; if (open(my $f, '>>', %[1]q)) { print $f \"evil\\n\"; close $f } else { print \"$!\\n\" }\n", p)
 	}
 	h.makefile(map[string][]string{"all": recipe}, "all")
 	h.write(map[string]string{
