@@ -7,11 +7,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -457,10 +459,12 @@ func (h *hands) killLeftovers() {
 // tcpListener is a loopback TCP listener that records what every
 // connection sent.
 type tcpListener struct {
-	ln   net.Listener
-	mu   sync.Mutex
-	n    int
-	data []byte
+	ln      net.Listener
+	readers sync.WaitGroup
+	mu      sync.Mutex
+	n       int
+	seen    map[string]bool // remote addresses accepted
+	data    []byte
 }
 
 func listenTCP(t *testing.T, network, addr string) *tcpListener {
@@ -471,6 +475,90 @@ func listenTCP(t *testing.T, network, addr string) *tcpListener {
 	}
 	l := &tcpListener{ln: ln}
 	t.Cleanup(func() { _ = ln.Close() })
+	go l.serve()
+	return l
+}
+
+func (l *tcpListener) serve() {
+	for {
+		c, err := l.ln.Accept()
+		if err != nil {
+			return
+		}
+		l.readers.Add(1)
+		l.mu.Lock()
+		l.n++
+		if l.seen == nil {
+			l.seen = map[string]bool{}
+		}
+		l.seen[c.RemoteAddr().String()] = true
+		l.mu.Unlock()
+		go func() {
+			defer l.readers.Done()
+			defer c.Close()
+			buf := make([]byte, 4096)
+			for {
+				n, err := c.Read(buf)
+				l.mu.Lock()
+				l.data = append(l.data, buf[:n]...)
+				l.mu.Unlock()
+				if err != nil {
+					return
+				}
+				if bytes.Contains(buf[:n], []byte("\r\n\r\n")) {
+					_, _ = c.Write([]byte("HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nok\n"))
+				}
+			}
+		}()
+	}
+}
+
+func (l *tcpListener) port() int { return l.ln.Addr().(*net.TCPAddr).Port }
+
+// received is how many connections were accepted and what they sent:
+// the listener's backlog is first flushed with a connection of the
+// test's own (accepted after every earlier one), then every reader is
+// waited for, so nothing a command sent is missed. Call it once the
+// command's processes are gone.
+func (l *tcpListener) received() (int, string) {
+	c, err := net.Dial(l.ln.Addr().Network(), l.ln.Addr().String())
+	if err != nil {
+		panic(fmt.Sprintf("the test's own connection to its listener: %v", err))
+	}
+	own := c.LocalAddr().String()
+	_ = c.Close()
+	for {
+		l.mu.Lock()
+		done := l.seen[own]
+		l.mu.Unlock()
+		if done {
+			break
+		}
+		runtime.Gosched()
+	}
+	l.readers.Wait()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n - 1, string(l.data)
+}
+
+// unixListener is a pathname Unix socket listener that counts the
+// connections it accepted.
+type unixListener struct {
+	path string
+	mu   sync.Mutex
+	n    int
+}
+
+func listenUnix(t *testing.T, path string) *unixListener {
+	t.Helper()
+	_ = os.Remove(path)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	l := &unixListener{path: path}
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -480,34 +568,24 @@ func listenTCP(t *testing.T, network, addr string) *tcpListener {
 			l.mu.Lock()
 			l.n++
 			l.mu.Unlock()
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 4096)
-				for {
-					n, err := c.Read(buf)
-					l.mu.Lock()
-					l.data = append(l.data, buf[:n]...)
-					l.mu.Unlock()
-					if err != nil {
-						return
-					}
-					if bytes.Contains(buf[:n], []byte("\r\n\r\n")) {
-						_, _ = c.Write([]byte("HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nok\n"))
-					}
-				}
-			}()
+			_ = c.Close()
 		}
 	}()
 	return l
 }
 
-func (l *tcpListener) port() int { return l.ln.Addr().(*net.TCPAddr).Port }
-
-// received is how many connections were accepted and what they sent.
-func (l *tcpListener) received() (int, string) {
+// accepted is how many connections were accepted, the backlog first
+// flushed with a connection of the test's own: the listener closes each
+// connection after counting it, so once ours reads EOF every earlier
+// one has been counted.
+func (l *unixListener) accepted() int {
+	if c, err := net.Dial("unix", l.path); err == nil {
+		_, _ = io.Copy(io.Discard, c)
+		_ = c.Close()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.n, string(l.data)
+	return l.n - 1
 }
 
 // succeeded reports whether step i ran and exited 0.

@@ -180,12 +180,10 @@ func TestCommandCannotReachLoopbackServices(t *testing.T) {
 			h := newHands(t, handsSetup{})
 			secrets := h.plantSecrets()
 			ln := listenTCP(t, "tcp", "127.0.0.1:0")
-			ln6, err := net.Listen("tcp6", "[::1]:0")
 			port6 := 0
-			if err == nil {
-				t.Cleanup(func() { _ = ln6.Close() })
-				l6 := &tcpListener{ln: ln6}
-				go acceptCount(l6)
+			if probe, err := net.Listen("tcp6", "[::1]:0"); err == nil { // where the host has IPv6 loopback
+				_ = probe.Close()
+				l6 := listenTCP(t, "tcp6", "[::1]:0")
 				port6 = l6.port()
 				defer func() {
 					if n, _ := l6.received(); n > 0 {
@@ -245,20 +243,6 @@ bash -c 'cat %[2]s > /dev/tcp/127.0.0.1/%[3]d'
 				t.Errorf("secrets reached the model: %v", got)
 			}
 		})
-	}
-}
-
-// acceptCount accepts and counts connections until the listener closes.
-func acceptCount(l *tcpListener) {
-	for {
-		c, err := l.ln.Accept()
-		if err != nil {
-			return
-		}
-		l.mu.Lock()
-		l.n++
-		l.mu.Unlock()
-		_ = c.Close()
 	}
 }
 
@@ -425,6 +409,7 @@ os.execvp("python3", ["python3", "relay.py"] + sys.argv[1:])
 			if after := processesWith(h.token); len(after) > 0 {
 				t.Errorf("after the engine exited, the command's processes still ran: %s", describe(after))
 			}
+			h.killLeftovers() // so that the listener's readers end
 			if _, data := ln.received(); strings.Contains(data, secret) {
 				t.Errorf("a process left by an earlier command relayed a later command's data: %q", data)
 			}
@@ -505,23 +490,7 @@ func TestCommandCannotReachOtherWorkspaces(t *testing.T) {
 		t.Fatalf("the other workspace has no API token: %v", err)
 	}
 	sock := filepath.Join(state, "engine.sock")
-	_ = os.Remove(sock)
-	uln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = uln.Close() })
-	accepted := make(chan struct{}, 16)
-	go func() {
-		for {
-			c, err := uln.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- struct{}{}
-			_ = c.Close()
-		}
-	}()
+	uln := listenUnix(t, sock)
 	recipe := []string{"@echo ran-" + h.token, "-mkdir -p stolen", "-ls -la " + state}
 	for i, p := range targets {
 		recipe = append(recipe, fmt.Sprintf("@-cp %s stolen/%d 2>/dev/null", p, i))
@@ -542,10 +511,8 @@ func TestCommandCannotReachOtherWorkspaces(t *testing.T) {
 	if got := h.leaked(strings.TrimSpace(string(token))); len(got) > 0 {
 		t.Errorf("the other workspace's API token reached the model")
 	}
-	select {
-	case <-accepted:
+	if uln.accepted() > 0 {
 		t.Errorf("a command connected to the other workspace's engine socket %s", sock)
-	default:
 	}
 	unchangedSince(t, snap)
 }
@@ -654,23 +621,9 @@ func TestCommandCannotReachUnixSockets(t *testing.T) {
 			h := newHands(t, handsSetup{env: []string{"XDG_RUNTIME_DIR=" + runtimeDir}})
 			socks := []string{filepath.Join(t.TempDir(), "agent.sock"), filepath.Join(runtimeDir, "bus"),
 				h.homePath(".docker.sock")}
-			accepted := make(chan string, 16)
+			var lns []*unixListener
 			for _, p := range socks {
-				ln, err := net.Listen("unix", p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { _ = ln.Close() })
-				go func() {
-					for {
-						c, err := ln.Accept()
-						if err != nil {
-							return
-						}
-						accepted <- p
-						_ = c.Close()
-					}
-				}()
+				lns = append(lns, listenUnix(t, p))
 			}
 			recipe := []string{"@echo ran-" + h.token}
 			for _, p := range socks {
@@ -682,9 +635,10 @@ func TestCommandCannotReachUnixSockets(t *testing.T) {
 			tr := h.run(propose(tc.command))
 			h.mustAllow(tr, 0)
 			h.ran(tr, 0)
-			close(accepted)
-			for p := range accepted {
-				t.Errorf("a command connected to %s", p)
+			for _, l := range lns {
+				if n := l.accepted(); n > 0 {
+					t.Errorf("a command connected to %s (%d times)", l.path, n)
+				}
 			}
 			if out, _ := tr.output(0); !strings.Contains(out, "own socket b'x'") {
 				t.Errorf("a command could not use a socket pair of its own: %q", out)
