@@ -213,6 +213,9 @@ type CommandSpec struct {
 	Proxy int `json:"proxy,omitempty"`
 	// Limits bound what the command may use (zero: the defaults).
 	Limits Limits `json:"limits,omitempty"`
+	// PidsCgroup is the cgroup.procs file of the command's pids cgroup
+	// (PidsCgroup.Procs), which the wrapper joins before anything else.
+	PidsCgroup string `json:"pids_cgroup,omitempty"`
 }
 
 // Limits are a command's resource limits, per process (rlimits; this
@@ -226,7 +229,7 @@ type Limits struct {
 
 // Default limits of a command.
 const (
-	DefaultMemoryBytes   = 2 << 30
+	DefaultMemoryBytes   = 1 << 30
 	DefaultProcesses     = 256
 	DefaultFileSizeBytes = 4 << 30
 	DefaultOpenFiles     = 4096

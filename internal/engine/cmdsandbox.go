@@ -104,11 +104,19 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 			return nil, nil, fmt.Errorf("private temp directory: %w", err)
 		}
 		spec.TempDir = tmp
+		// RLIMIT_NPROC does not bind uid 0: as root, a pids cgroup does.
+		var pids *sandbox.PidsCgroup
+		if os.Geteuid() == 0 {
+			if pids, err = sandbox.NewPidsCgroup(spec.Limits.WithDefaults().Processes); err == nil {
+				spec.PidsCgroup = pids.Procs()
+			}
+		}
 		var proxy *proxyHandoff
 		done := func() {
 			proxy.close()
 			plan.undo()
 			_ = os.RemoveAll(tmp)
+			pids.Remove()
 		}
 		wrap := func(c *exec.Cmd) error {
 			if spec.Network && cfg.Egress != nil {
@@ -164,7 +172,7 @@ func (p *commandPlan) undo() {
 // plan derives a command's sandbox from its analysis.
 func (cfg CommandSandboxConfig) plan(code string) (*commandPlan, error) {
 	eff := shell.Analyze(code, shell.Options{Cwd: cfg.Workspace, Home: cfg.Home})
-	s := sandbox.CommandSpec{Workspace: cfg.Workspace, Home: cfg.Home, Isolate: true, Network: len(eff.Network) > 0,
+	s := sandbox.CommandSpec{Workspace: cfg.Workspace, Home: cfg.Home, Isolate: true, Network: networked(eff),
 		Limits: cfg.Limits}
 	p := &commandPlan{}
 	for _, n := range eff.Network {
@@ -187,6 +195,12 @@ func (cfg CommandSandboxConfig) plan(code string) (*commandPlan, error) {
 	s.MaskFiles = dedupe(append(s.MaskFiles, secretFiles(cfg.Workspace, cfg.Home)...))
 	for _, rel := range guard.HostTrusted() {
 		s.ReadOnly = append(s.ReadOnly, filepath.Join(cfg.Workspace, rel))
+	}
+	// The binary the engine runs from may sit in the workspace (a
+	// developer's build): the engine never runs it again by path, and no
+	// command replaces it for the user either.
+	if exe, err := filepath.EvalSymlinks("/proc/self/exe"); err == nil && within(exe, cfg.Workspace) {
+		s.ReadOnly = append(s.ReadOnly, exe)
 	}
 	for _, c := range cfg.Caches {
 		o, err := cfg.overlay(c)
@@ -352,6 +366,21 @@ func secretFiles(ws, home string) []string {
 		return nil
 	})
 	return out
+}
+
+// networked reports whether the analysis found network effects: a
+// destination, or a program that talks to the network by its nature
+// (npm install, pip download, cargo build) whatever its arguments name.
+func networked(eff *shell.Effects) bool {
+	if len(eff.Network) > 0 {
+		return true
+	}
+	for _, x := range eff.Execs {
+		if x.Name != "" && shell.Networked(x.Name, x.Args) {
+			return true
+		}
+	}
+	return false
 }
 
 func dedupe(in []string) []string {

@@ -456,3 +456,25 @@ func TestCommandNetworkOnlyThroughTheEgressProxy(t *testing.T) {
 		t.Fatalf("egress audit: %d allowed, %d refused; want 1 and at least 2", allowed, refused)
 	}
 }
+
+// Processes are bounded (256 tasks by default): RLIMIT_NPROC for a user,
+// a pids cgroup for root, whom the kernel exempts from the rlimit.
+func TestCommandCannotForkBomb(t *testing.T) {
+	h := newHands(t)
+	h.start(t)
+	out, err := h.run(t, "make", `echo begin; n=0; for i in $(seq 300); do sleep 5 & if [ $? -eq 0 ]; then n=$((n+1)); fi; done 2>/dev/null; echo "started=$n"; true`)
+	if !strings.Contains(out, "begin") || strings.Contains(out, "started=300") {
+		t.Errorf("300 processes ran (%v): %s", err, out)
+	}
+	if ents, err := os.ReadDir("/sys/fs/cgroup/pids/parallax"); err == nil && len(ents) > 0 {
+		var left []string
+		for _, e := range ents {
+			if e.IsDir() {
+				left = append(left, e.Name())
+			}
+		}
+		if len(left) > 0 {
+			t.Logf("pids cgroups still present (other tests may be running): %v", left)
+		}
+	}
+}
