@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -73,4 +74,21 @@ func joinPids(procs string) error {
 		return fmt.Errorf("join the command's pids cgroup: %w", err)
 	}
 	return nil
+}
+
+// Hit reports whether a fork was refused for the limit. Safe on nil.
+func (c *PidsCgroup) Hit() bool {
+	if c == nil {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(c.dir, "pids.events"))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "max" && f[1] != "0" {
+			return true
+		}
+	}
+	return false
 }

@@ -68,3 +68,18 @@ func (CommandSpec) TempDirInside() string { return "/tmp" }
 
 // PrepareOverlays fails outside Linux: there are no command sandboxes.
 func PrepareOverlays([]Overlay) error { return errOS() }
+
+// PidsCgroup is unused outside Linux.
+type PidsCgroup struct{}
+
+// NewPidsCgroup fails outside Linux.
+func NewPidsCgroup(uint64) (*PidsCgroup, error) { return nil, errOS() }
+
+// Procs is empty outside Linux.
+func (*PidsCgroup) Procs() string { return "" }
+
+// Remove does nothing outside Linux.
+func (*PidsCgroup) Remove() {}
+
+// Hit is false outside Linux.
+func (*PidsCgroup) Hit() bool { return false }

@@ -54,7 +54,10 @@ type CommandSandboxConfig struct {
 
 // SandboxHook is the per-command hook of ToolsConfig: the wrapper that
 // puts one command in its sandbox, and what to do once it ended.
-type SandboxHook func(act *action.Action) (wrap func(*exec.Cmd) error, done func(), err error)
+// done returns what the model must be told about how the sandbox
+// ended (a limit reached, a host-trusted file the command created and
+// the engine moved aside).
+type SandboxHook func(act *action.Action) (wrap func(*exec.Cmd) error, done func() []string, err error)
 
 // proxyPort is where, inside an isolated command's own network
 // namespace, its egress proxy listens.
@@ -88,7 +91,7 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 	if cfg.CacheRoot == "" {
 		cfg.CacheRoot = filepath.Join(cfg.Workspace, ".parallax", "caches")
 	}
-	return func(act *action.Action) (func(*exec.Cmd) error, func(), error) {
+	return func(act *action.Action) (func(*exec.Cmd) error, func() []string, error) {
 		code := action.ShellCode(act)
 		if code == "" {
 			return nil, nil, errors.New("not a shell command")
@@ -112,11 +115,17 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 			}
 		}
 		var proxy *proxyHandoff
-		done := func() {
+		trusted := cfg.trustedBefore()
+		done := func() []string {
 			proxy.close()
 			plan.undo()
 			_ = os.RemoveAll(tmp)
+			var notes []string
+			if pids.Hit() {
+				notes = append(notes, fmt.Sprintf("the command reached its limit of %d processes", spec.Limits.WithDefaults().Processes))
+			}
 			pids.Remove()
+			return append(notes, cfg.quarantine(trusted)...)
 		}
 		wrap := func(c *exec.Cmd) error {
 			if spec.Network && cfg.Egress != nil {
@@ -423,4 +432,108 @@ func withoutKeys(env []string, keys ...string) []string {
 		}
 	}
 	return out
+}
+
+// trustedState is which of the workspace's host-trusted paths existed
+// before a command, and whether it had a .git.
+type trustedState struct {
+	existed map[string]bool
+	git     bool
+}
+
+func (cfg CommandSandboxConfig) trustedBefore() trustedState {
+	st := trustedState{existed: map[string]bool{}}
+	for _, rel := range guard.HostTrusted() {
+		if _, err := os.Lstat(filepath.Join(cfg.Workspace, rel)); err == nil {
+			st.existed[rel] = true
+		}
+	}
+	_, err := os.Lstat(filepath.Join(cfg.Workspace, ".git"))
+	st.git = err == nil
+	return st
+}
+
+// quarantine moves aside the host-trusted paths a command created (the
+// existing ones were read-only to it): a .claude/settings.json, .envrc
+// or hook the user's own tools would obey or run next. In a repository
+// the command created itself (git init), only what runs code is moved:
+// hooks other than git's samples, and a config that names a program.
+// What was moved goes to .parallax/quarantine/, never deleted.
+func (cfg CommandSandboxConfig) quarantine(before trustedState) []string {
+	var moved []string
+	dest := filepath.Join(cfg.Workspace, ".parallax", "quarantine", time.Now().UTC().Format("20060102T150405.000000000Z"))
+	move := func(rel string) {
+		src := filepath.Join(cfg.Workspace, rel)
+		dst := filepath.Join(dest, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err == nil {
+			if err := os.Rename(src, dst); err == nil {
+				moved = append(moved, rel)
+				return
+			}
+		}
+		// Not movable: remove it rather than leave it for the user's tools.
+		if os.RemoveAll(src) == nil {
+			moved = append(moved, rel+" (removed)")
+		}
+	}
+	for _, rel := range guard.HostTrusted() {
+		if before.existed[rel] {
+			continue
+		}
+		p := filepath.Join(cfg.Workspace, rel)
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		switch {
+		case !before.git && rel == ".git/hooks":
+			ents, _ := os.ReadDir(p)
+			for _, e := range ents {
+				if !strings.HasSuffix(e.Name(), ".sample") {
+					move(filepath.Join(rel, e.Name()))
+				}
+			}
+		case !before.git && rel == ".git/config":
+			if gitConfigRunsCode(p) {
+				move(rel)
+			}
+		case !before.git && strings.HasPrefix(rel, ".git/"):
+		default:
+			move(rel)
+		}
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	return []string{"moved aside what the command created among the files the user's own tools obey (" +
+		strings.Join(moved, ", ") + "): commands cannot create them; propose the change with write_file"}
+}
+
+// gitConfigRunsCode reports whether a git configuration names a program
+// git would run (a hook path, a monitor, a pager, an editor, an ssh
+// command, filter or diff drivers, a shell alias, an include).
+func gitConfigRunsCode(p string) bool {
+	b, err := os.ReadFile(p)
+	if err != nil || len(b) > 1<<20 {
+		return true
+	}
+	keys := []string{"fsmonitor", "hookspath", "pager", "editor", "sshcommand", "askpass", "gitproxy", "textconv",
+		"clean", "smudge", "process", "command", "include", "path", "helper", "sequence", "program"}
+	for _, line := range strings.Split(strings.ToLower(string(b)), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[include") || strings.HasPrefix(line, "[alias") || strings.HasPrefix(line, "[filter") ||
+			strings.HasPrefix(line, "[diff") || strings.HasPrefix(line, "[credential") {
+			return true
+		}
+		name, _, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		name = strings.TrimSpace(name)
+		for _, k := range keys {
+			if name == k || strings.HasSuffix(name, "."+k) {
+				return true
+			}
+		}
+	}
+	return false
 }

