@@ -314,8 +314,9 @@ func mountOn(paths []string, source, fstype string, flags uintptr, data string) 
 	return nil
 }
 
-// maskFiles covers each existing secret file with an empty file nobody
-// can read (mode 0; the command holds no capability to override it).
+// maskFiles covers each existing secret file, and each socket, with an
+// empty file nobody can read (mode 0; the command holds no capability to
+// override it; a connect to it is refused).
 // The empty file lives on a scratch tmpfs mounted on /run, which the
 // /run mask covers afterwards.
 func maskFiles(files []string) error {
@@ -336,7 +337,7 @@ func maskFiles(files []string) error {
 			return fmt.Errorf("open secret %s to cover it: %w", p, err)
 		}
 		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG && st.Mode&unix.S_IFMT != unix.S_IFSOCK {
 			unix.Close(fd)
 			if err != nil {
 				return fmt.Errorf("secret %s: %w", p, err)

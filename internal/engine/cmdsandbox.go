@@ -333,7 +333,7 @@ func (cfg CommandSandboxConfig) overlay(lower string) (sandbox.Overlay, error) {
 }
 
 // maxSecretWalk bounds the entries secretFiles looks at in the
-// workspace, and secretDepth how deep it goes.
+// workspace, and secretDepth how many levels it enters.
 const (
 	maxSecretWalk = 20000
 	secretDepth   = 6
@@ -342,40 +342,48 @@ const (
 // secretSkip are directories not searched for secret files.
 var secretSkip = map[string]bool{".git": true, "node_modules": true, ".parallax": true, "vendor": true}
 
-// secretFiles lists the files named like secrets (the guard's name
-// rules) directly in the home and in the workspace, its dependency
-// trees aside, within the walk's bounds.
+// secretFiles lists what no command may open among the files it can
+// reach: files named like secrets (the guard's name rules) and pathname
+// Unix sockets (an agent's, a daemon's: a command that may connect to
+// one speaks for the user), in the home (three levels deep) and in the
+// workspace (its dependency trees aside), within the walks' bounds.
 func secretFiles(ws, home string) []string {
 	var out []string
-	if ents, err := os.ReadDir(home); err == nil {
-		for _, e := range ents {
-			if e.Type().IsRegular() && guard.SecretName(e.Name()) {
-				out = append(out, filepath.Join(home, e.Name()))
+	walk := func(root string, depth, limit int, skip map[string]bool) {
+		n := 0
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
 			}
-		}
+			if n++; n > limit {
+				return fs.SkipAll
+			}
+			if d.IsDir() {
+				rel, _ := filepath.Rel(root, p)
+				if p != root && (skip[d.Name()] || strings.Count(rel, "/") >= depth-1) {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.Type()&fs.ModeSocket != 0 || d.Type().IsRegular() && guard.SecretName(d.Name()) {
+				out = append(out, p)
+			}
+			return nil
+		})
 	}
-	n := 0
-	_ = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if n++; n > maxSecretWalk {
-			return fs.SkipAll
-		}
-		if d.IsDir() {
-			rel, _ := filepath.Rel(ws, p)
-			if p != ws && (secretSkip[d.Name()] || strings.Count(rel, "/") >= secretDepth) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && guard.SecretName(d.Name()) {
-			out = append(out, p)
-		}
-		return nil
-	})
+	walk(home, homeDepth, maxHomeWalk, homeSkip)
+	walk(ws, secretDepth, maxSecretWalk, secretSkip)
 	return out
 }
+
+// The walks' bounds, and what they do not enter.
+const (
+	homeDepth   = 3
+	maxHomeWalk = 5000
+)
+
+var homeSkip = map[string]bool{"go": true, "node_modules": true, ".parallax": true, ".npm": true, ".rustup": true,
+	".cargo": true}
 
 // networked reports whether the analysis found network effects: a
 // destination, or a program that talks to the network by its nature

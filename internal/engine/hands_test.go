@@ -316,15 +316,20 @@ func selfExe(t *testing.T) string {
 	return p
 }
 
-// No pathname Unix socket of the host outside the workspace (an
-// ssh-agent or docker socket under /tmp or /run) is reachable, and an
-// offline command opens no netlink, packet or vsock socket.
+// No pathname Unix socket the command did not make is reachable: under
+// /tmp or /run (an ssh-agent, docker), at the home's first three levels or
+// in the workspace (covered as the secrets are); an offline command opens
+// no netlink, packet or vsock socket.
 func TestCommandCannotReachHostSockets(t *testing.T) {
 	h := newHands(t)
 	dir := t.TempDir()
 	var socks []string
 	accepted := make(chan string, 4)
-	for _, p := range []string{filepath.Join(dir, "agent.sock"), fmt.Sprintf("/run/parallax-test-%d.sock", os.Getpid())} {
+	for _, p := range []string{filepath.Join(dir, "agent.sock"), fmt.Sprintf("/run/parallax-test-%d.sock", os.Getpid()),
+		filepath.Join(h.home, ".docker.sock"), filepath.Join(h.home, ".config", "app", "ipc.sock"), filepath.Join(h.ws, "dev.sock")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
 		ln, err := net.Listen("unix", p)
 		if err != nil {
 			t.Logf("no listener at %s: %v", p, err)
