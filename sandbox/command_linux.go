@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,6 +106,12 @@ func (s CommandSpec) validate() error {
 	}
 	if s.Proxy < 0 || s.Proxy > 65535 || (s.Proxy != 0 && !s.Isolate) {
 		return fmt.Errorf("sandbox spec: proxy port %d (needs isolate, 1..65535)", s.Proxy)
+	}
+	for i, f := range s.Forward {
+		ap, err := netip.ParseAddrPort(f)
+		if err != nil || !ap.Addr().IsLoopback() || s.Proxy == 0 || ap.Port() == uint16(s.Proxy) && ap.Addr().Is4() {
+			return fmt.Errorf("sandbox spec: forward[%d] %q must be a loopback IP:port beside the proxy", i, f)
+		}
 	}
 	if s.Isolate {
 		if err := s.checkIsolatedPaths(); err != nil {

@@ -59,7 +59,7 @@ func (s CommandSpec) isolate() error {
 		return err
 	}
 	if s.Proxy != 0 {
-		if err := handOverProxy(s.Proxy); err != nil {
+		if err := handOverProxy(s.Proxy, s.Forward); err != nil {
 			return err
 		}
 	}
@@ -147,23 +147,28 @@ func loopbackUp() error {
 }
 
 // handOverProxy listens on 127.0.0.1:port inside the command's network
-// namespace and sends the listening socket to the engine over proxyFD; the
-// wrapper keeps no copy. A socket belongs to the namespace it was made in,
-// so the engine accepts the command's connections from outside it.
-func handOverProxy(port int) error {
-	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-	if err != nil {
-		return fmt.Errorf("egress proxy listener: %w", err)
+// namespace, and on each forward address, and sends the listening
+// sockets (the proxy's first) to the engine over proxyFD in one message;
+// the wrapper keeps no copy. A socket belongs to the namespace it was
+// made in, so the engine accepts the command's connections from outside.
+func handOverProxy(port int, forward []string) error {
+	addrs := append([]string{fmt.Sprintf("127.0.0.1:%d", port)}, forward...)
+	fds := make([]int, 0, len(addrs))
+	for _, a := range addrs {
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			return fmt.Errorf("egress listener %s: %w", a, err)
+		}
+		f, err := ln.(*net.TCPListener).File()
+		ln.Close()
+		if err != nil {
+			return fmt.Errorf("egress listener %s: %w", a, err)
+		}
+		defer f.Close()
+		fds = append(fds, int(f.Fd()))
 	}
-	defer ln.Close()
-	f, err := ln.(*net.TCPListener).File()
-	if err != nil {
-		return fmt.Errorf("egress proxy listener: %w", err)
-	}
-	defer f.Close()
-	rights := unix.UnixRights(int(f.Fd()))
-	if err := unix.Sendmsg(proxyFD, []byte{'L'}, rights, nil, 0); err != nil {
-		return fmt.Errorf("hand the egress proxy listener to the engine: %w", err)
+	if err := unix.Sendmsg(proxyFD, []byte{'L'}, unix.UnixRights(fds...), nil, 0); err != nil {
+		return fmt.Errorf("hand the egress listeners to the engine: %w", err)
 	}
 	unix.Close(proxyFD)
 	return nil

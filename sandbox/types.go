@@ -211,6 +211,12 @@ type CommandSpec struct {
 	// socket to the engine (through file descriptor 3, which Command's
 	// caller passes) before the command runs: the egress proxy.
 	Proxy int `json:"proxy,omitempty"`
+	// Forward are loopback addresses (IP:port) where, with Proxy, the
+	// wrapper also listens and hands the socket over: the engine relays
+	// what arrives to the same address on the host (a local registry
+	// mirror the workspace configured; programs that never use a proxy
+	// for loopback reach it directly).
+	Forward []string `json:"forward,omitempty"`
 	// Limits bound what the command may use (zero: the defaults).
 	Limits Limits `json:"limits,omitempty"`
 	// PidsCgroup is the cgroup.procs file of the command's pids cgroup

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parallax/parallax/guard"
@@ -50,6 +52,13 @@ type CommandSandboxConfig struct {
 	// returns when the listener is closed. Without it, a command whose
 	// analysis has network effects has no network at all.
 	Egress func(hosts []string, ln net.Listener)
+	// Forward are the workspace's loopback registries (literal IP:port):
+	// inside a networked command's namespace they are served by Relay,
+	// which connects to the same address on the host, so that a program
+	// that never uses a proxy for loopback (Go's, npm's) reaches a local
+	// mirror.
+	Forward []netip.AddrPort
+	Relay   func(target netip.AddrPort, ln net.Listener)
 }
 
 // SandboxHook is the per-command hook of ToolsConfig: the wrapper that
@@ -130,7 +139,24 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 		wrap := func(c *exec.Cmd) error {
 			if spec.Network && cfg.Egress != nil {
 				spec.Proxy = proxyPort
-				if proxy, err = newProxyHandoff(cfg.Egress, plan.hosts); err != nil {
+				var fwd []netip.AddrPort
+				if cfg.Relay != nil {
+					for _, f := range cfg.Forward {
+						if f.Addr().IsLoopback() && !(f.Port() == proxyPort && f.Addr().Is4()) {
+							fwd = append(fwd, f)
+							spec.Forward = append(spec.Forward, f.String())
+						}
+					}
+				}
+				serve := func(lns []net.Listener) {
+					var wg sync.WaitGroup
+					for i, ln := range lns[1:] {
+						wg.Go(func() { cfg.Relay(fwd[i], ln) })
+					}
+					cfg.Egress(plan.hosts, lns[0])
+					wg.Wait()
+				}
+				if proxy, err = newProxyHandoff(1+len(fwd), serve); err != nil {
 					return err
 				}
 				c.ExtraFiles = []*os.File{proxy.child}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -540,5 +541,44 @@ echo 'curl x | sh' > .envrc && printf '[submodule "x"]\n' > .gitmodules`)
 	runNotes(`git init -q . && git config core.fsmonitor 'curl x | sh'`)
 	if _, err := os.Stat(filepath.Join(h.ws, ".git", "config")); err == nil {
 		t.Fatal("a new repository's config naming a program stayed")
+	}
+}
+
+// A registry configured as a loopback IP:port (a local mirror) is
+// reachable from a networked command directly too, as Go's and npm's
+// clients connect to loopback without a proxy: the engine relays that
+// one address, audited; any other loopback port stays unreachable.
+func TestCommandReachesOnlyTheConfiguredLoopbackRegistryDirectly(t *testing.T) {
+	h := newHands(t)
+	registry := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "mirror:"+r.URL.Path) }))
+	defer registry.Close()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "other") }))
+	defer other.Close()
+	ap := netip.MustParseAddrPort(strings.TrimPrefix(registry.URL, "http://"))
+	rec := &auditRecorder{}
+	appender := func() shield.Appender { return rec }
+	hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: h.ws, Home: h.home, Self: selfExe(t),
+		Unreadable: guard.New(h.ws, h.home).Unreadable(), TempRoot: t.TempDir(),
+		Egress: egressServer([]string{ap.String()}, appender), Forward: []netip.AddrPort{ap}, Relay: relayServer(appender)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.hook = hook
+	decided := "npm install tinypkg" // network by its nature, no host named
+	out, err := h.run(t, decided, "curl -sS --max-time 10 --noproxy '*' "+registry.URL+"/direct")
+	if err != nil || out != "mirror:/direct" {
+		t.Fatalf("the mirror directly: %v: %q", err, out)
+	}
+	if out, err := h.run(t, decided, "curl -sS --max-time 5 --noproxy '*' "+other.URL+"/x"); err == nil {
+		t.Fatalf("another loopback port was reached: %s", out)
+	}
+	var relayed int
+	for _, ev := range rec.events() {
+		if ev.Type == audit.EgressConnection && strings.HasPrefix(ev.Detail.Message, "forward ") && ev.Detail.BytesDown > 0 {
+			relayed++
+		}
+	}
+	if relayed != 1 {
+		t.Fatalf("relayed connections audited: %d, want 1", relayed)
 	}
 }

@@ -14,23 +14,23 @@ import (
 // egress proxy on it for as long as the command runs.
 type proxyHandoff struct {
 	parent, child *os.File // the engine's end; the end the wrapper inherits as fd 3
-	serve         func(hosts []string, ln net.Listener)
-	hosts         []string
+	serve         func(lns []net.Listener) // the proxy's listener first, then each forward's
+	want          int                      // how many listeners the wrapper sends
 
 	mu      sync.Mutex
-	ln      net.Listener
+	lns     []net.Listener
 	closed  bool
 	started bool
 	ended   chan struct{}
 }
 
-func newProxyHandoff(serve func([]string, net.Listener), hosts []string) (*proxyHandoff, error) {
+func newProxyHandoff(want int, serve func([]net.Listener)) (*proxyHandoff, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("egress proxy hand-off: %w", err)
 	}
 	return &proxyHandoff{parent: os.NewFile(uintptr(fds[0]), "proxy-handoff"),
-		child: os.NewFile(uintptr(fds[1]), "proxy-handoff-child"), serve: serve, hosts: hosts,
+		child: os.NewFile(uintptr(fds[1]), "proxy-handoff-child"), serve: serve, want: want,
 		ended: make(chan struct{})}, nil
 }
 
@@ -42,43 +42,56 @@ func (h *proxyHandoff) start() {
 	h.mu.Unlock()
 	go func() {
 		defer close(h.ended)
-		ln, err := h.receive()
+		lns, err := h.receive()
 		if err != nil {
 			return // the wrapper failed before it handed over: the command did not run
 		}
 		h.mu.Lock()
 		if h.closed {
 			h.mu.Unlock()
-			_ = ln.Close()
+			for _, ln := range lns {
+				_ = ln.Close()
+			}
 			return
 		}
-		h.ln = ln
+		h.lns = lns
 		h.mu.Unlock()
-		h.serve(h.hosts, ln)
+		h.serve(lns)
 	}()
 }
 
-// receive reads one message carrying one descriptor: a listening socket.
-func (h *proxyHandoff) receive() (net.Listener, error) {
-	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
+// receive reads one message carrying the listening sockets.
+func (h *proxyHandoff) receive() ([]net.Listener, error) {
+	buf, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4*h.want))
 	n, oobn, _, _, err := unix.Recvmsg(int(h.parent.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
 	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
 	if err != nil || n != 1 || len(msgs) != 1 {
-		return nil, fmt.Errorf("egress proxy hand-off: malformed message")
+		return nil, fmt.Errorf("egress hand-off: malformed message")
 	}
 	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 1 {
+	if err != nil || len(fds) != h.want {
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
-		return nil, fmt.Errorf("egress proxy hand-off: want one descriptor")
+		return nil, fmt.Errorf("egress hand-off: want %d descriptors", h.want)
 	}
-	f := os.NewFile(uintptr(fds[0]), "egress-proxy")
-	defer f.Close()
-	return net.FileListener(f)
+	var lns []net.Listener
+	for _, fd := range fds {
+		f := os.NewFile(uintptr(fd), "egress-listener")
+		ln, err := net.FileListener(f)
+		f.Close()
+		if err != nil {
+			for _, l := range lns {
+				_ = l.Close()
+			}
+			return nil, fmt.Errorf("egress hand-off: %w", err)
+		}
+		lns = append(lns, ln)
+	}
+	return lns, nil
 }
 
 // close stops the proxy (its live connections end with the listener's
@@ -89,8 +102,8 @@ func (h *proxyHandoff) close() {
 	}
 	h.mu.Lock()
 	h.closed = true
-	if h.ln != nil {
-		_ = h.ln.Close()
+	for _, ln := range h.lns {
+		_ = ln.Close()
 	}
 	started := h.started
 	h.mu.Unlock()

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/guard"
@@ -103,7 +107,7 @@ func commandSandbox(root, home string, s workspace.AgentSettings, auditTo func()
 		Unreadable: guard.New(root, home).Unreadable(),
 		Limits: sandbox.Limits{MemoryBytes: mb(s.Limits.MemoryMB), Processes: uint64(s.Limits.Processes),
 			FileSizeBytes: mb(s.Limits.FileSizeMB), OpenFiles: uint64(s.Limits.OpenFiles)},
-		Egress: egressServer(registries, auditTo)})
+		Egress: egressServer(registries, auditTo), Forward: loopbackRegistries(registries), Relay: relayServer(auditTo)})
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w (agent.sandbox: off runs commands unconfined)", err)
 	}
@@ -138,4 +142,105 @@ func egressServer(registries []string, auditTo func() shield.Appender) func([]st
 		defer p.Close()
 		_ = p.Serve(ln)
 	}
+}
+
+// loopbackRegistries are the registries written as a loopback IP:port: a
+// local mirror, relayed from inside each networked command's namespace.
+func loopbackRegistries(registries []string) []netip.AddrPort {
+	var out []netip.AddrPort
+	for _, r := range registries {
+		if ap, err := netip.ParseAddrPort(r); err == nil && ap.Addr().IsLoopback() {
+			out = append(out, ap)
+		}
+	}
+	return out
+}
+
+// maxRelayConns bounds the connections one relay serves at once.
+const maxRelayConns = 64
+
+// relayServer relays what a command sends to a loopback registry's
+// address inside its namespace to the same address on the host, each
+// connection audited with its bytes; it returns, ending every live
+// connection, when the listener is closed.
+func relayServer(auditTo func() shield.Appender) func(netip.AddrPort, net.Listener) {
+	return func(target netip.AddrPort, ln net.Listener) {
+		var mu sync.Mutex
+		live := map[net.Conn]bool{}
+		var wg sync.WaitGroup
+		defer func() {
+			mu.Lock()
+			for c := range live {
+				_ = c.Close()
+			}
+			mu.Unlock()
+			wg.Wait()
+		}()
+		track := func(c net.Conn, on bool) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			if on && len(live) >= maxRelayConns {
+				return false
+			}
+			if on {
+				live[c] = true
+			} else {
+				delete(live, c)
+			}
+			return true
+		}
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if !track(c, true) {
+				_ = c.Close()
+				continue
+			}
+			wg.Go(func() {
+				defer track(c, false)
+				defer c.Close()
+				start := time.Now()
+				up, down, err := relayOne(c, target, track)
+				code := "allowed"
+				if err != nil {
+					code = "dial_failed"
+				}
+				if a := auditTo(); a != nil {
+					_, _ = a.Append(context.Background(), audit.Event{Type: audit.EgressConnection, Detail: audit.Detail{
+						Code: code, Message: "forward " + target.String(), Ref: target.String(),
+						BytesUp: up, BytesDown: down, DurationMS: time.Since(start).Milliseconds()}})
+				}
+			})
+		}
+	}
+}
+
+// relayOne connects to target and copies both ways until either side ends.
+func relayOne(c net.Conn, target netip.AddrPort, track func(net.Conn, bool) bool) (up, down int64, err error) {
+	d, err := net.DialTimeout("tcp", target.String(), 10*time.Second)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !track(d, true) {
+		_ = d.Close()
+		return 0, 0, fmt.Errorf("too many connections")
+	}
+	defer track(d, false)
+	defer d.Close()
+	done := make(chan int64, 1)
+	go func() {
+		n, _ := io.Copy(d, c)
+		if tc, ok := d.(*net.TCPConn); ok {
+			_ = tc.CloseWrite()
+		}
+		done <- n
+	}()
+	down, _ = io.Copy(c, d)
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.CloseWrite()
+	}
+	up = <-done
+	return up, down, nil
 }
