@@ -13,7 +13,7 @@ import (
 // wrapper makes inside the command's network namespace, and serves the
 // egress proxy on it for as long as the command runs.
 type proxyHandoff struct {
-	parent, child *os.File // the engine's end; the end the wrapper inherits as fd 3
+	parent, child *os.File                 // the engine's end; the end the wrapper inherits as fd 3
 	serve         func(lns []net.Listener) // the proxy's listener first, then each forward's
 	want          int                      // how many listeners the wrapper sends
 
