@@ -19,6 +19,7 @@ var commandGroups = []func() *cobra.Command{
 	newHookCmd,
 	newJudgeCmd,
 	newConfigCmd,
+	newSandboxCmd,
 	newDemoCmd,
 	newStartCmd,
 	newChatCmd,

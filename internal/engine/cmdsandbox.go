@@ -105,7 +105,7 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 		if code == "" {
 			return nil, nil, errors.New("not a shell command")
 		}
-		plan, err := cfg.plan(code)
+		plan, err := cfg.plan(code, false)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -182,9 +182,10 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 // commandPlan is one command's sandbox and what the engine did on disk
 // to grant it exactly.
 type commandPlan struct {
-	spec    sandbox.CommandSpec
-	hosts   []string // the hosts the analysis named
-	created []createdFile
+	spec        sandbox.CommandSpec
+	hosts       []string // the hosts the analysis named
+	created     []createdFile
+	wouldCreate []string // a dry plan's empty files for exact grants
 }
 
 // createdFile is an empty file the engine created so that a write the
@@ -205,7 +206,9 @@ func (p *commandPlan) undo() {
 }
 
 // plan derives a command's sandbox from its analysis.
-func (cfg CommandSandboxConfig) plan(code string) (*commandPlan, error) {
+// With dry, nothing is created on disk (the empty files of exact grants,
+// missing caches): the plan says what would be.
+func (cfg CommandSandboxConfig) plan(code string, dry bool) (*commandPlan, error) {
 	eff := shell.Analyze(code, shell.Options{Cwd: cfg.Workspace, Home: cfg.Home})
 	s := sandbox.CommandSpec{Workspace: cfg.Workspace, Home: cfg.Home, Isolate: true, Network: networked(eff),
 		Limits: cfg.Limits}
@@ -238,7 +241,7 @@ func (cfg CommandSandboxConfig) plan(code string) (*commandPlan, error) {
 		s.ReadOnly = append(s.ReadOnly, exe)
 	}
 	for _, c := range cfg.Caches {
-		o, err := cfg.overlay(c)
+		o, err := cfg.overlay(c, dry)
 		if err != nil {
 			return nil, err
 		}
@@ -250,7 +253,7 @@ func (cfg CommandSandboxConfig) plan(code string) (*commandPlan, error) {
 			continue
 		}
 		seen[u.Path] = true
-		if err := cfg.grant(&s, p, u, hidden); err != nil {
+		if err := cfg.grant(&s, p, u, hidden, dry); err != nil {
 			p.undo()
 			return nil, err
 		}
@@ -267,7 +270,7 @@ func (cfg CommandSandboxConfig) plan(code string) (*commandPlan, error) {
 // private temp trees (a command has its own), the engine's state or its
 // executable; a link is never granted. A write that cannot be granted
 // exactly fails in the command, where the model reads why.
-func (cfg CommandSandboxConfig) grant(s *sandbox.CommandSpec, p *commandPlan, u shell.PathUse, hidden []string) error {
+func (cfg CommandSandboxConfig) grant(s *sandbox.CommandSpec, p *commandPlan, u shell.PathUse, hidden []string, dry bool) error {
 	path := u.Path
 	for _, t := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
 		if within(path, t) && !within(path, cfg.Workspace) && !within(path, cfg.Home) {
@@ -305,6 +308,11 @@ func (cfg CommandSandboxConfig) grant(s *sandbox.CommandSpec, p *commandPlan, u 
 			return nil
 		}
 		if u.Access&action.AccessWrite == 0 {
+			return nil
+		}
+		if dry {
+			p.wouldCreate = append(p.wouldCreate, path)
+			s.WriteFiles = append(s.WriteFiles, path)
 			return nil
 		}
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
@@ -348,10 +356,13 @@ func (cfg CommandSandboxConfig) hidden() []string {
 
 // overlay prepares one cache's overlay: the shared cache (created when
 // missing) and the workspace's writable layer over it.
-func (cfg CommandSandboxConfig) overlay(lower string) (sandbox.Overlay, error) {
+func (cfg CommandSandboxConfig) overlay(lower string, dry bool) (sandbox.Overlay, error) {
 	name := strings.NewReplacer("/", "_", ".", "").Replace(strings.TrimPrefix(lower, cfg.Home+"/"))
 	o := sandbox.Overlay{Lower: lower, Upper: filepath.Join(cfg.CacheRoot, name, "upper"),
 		Work: filepath.Join(cfg.CacheRoot, name, "work")}
+	if dry {
+		return o, nil
+	}
 	if err := sandbox.PrepareOverlays([]sandbox.Overlay{o}); err != nil {
 		return o, fmt.Errorf("cache overlay: %w", err)
 	}

@@ -168,7 +168,7 @@ func TestCommandSandboxHidesWorkspaceState(t *testing.T) {
 	writeFile(t, filepath.Join(state, "audit.jsonl"), "{\"secret\":\"chain\"}\n")
 	hook := newHook(t, ws, home)
 	cfg := CommandSandboxConfig{Workspace: ws, Home: home, Unreadable: guard.New(ws, home).Unreadable()}
-	plan, err := cfg.plan("ls")
+	plan, err := cfg.plan("ls", true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,11 +102,8 @@ func commandSandbox(root, home string, s workspace.AgentSettings, auditTo func()
 	if registries == nil {
 		registries = egress.DefaultRegistries()
 	}
-	mb := func(v int) uint64 { return uint64(v) << 20 }
 	hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: root, Home: home, Self: self, Caches: caches,
-		Unreadable: guard.New(root, home).Unreadable(),
-		Limits: sandbox.Limits{MemoryBytes: mb(s.Limits.MemoryMB), Processes: uint64(s.Limits.Processes),
-			FileSizeBytes: mb(s.Limits.FileSizeMB), OpenFiles: uint64(s.Limits.OpenFiles)},
+		Unreadable: guard.New(root, home).Unreadable(), Limits: commandLimits(s),
 		Egress: egressServer(registries, auditTo), Forward: loopbackRegistries(registries), Relay: relayServer(auditTo)})
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w (agent.sandbox: off runs commands unconfined)", err)
