@@ -20,8 +20,9 @@ func fakeDoctorSandbox() []pxworkspace.Check {
 func initialisedForDoctor(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	t.Setenv("HOME", t.TempDir()) // no user policy of the machine's user
-	if _, err := pxworkspace.Init(context.Background(), root, pxworkspace.InitOptions{}); err != nil {
+	home := t.TempDir()
+	t.Setenv("HOME", home) // no user policy of the machine's user
+	if _, err := pxworkspace.Init(context.Background(), root, pxworkspace.InitOptions{Home: home}); err != nil {
 		t.Fatal(err)
 	}
 	return root
@@ -35,7 +36,7 @@ func TestDoctorCmd(t *testing.T) {
 	}
 	for _, want := range []string{"workspace " + root, "OK    workspace ", "OK    audit         1 entry verified",
 		"OK    policy ", "WARN  landlock      not available: test", "fix: use another kernel",
-		"11 ok, 2 warning(s), 0 failed, 0 skipped"} {
+		"12 ok, 2 warning(s), 0 failed, 0 skipped", "OK    commands      each command isolated"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -53,7 +54,7 @@ func TestDoctorCmd(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("--json: %v\n%s", err, out)
 	}
-	if !rep.OK || rep.Workspace != root || len(rep.Checks) != 13 || rep.Checks[12].Name != "landlock" {
+	if !rep.OK || rep.Workspace != root || len(rep.Checks) != 14 || rep.Checks[13].Name != "landlock" {
 		t.Errorf("--json: got %+v", rep)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/parallax/parallax/internal/store"
@@ -122,6 +123,7 @@ var doctorChecks = []struct {
 	{"layout", (*doctor).checkLayout},
 	{"config", (*doctor).checkConfig},
 	{"agent", (*doctor).checkAgent},
+	{"commands", (*doctor).checkCommands},
 	{"policy", (*doctor).checkPolicy},
 	{"canary.token", func(d *doctor) Check { return checkToken(CanaryPath(d.root)) }},
 	{"api.token", func(d *doctor) Check { return checkToken(APITokenPath(d.root)) }},
@@ -230,6 +232,41 @@ func (d *doctor) checkAgent() Check {
 	}
 	return ok(fmt.Sprintf("sandbox on (kernel: Landlock ABI %d, seccomp); daily budget $%.2f; %d tool rounds per turn",
 		sandbox.Support().LandlockABI, s.DailyBudgetUSD, s.MaxToolRounds))
+}
+
+// checkCommands reports the sandbox each command of the own agent gets,
+// and what would weaken it here.
+func (d *doctor) checkCommands() Check {
+	if d.cfg == nil {
+		return skip("config.yaml does not load")
+	}
+	s := d.cfg.AgentSettings()
+	if s.SandboxOff {
+		return skip("agent.sandbox is off: commands run without their kernel sandbox")
+	}
+	if d.opts.Home != "" {
+		roots, err := Registered(d.opts.Home)
+		if err != nil {
+			return warn("the list of workspaces whose state every command hides cannot be read: "+err.Error(),
+				"fix or remove "+RegistryPath(d.opts.Home)+"; parallax start writes it again")
+		}
+		if !slices.Contains(roots, d.root) {
+			return warn("this workspace is not in "+RegistryPath(d.opts.Home)+": commands of other workspaces' engines can see its .parallax",
+				"parallax start registers it (or add its path as a line to that file)")
+		}
+	}
+	if os.Geteuid() == 0 {
+		if _, err := os.Stat("/sys/fs/cgroup/pids/cgroup.procs"); err != nil {
+			return warn("running as root without a cgroup v1 pids hierarchy: the kernel exempts root from RLIMIT_NPROC, so a command's process count is bounded only by its PID namespace",
+				"run Parallax as an ordinary user, or mount the pids cgroup controller")
+		}
+	}
+	regs := "the default registries"
+	if s.Registries != nil {
+		regs = fmt.Sprintf("%d configured registries", len(s.Registries))
+	}
+	return ok("each command isolated (own namespaces, private /tmp, exact writes, caches add-only, secrets masked); network only through the egress proxy to its verdict's hosts and " +
+		regs + "; parallax sandbox explain CMD shows one")
 }
 
 func (d *doctor) checkPolicy() Check {

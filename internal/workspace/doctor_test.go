@@ -56,11 +56,17 @@ func TestDoctorFresh(t *testing.T) {
 			}
 			continue
 		}
+		if c.Name == "commands" {
+			if c.Status != StatusWarn || !strings.Contains(c.Detail, "not in "+RegistryPath(home)) {
+				t.Errorf("commands: got %s (%s), want WARN: the workspace was not registered under %s", c.Status, c.Detail, home)
+			}
+			continue
+		}
 		if c.Status != StatusOK {
 			t.Errorf("%s: got %s (%s; fix: %s), want OK", c.Name, c.Status, c.Detail, c.Fix)
 		}
 	}
-	want := "workspace layout config agent policy canary.token api.token database taint audit chronicle judge"
+	want := "workspace layout config agent commands policy canary.token api.token database taint audit chronicle judge"
 	if strings.Join(got, " ") != want {
 		t.Errorf("checks: got %s, want %s", strings.Join(got, " "), want)
 	}
@@ -342,5 +348,20 @@ func TestDoctorJudge(t *testing.T) {
 				t.Errorf("got %s %q, want %s containing %q", c.Status, c.Detail, tc.want, tc.detail)
 			}
 		})
+	}
+}
+
+// A registered workspace's command check is OK and points at explain.
+func TestDoctorCommandsRegistered(t *testing.T) {
+	root, h := t.TempDir(), t.TempDir()
+	if _, err := Init(context.Background(), root, InitOptions{Home: h}); err != nil {
+		t.Fatal(err)
+	}
+	rep := Doctor(context.Background(), root, DoctorOptions{Home: h, Sandbox: noSandbox})
+	if c := find(rep, "commands"); c.Status != StatusOK || !strings.Contains(c.Detail, "sandbox explain") {
+		t.Fatalf("commands: %+v", c)
+	}
+	if roots, err := Registered(h); err != nil || len(roots) != 1 || roots[0] != root {
+		t.Fatalf("registered: %q, %v", roots, err)
 	}
 }
