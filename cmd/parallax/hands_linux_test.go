@@ -86,8 +86,8 @@ func TestCommandCannotReplaceTheWrapper(t *testing.T) {
 // Issue 18, item 2: a command cannot write the user's shell start-up
 // files, user services, global git config or authorized keys, also when
 // the command text names a write to the home itself or to a directory of
-// it (`touch ~`, `mkdir -p ~/.config/x`). The payload is run by make, a
-// shell script, npm and python.
+// it (`touch ~`, `mkdir -p ~/.config/x`). The payload is run by make, npm,
+// python and perl.
 func TestCommandCannotWriteHomeDotfiles(t *testing.T) {
 	// The home is a scratch directory where the command writes to it:
 	// elsewhere the gate escalates `touch ~`.
@@ -101,7 +101,13 @@ func TestCommandCannotWriteHomeDotfiles(t *testing.T) {
 		{"touch ~ then make", "touch ~; make", true},
 		{"mkdir ~/.config/x then make", "mkdir -p ~/.config/x; make", true},
 		{"mkdir ~/.config/x then npm test", "mkdir -p ~/.config/x; npm test", true},
-		{"touch ~/.config then perl", "touch ~/.config; perl build.pl", true},
+		// No `touch ~/.config; perl build.pl`: the gate refuses a write to
+		// every directory of the home that holds a persistence point
+		// (~/.config, ~/.local, ~/.local/share, ~/.ssh), and with the home
+		// under /tmp it escalates any script the workspace holds (`perl
+		// build.pl`). `touch ~` above widens the same way; perl runs here
+		// in a home outside the scratch directories.
+		{"perl", "perl build.pl", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -430,7 +436,9 @@ func describe(pids []int) string {
 // Issue 18, item 5: what the gate refuses to write_file inside the
 // workspace, the kernel refuses to every program of a command: the
 // files that the user's own tools run or trust (git's config and hooks,
-// the agents' and editors' settings, direnv, husky).
+// the agents' and editors' settings, direnv, husky). Those that exist are
+// read-only to the command; those it creates are moved aside after it, so
+// the workspace is checked once the command has ended.
 func TestCommandCannotWriteHostTrustedWorkspaceFiles(t *testing.T) {
 	cases := []struct{ name, command string }{
 		{"make", "make"},
@@ -442,9 +450,11 @@ func TestCommandCannotWriteHostTrustedWorkspaceFiles(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHands(t, handsSetup{})
+			// .git/HEAD is a repository's but not host-trusted: branch
+			// switching writes it, and git runs nothing from it.
+			h.write(map[string]string{".git/HEAD": "ref: refs/heads/main\n"})
 			existing := map[string]string{
 				".git/config":           "[core]\n\trepositoryformatversion = 0\n\tbare = false\n",
-				".git/HEAD":             "ref: refs/heads/main\n",
 				".git/hooks/pre-commit": "#!/bin/sh\nexit 0\n",
 				".claude/settings.json": `{"permissions": {"allow": []}}` + "\n",
 				".envrc":                "export APP_ENV=dev\n",
@@ -453,7 +463,11 @@ func TestCommandCannotWriteHostTrustedWorkspaceFiles(t *testing.T) {
 				".cursor/mcp.json":      `{"mcpServers": {}}` + "\n",
 				".husky/pre-commit":     "npm test\n",
 			}
-			created := []string{".git/hooks/post-checkout", ".claude/commands/evil.md", ".vscode/settings.json", ".gitmodules"}
+			// What a command creates among them (inside a read-only directory,
+			// or a new one) must not be in the workspace after the command:
+			// the kernel refuses it, or the engine moves it aside.
+			created := []string{".git/hooks/post-checkout", ".claude/commands/evil.md", ".vscode/settings.json", ".gitmodules",
+				".git/info/attributes", ".idea/workspace.xml", ".devcontainer/devcontainer.json", ".pre-commit-config.yaml"}
 			var targets []string
 			for rel, content := range existing {
 				h.write(map[string]string{rel: content})
@@ -482,9 +496,19 @@ func TestCommandCannotReachOtherWorkspaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := pxworkspace.StateDir(other)
+	// The engine makes ~/.parallax/agent-probe at start (the agent's probe
+	// target) where it is missing; made here first, it is in the snapshot
+	// and a copy of it is caught.
+	probe := h.homePath(".parallax/agent-probe")
+	if err := os.MkdirAll(filepath.Dir(probe), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(probe, []byte("the sandboxed agent must not be able to read this file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	targets := []string{pxworkspace.APITokenPath(other), filepath.Join(state, "audit.jsonl"),
 		pxworkspace.DBPath(other), pxworkspace.PolicyPath(other), pxworkspace.CanaryPath(other),
-		h.homePath(".parallax/agent-probe")}
+		probe}
 	token, err := os.ReadFile(pxworkspace.APITokenPath(other))
 	if err != nil {
 		t.Fatalf("the other workspace has no API token: %v", err)
@@ -559,23 +583,35 @@ func TestCommandCannotPoisonToolchainCaches(t *testing.T) {
 }
 
 // Issue 18, item 9: default limits stop a command that allocates and
-// touches 1 GiB (the line after the allocation is never printed) and a
-// command that starts 300 processes (it never has 300 at once).
+// touches 1 GiB (the line after the allocation is never printed), however
+// it maps the memory, and a command that starts 300 processes (it never
+// has 300 at once).
 func TestCommandCannotExhaustMemory(t *testing.T) {
-	h := newHands(t, handsSetup{})
-	done := "allocated-" + h.token
-	h.write(map[string]string{"alloc.py": fmt.Sprintf(`print("ran-%s", flush=True)
-b = bytearray(1 << 30)
+	cases := []struct{ name, alloc string }{
+		{"private", "b = bytearray(1 << 30)"},
+		{"anonymous mapping", "import mmap\nb = mmap.mmap(-1, 1 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)"},
+		// A shared anonymous mapping is memory as well (shmem), though
+		// RLIMIT_DATA does not count it.
+		{"shared anonymous mapping", "import mmap\nb = mmap.mmap(-1, 1 << 30)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHands(t, handsSetup{})
+			done := "allocated-" + h.token
+			h.write(map[string]string{"alloc.py": fmt.Sprintf(`print("ran-%s", flush=True)
+%s
 for i in range(0, len(b), 4096):
     b[i] = 1
 print(%q, flush=True)
-`, h.token, done)})
-	h.makefile(map[string][]string{"all": {"python3 alloc.py"}}, "all")
-	tr := h.run(propose("make"))
-	h.mustAllow(tr, 0)
-	h.ran(tr, 0)
-	if out, _ := tr.output(0); strings.Contains(out, done) {
-		t.Errorf("a command allocated and touched 1 GiB: %q", out)
+`, h.token, tc.alloc, done)})
+			h.makefile(map[string][]string{"all": {"python3 alloc.py"}}, "all")
+			tr := h.run(propose("make"))
+			h.mustAllow(tr, 0)
+			h.ran(tr, 0)
+			if out, _ := tr.output(0); strings.Contains(out, done) {
+				t.Errorf("a command allocated and touched 1 GiB: %q", out)
+			}
+		})
 	}
 }
 
