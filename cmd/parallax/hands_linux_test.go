@@ -488,12 +488,21 @@ func TestCommandCannotWriteHostTrustedWorkspaceFiles(t *testing.T) {
 
 // Issue 18, item 6: a command cannot read another workspace's state
 // (API token, audit chain, database, policy), the home's ~/.parallax,
-// nor connect to another workspace's engine socket.
+// nor connect to another workspace's engine socket. The other workspace
+// lies beside this one in the home, registered as `parallax init`
+// registers it: under /tmp, the command's private /tmp alone would hide
+// it.
 func TestCommandCannotReachOtherWorkspaces(t *testing.T) {
 	h := newHands(t, handsSetup{})
-	other := t.TempDir()
-	if _, err := pxworkspace.Init(context.Background(), other, pxworkspace.InitOptions{}); err != nil {
+	other := h.homePath("src/other")
+	if err := os.MkdirAll(other, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := pxworkspace.Init(context.Background(), other, pxworkspace.InitOptions{Home: h.home}); err != nil {
+		t.Fatal(err)
+	}
+	if roots, err := pxworkspace.Registered(h.home); err != nil || len(roots) != 1 || roots[0] != other {
+		t.Fatalf("the other workspace is not registered: %v, %v", roots, err)
 	}
 	state := pxworkspace.StateDir(other)
 	// The engine makes ~/.parallax/agent-probe at start (the agent's probe
