@@ -170,7 +170,9 @@
 //     (nobody); access checks are unchanged.
 //   - Before Landlock ABI 9, pathname unix sockets are not restricted;
 //     a command may connect to one it can reach on disk.
-//   - RLIMIT_NPROC is not applied by the kernel to uid 0: as root, only
-//     the PID namespace bounds a command's processes.
+//   - RLIMIT_NPROC is not applied by the kernel to uid 0: as root, the
+//     engine puts each command in a cgroup v1 pids group ([PidsCgroup],
+//     which the wrapper joins before anything else); where there is none
+//     (cgroup v2 only), only the PID namespace bounds its processes.
 //   - Only amd64 and arm64 have syscall tables; arm64 is untested here.
 package sandbox
