@@ -279,6 +279,22 @@ func (h *hands) plantSecrets() []string {
 	return out
 }
 
+// crowdHome fills the home as a developer's is: many files in ~/.cache,
+// which sorts before most dotfiles. What a command may not open is not
+// found by looking only so far.
+func (h *hands) crowdHome() {
+	h.t.Helper()
+	dir := h.homePath(".cache/crowd")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	for i := range 20000 {
+		if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(i)), nil, 0o644); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+}
+
 // secretFiles are the files plantSecrets writes (absolute).
 func (h *hands) secretFiles() []string {
 	rel := []string{".netrc", ".git-credentials", ".npmrc", ".pgpass", ".pypirc", ".my.cnf", ".docker/config.json", ".config/gh/hosts.yml"}
@@ -299,16 +315,23 @@ func (h *hands) secretFiles() []string {
 // ran (the output filters are not what is tested). No copy may hold a
 // secret, and no secret may reach the model.
 func TestCommandCannotReadSecretsByName(t *testing.T) {
-	cases := []struct{ name, command string }{
-		{"make", "make"},
-		{"a shell script", "sh ./build.sh"},
-		{"python", "python3 build.py"},
-		{"npm test", "npm test"},
-		{"go test", "go test ./..."},
+	cases := []struct {
+		name, command string
+		crowded       bool
+	}{
+		{"make", "make", false},
+		{"a shell script", "sh ./build.sh", false},
+		{"python", "python3 build.py", false},
+		{"npm test", "npm test", false},
+		{"go test", "go test ./...", false},
+		{"make, crowded home", "make", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHands(t, handsSetup{})
+			if tc.crowded {
+				h.crowdHome()
+			}
 			secrets := h.plantSecrets()
 			files := h.secretFiles()
 			loot := h.abs("loot")
@@ -655,17 +678,39 @@ for pid in kids:
 // Issue 18, item 10: a command reaches no pathname Unix socket it did not
 // create itself (an agent's socket in a temp dir, a bus in the runtime
 // dir, a socket in the home), even when its text names network.
+//
+// The runtime dir lies outside /tmp (the private /tmp alone would hide it)
+// and outside the home; Docker Desktop's socket lies in ~/.docker/desktop,
+// an ssh master connection's in ~/.ssh/sockets, a database's in the
+// workspace.
 func TestCommandCannotReachUnixSockets(t *testing.T) {
-	cases := []struct{ name, command string }{
-		{"make, offline", "make"},
-		{"curl then make", "curl https://example.com/; make"},
+	cases := []struct {
+		name, command string
+		crowded       bool
+	}{
+		{"make, offline", "make", false},
+		{"curl then make", "curl https://example.com/; make", false},
+		{"make, crowded home", "make", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			runtimeDir := t.TempDir()
-			h := newHands(t, handsSetup{env: []string{"XDG_RUNTIME_DIR=" + runtimeDir}})
+			h := newHands(t, handsSetup{})
+			runtimeDir := filepath.Join(filepath.Dir(h.home), "run")
+			if err := os.Mkdir(runtimeDir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			h.env = mergeEnv(h.env, []string{"XDG_RUNTIME_DIR=" + runtimeDir})
+			if tc.crowded {
+				h.crowdHome()
+			}
 			socks := []string{filepath.Join(t.TempDir(), "agent.sock"), filepath.Join(runtimeDir, "bus"),
-				h.homePath(".docker.sock")}
+				h.homePath(".docker.sock"), h.homePath(".docker/desktop/docker.sock"),
+				h.homePath(".ssh/sockets/git@example.com-22"), h.abs("var/run/pg/.s.PGSQL.5432")}
+			for _, p := range socks {
+				if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
 			var lns []*unixListener
 			for _, p := range socks {
 				lns = append(lns, listenUnix(t, p))
