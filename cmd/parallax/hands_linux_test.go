@@ -485,6 +485,12 @@ func TestCommandCannotWriteHostTrustedWorkspaceFiles(t *testing.T) {
 				".mcp.json":             `{"mcpServers": {}}` + "\n",
 				".cursor/mcp.json":      `{"mcpServers": {}}` + "\n",
 				".husky/pre-commit":     "npm test\n",
+				// A repository nested in the workspace (a vendored module, a
+				// package of a monorepo), and a project's own agent settings:
+				// the gate protects them wherever they sit.
+				"lib/.git/config":           "[core]\n\trepositoryformatversion = 0\n",
+				"lib/.git/hooks/pre-commit": "#!/bin/sh\nexit 0\n",
+				"app/.claude/settings.json": `{"permissions": {"allow": []}}` + "\n",
 			}
 			// What a command creates among them (inside a read-only directory,
 			// or a new one) must not be in the workspace after the command:
