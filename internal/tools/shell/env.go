@@ -29,7 +29,9 @@ type Scrub struct {
 var allowedVars = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "TZ", "PWD",
 	"COLORTERM", "NO_COLOR", "EDITOR", "VISUAL", "PAGER", "CI",
 	"CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS", "PKG_CONFIG_PATH", "JAVA_HOME", "MAVEN_OPTS",
-	"VIRTUAL_ENV", "CONDA_PREFIX", "RUSTUP_HOME", "CARGO_HOME", "NVM_DIR", "PNPM_HOME", "DENO_DIR", "BUN_INSTALL"}
+	"VIRTUAL_ENV", "CONDA_PREFIX", "RUSTUP_HOME", "CARGO_HOME", "NVM_DIR", "PNPM_HOME", "DENO_DIR", "BUN_INSTALL",
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"}
 
 // allowedPrefixes are families of toolchain settings an allowlisted
 // environment keeps (the secret rules still drop GOPRIVATE tokens,
