@@ -42,6 +42,7 @@ func openInitPTY(t *testing.T) (master, slave *os.File) {
 // TestInitAsksOnARealTerminal: with a terminal on stdin and no --policy,
 // init asks, and the answer typed on the terminal decides.
 func TestInitAsksOnARealTerminal(t *testing.T) {
+	t.Setenv("HOME", t.TempDir()) // init adds the workspace to ~/.parallax/workspaces
 	master, slave := openInitPTY(t)
 	if !stdinIsTerminal(slave) {
 		t.Fatal("a pty slave is not seen as a terminal")

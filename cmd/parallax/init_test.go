@@ -35,6 +35,8 @@ func noTTY(io.Reader) bool     { return false }
 func ttyAlways(io.Reader) bool { return true }
 
 func TestInitCmd(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home) // init adds the workspace to ~/.parallax/workspaces
 	root := filepath.Join(t.TempDir(), "project")
 	out, _, err := runInitDoctorCmd(t, initCommand(noTTY), "", root, "--policy", "strict")
 	if err != nil {
@@ -45,6 +47,10 @@ func TestInitCmd(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// Every command's sandbox hides the state of the workspaces listed here.
+	if roots, err := pxworkspace.Registered(home); err != nil || len(roots) != 1 || roots[0] != root {
+		t.Errorf("registered workspaces: %q, %v; want [%s]", roots, err, root)
 	}
 	for _, p := range []string{pxworkspace.CanaryPath(root), pxworkspace.APITokenPath(root)} {
 		tok, err := pxworkspace.ReadToken(p)
@@ -79,6 +85,7 @@ func TestInitCmd(t *testing.T) {
 }
 
 func TestInitCmdInteractive(t *testing.T) {
+	t.Setenv("HOME", t.TempDir()) // init adds the workspace to ~/.parallax/workspaces
 	tests := []struct {
 		name, stdin string
 		args        []string
