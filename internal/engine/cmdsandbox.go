@@ -230,7 +230,9 @@ func (cfg CommandSandboxConfig) plan(code string, dry bool) (*commandPlan, error
 		}
 	}
 	s.Hide = dedupe(hidden)
-	s.MaskFiles = dedupe(append(s.MaskFiles, secretFiles(cfg.Workspace, cfg.Home)...))
+	masked, nestedRO := secretFiles(cfg.Workspace, cfg.Home)
+	s.MaskFiles = dedupe(append(s.MaskFiles, masked...))
+	s.ReadOnly = append(s.ReadOnly, nestedRO...)
 	for _, rel := range guard.HostTrusted() {
 		s.ReadOnly = append(s.ReadOnly, filepath.Join(cfg.Workspace, rel))
 	}
@@ -383,10 +385,13 @@ var secretSkip = map[string]bool{".git": true, "node_modules": true, ".parallax"
 // reach: files named like secrets (the guard's name rules) and pathname
 // Unix sockets (an agent's, a daemon's: a command that may connect to
 // one speaks for the user), in the home (three levels deep) and in the
-// workspace (its dependency trees aside), within the walks' bounds.
-func secretFiles(ws, home string) []string {
-	var out []string
-	walk := func(root string, depth, limit int, skip map[string]bool) {
+// workspace (its dependency trees aside), within the walks' bounds. It
+// also lists the host-trusted paths of the projects nested in the
+// workspace (a repository's .git/config and hooks, a .claude/ below the
+// root), which the command may read but not change.
+func secretFiles(ws, home string) (masked, readOnly []string) {
+	trusted := guard.HostTrusted()
+	walk := func(root string, depth, limit int, skip map[string]bool, nested bool) {
 		n := 0
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -394,6 +399,18 @@ func secretFiles(ws, home string) []string {
 			}
 			if n++; n > limit {
 				return fs.SkipAll
+			}
+			if nested && p != root && filepath.Dir(p) != root { // the root's own are guard.HostTrusted
+				if d.IsDir() && d.Name() == ".git" {
+					for _, sub := range []string{"config", "hooks", "info"} {
+						readOnly = append(readOnly, filepath.Join(p, sub))
+					}
+				}
+				for _, t := range trusted {
+					if !strings.Contains(t, "/") && d.Name() == t {
+						readOnly = append(readOnly, p)
+					}
+				}
 			}
 			if d.IsDir() {
 				rel, _ := filepath.Rel(root, p)
@@ -403,14 +420,14 @@ func secretFiles(ws, home string) []string {
 				return nil
 			}
 			if d.Type()&fs.ModeSocket != 0 || d.Type().IsRegular() && guard.SecretName(d.Name()) {
-				out = append(out, p)
+				masked = append(masked, p)
 			}
 			return nil
 		})
 	}
-	walk(home, homeDepth, maxHomeWalk, homeSkip)
-	walk(ws, secretDepth, maxSecretWalk, secretSkip)
-	return out
+	walk(home, homeDepth, maxHomeWalk, homeSkip, false)
+	walk(ws, secretDepth, maxSecretWalk, secretSkip, true)
+	return masked, readOnly
 }
 
 // The walks' bounds, and what they do not enter.

