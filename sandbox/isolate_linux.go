@@ -44,10 +44,8 @@ func (s CommandSpec) isolate() error {
 	if err := ownNamespacesOf(s.OuterNS, isolateNS); err != nil {
 		return err
 	}
-	if s.PidsCgroup != "" {
-		if err := joinPids(s.PidsCgroup); err != nil {
-			return err
-		}
+	if err := joinCgroups(s.Cgroups); err != nil {
+		return err
 	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the mount tree private: %w", err)

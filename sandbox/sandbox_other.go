@@ -69,17 +69,17 @@ func (CommandSpec) TempDirInside() string { return "/tmp" }
 // PrepareOverlays fails outside Linux: there are no command sandboxes.
 func PrepareOverlays([]Overlay) error { return errOS() }
 
-// PidsCgroup is unused outside Linux.
-type PidsCgroup struct{}
+// CommandCgroup is unused outside Linux.
+type CommandCgroup struct{}
 
-// NewPidsCgroup fails outside Linux.
-func NewPidsCgroup(uint64) (*PidsCgroup, error) { return nil, errOS() }
+// NewCommandCgroup fails outside Linux.
+func NewCommandCgroup(Limits) (*CommandCgroup, error) { return nil, errOS() }
 
 // Procs is empty outside Linux.
-func (*PidsCgroup) Procs() string { return "" }
+func (*CommandCgroup) Procs() []string { return nil }
 
 // Remove does nothing outside Linux.
-func (*PidsCgroup) Remove() {}
+func (*CommandCgroup) Remove() {}
 
-// Hit is false outside Linux.
-func (*PidsCgroup) Hit() bool { return false }
+// Notes are empty outside Linux.
+func (*CommandCgroup) Notes() []string { return nil }

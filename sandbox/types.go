@@ -219,23 +219,27 @@ type CommandSpec struct {
 	Forward []string `json:"forward,omitempty"`
 	// Limits bound what the command may use (zero: the defaults).
 	Limits Limits `json:"limits,omitempty"`
-	// PidsCgroup is the cgroup.procs file of the command's pids cgroup
-	// (PidsCgroup.Procs), which the wrapper joins before anything else.
-	PidsCgroup string `json:"pids_cgroup,omitempty"`
+	// Cgroups are the cgroup.procs files of the command's cgroups
+	// (CommandCgroup.Procs), which the wrapper joins before anything else.
+	Cgroups []string `json:"cgroups,omitempty"`
 }
 
 // Limits are a command's resource limits, per process (rlimits; this
 // kernel's cgroup v2 is not assumed delegated). Zero means the default.
 type Limits struct {
-	MemoryBytes   uint64 `json:"memory_bytes,omitempty"`    // RLIMIT_DATA and RLIMIT_AS-free: heap and private writable mappings
-	Processes     uint64 `json:"processes,omitempty"`       // RLIMIT_NPROC, counted in the command's own user namespace
-	FileSizeBytes uint64 `json:"file_size_bytes,omitempty"` // RLIMIT_FSIZE
-	OpenFiles     uint64 `json:"open_files,omitempty"`      // RLIMIT_NOFILE
+	MemoryBytes uint64 `json:"memory_bytes,omitempty"` // RLIMIT_DATA: one process's heap and private writable mappings
+	// TotalMemoryBytes bounds the whole command, shared mappings and its
+	// /dev/shm included (a memory cgroup, where the engine can make one).
+	TotalMemoryBytes uint64 `json:"total_memory_bytes,omitempty"`
+	Processes        uint64 `json:"processes,omitempty"`       // RLIMIT_NPROC, counted in the command's own user namespace
+	FileSizeBytes    uint64 `json:"file_size_bytes,omitempty"` // RLIMIT_FSIZE
+	OpenFiles        uint64 `json:"open_files,omitempty"`      // RLIMIT_NOFILE
 }
 
 // Default limits of a command.
 const (
 	DefaultMemoryBytes   = 1 << 30
+	DefaultTotalMemory   = 2 << 30
 	DefaultProcesses     = 256
 	DefaultFileSizeBytes = 4 << 30
 	DefaultOpenFiles     = 4096
@@ -249,6 +253,7 @@ func (l Limits) WithDefaults() Limits {
 		}
 	}
 	set(&l.MemoryBytes, DefaultMemoryBytes)
+	set(&l.TotalMemoryBytes, DefaultTotalMemory)
 	set(&l.Processes, DefaultProcesses)
 	set(&l.FileSizeBytes, DefaultFileSizeBytes)
 	set(&l.OpenFiles, DefaultOpenFiles)

@@ -116,11 +116,12 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 			return nil, nil, fmt.Errorf("private temp directory: %w", err)
 		}
 		spec.TempDir = tmp
-		// RLIMIT_NPROC does not bind uid 0: as root, a pids cgroup does.
-		var pids *sandbox.PidsCgroup
+		// RLIMIT_NPROC does not bind uid 0 and RLIMIT_DATA no shared
+		// mapping: as root, the command's cgroups do.
+		var groups *sandbox.CommandCgroup
 		if os.Geteuid() == 0 {
-			if pids, err = sandbox.NewPidsCgroup(spec.Limits.WithDefaults().Processes); err == nil {
-				spec.PidsCgroup = pids.Procs()
+			if groups, err = sandbox.NewCommandCgroup(spec.Limits); err == nil {
+				spec.Cgroups = groups.Procs()
 			}
 		}
 		var proxy *proxyHandoff
@@ -129,11 +130,8 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 			proxy.close()
 			plan.undo()
 			_ = os.RemoveAll(tmp)
-			var notes []string
-			if pids.Hit() {
-				notes = append(notes, fmt.Sprintf("the command reached its limit of %d processes", spec.Limits.WithDefaults().Processes))
-			}
-			pids.Remove()
+			notes := groups.Notes()
+			groups.Remove()
 			return append(notes, cfg.quarantine(trusted)...)
 		}
 		wrap := func(c *exec.Cmd) error {
@@ -230,7 +228,10 @@ func (cfg CommandSandboxConfig) plan(code string, dry bool) (*commandPlan, error
 		}
 	}
 	s.Hide = dedupe(hidden)
-	masked, nestedRO := secretFiles(cfg.Workspace, cfg.Home)
+	masked, nestedRO, err := secretFiles(cfg.Workspace, cfg.Home)
+	if err != nil {
+		return nil, err
+	}
 	s.MaskFiles = dedupe(append(s.MaskFiles, masked...))
 	s.ReadOnly = append(s.ReadOnly, nestedRO...)
 	for _, rel := range guard.HostTrusted() {
@@ -385,22 +386,22 @@ var secretSkip = map[string]bool{".git": true, "node_modules": true, ".parallax"
 // reach: files named like secrets (the guard's name rules) and pathname
 // Unix sockets (an agent's, a daemon's: a command that may connect to
 // one speaks for the user), in the home (three levels deep) and in the
-// workspace (its dependency trees aside), within the walks' bounds. It
-// also lists the host-trusted paths of the projects nested in the
-// workspace (a repository's .git/config and hooks, a .claude/ below the
-// root), which the command may read but not change.
-func secretFiles(ws, home string) (masked, readOnly []string) {
+// workspace (its dependency trees aside). It also lists the host-trusted
+// paths of the projects nested in the workspace (a repository's
+// .git/config and hooks, a .claude/ below the root), which the command
+// may read but not change.
+//
+// Both walks go level by level, so a large tree (a cache of 20,000
+// files) cannot use up the budget before a shallower name is seen: the
+// first levels (the home's first, the workspace's first two) are read
+// whole, and a directory too large to read whole there is an error (the
+// command is refused, not run with a secret unseen); deeper levels stop
+// at the budget.
+func secretFiles(ws, home string) (masked, readOnly []string, err error) {
 	trusted := guard.HostTrusted()
-	walk := func(root string, depth, limit int, skip map[string]bool, nested bool) {
-		n := 0
-		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if n++; n > limit {
-				return fs.SkipAll
-			}
-			if nested && p != root && filepath.Dir(p) != root { // the root's own are guard.HostTrusted
+	visit := func(root string, nested bool) func(p string, d fs.DirEntry) {
+		return func(p string, d fs.DirEntry) {
+			if nested && filepath.Dir(p) != root { // the root's own are guard.HostTrusted
 				if d.IsDir() && d.Name() == ".git" {
 					for _, sub := range []string{"config", "hooks", "info"} {
 						readOnly = append(readOnly, filepath.Join(p, sub))
@@ -412,28 +413,63 @@ func secretFiles(ws, home string) (masked, readOnly []string) {
 					}
 				}
 			}
-			if d.IsDir() {
-				rel, _ := filepath.Rel(root, p)
-				if p != root && (skip[d.Name()] || strings.Count(rel, "/") >= depth-1) {
-					return fs.SkipDir
-				}
-				return nil
-			}
 			if d.Type()&fs.ModeSocket != 0 || d.Type().IsRegular() && guard.SecretName(d.Name()) {
 				masked = append(masked, p)
 			}
-			return nil
-		})
+		}
 	}
-	walk(home, homeDepth, maxHomeWalk, homeSkip, false)
-	walk(ws, secretDepth, maxSecretWalk, secretSkip, true)
-	return masked, readOnly
+	if err := walkLevels(home, homeDepth, 1, maxHomeWalk, homeSkip, visit(home, false)); err != nil {
+		return nil, nil, err
+	}
+	if err := walkLevels(ws, secretDepth, 2, maxSecretWalk, secretSkip, visit(ws, true)); err != nil {
+		return nil, nil, err
+	}
+	return masked, readOnly, nil
+}
+
+// maxWholeLevel bounds the entries of the levels a walk reads whole.
+const maxWholeLevel = 200000
+
+// walkLevels visits the entries below root breadth first, down to depth
+// levels (1: root's own entries), entering no directory named in skip
+// and following no link. Levels up to whole are read completely (more
+// than maxWholeLevel entries is an error); deeper ones stop once budget
+// entries were visited.
+func walkLevels(root string, depth, whole, budget int, skip map[string]bool, visit func(string, fs.DirEntry)) error {
+	level := []string{root}
+	seen := 0
+	for l := 1; l <= depth && len(level) > 0; l++ {
+		var next []string
+		for _, dir := range level {
+			ents, err := os.ReadDir(dir)
+			if err != nil {
+				continue // unreadable or gone: nothing the command can reach through it either
+			}
+			for _, e := range ents {
+				seen++
+				if l <= whole && seen > maxWholeLevel {
+					return fmt.Errorf("command sandbox: more than %d entries in the first %d levels of %s: "+
+						"its secret files cannot all be found, so the command is not run", maxWholeLevel, whole, root)
+				}
+				if l > whole && seen > budget {
+					return nil
+				}
+				p := filepath.Join(dir, e.Name())
+				visit(p, e)
+				if e.IsDir() && !skip[e.Name()] {
+					next = append(next, p)
+				}
+			}
+		}
+		level = next
+	}
+	return nil
 }
 
 // The walks' bounds, and what they do not enter.
 const (
 	homeDepth   = 3
-	maxHomeWalk = 5000
+	maxHomeWalk = 20000
 )
 
 var homeSkip = map[string]bool{"go": true, "node_modules": true, ".parallax": true, ".npm": true, ".rustup": true,

@@ -22,7 +22,7 @@ type CommandSandboxPolicy struct {
 	Registries  []string            `json:"registries,omitempty"`   // allowed to every networked command
 	Forwarded   []string            `json:"forwarded,omitempty"`    // loopback registries relayed into the namespace
 	WouldCreate []string            `json:"would_create,omitempty"` // empty files made for exact grants
-	PidsCgroup  bool                `json:"pids_cgroup"`            // root: the task limit is a cgroup's
+	Cgroups     bool                `json:"cgroups"`                // root: the task and whole-command memory limits are cgroups
 }
 
 // ExplainCommandSandbox derives, without running anything or changing
@@ -46,7 +46,7 @@ func ExplainCommandSandbox(root, home string, s workspace.AgentSettings, code st
 	spec := plan.spec
 	spec.Limits = spec.Limits.WithDefaults()
 	out := CommandSandboxPolicy{Command: code, Spec: spec, Hosts: plan.hosts, WouldCreate: plan.wouldCreate,
-		PidsCgroup: os.Geteuid() == 0}
+		Cgroups: os.Geteuid() == 0}
 	if spec.Network {
 		out.Registries = registries
 		for _, f := range loopbackRegistries(registries) {
@@ -59,7 +59,7 @@ func ExplainCommandSandbox(root, home string, s workspace.AgentSettings, code st
 // commandLimits are the settings' limits as the sandbox takes them.
 func commandLimits(s workspace.AgentSettings) sandbox.Limits {
 	mb := func(v int) uint64 { return uint64(v) << 20 }
-	return sandbox.Limits{MemoryBytes: mb(s.Limits.MemoryMB), Processes: uint64(s.Limits.Processes),
+	return sandbox.Limits{MemoryBytes: mb(s.Limits.MemoryMB), TotalMemoryBytes: mb(s.Limits.TotalMemoryMB), Processes: uint64(s.Limits.Processes),
 		FileSizeBytes: mb(s.Limits.FileSizeMB), OpenFiles: uint64(s.Limits.OpenFiles)}
 }
 
@@ -109,12 +109,13 @@ func (p CommandSandboxPolicy) String() string {
 	}
 	line("read-only", list(ro))
 	l := s.Limits
-	procs := fmt.Sprintf("%d tasks (RLIMIT_NPROC)", l.Processes)
-	if p.PidsCgroup {
+	procs, total := fmt.Sprintf("%d tasks (RLIMIT_NPROC)", l.Processes), ""
+	if p.Cgroups {
 		procs = fmt.Sprintf("%d tasks (a pids cgroup: root is exempt from RLIMIT_NPROC)", l.Processes)
+		total = fmt.Sprintf(", %d MiB for the whole command (a memory cgroup)", l.TotalMemoryBytes>>20)
 	}
-	line("limits", fmt.Sprintf("%d MiB of data per process, %s, files up to %d MiB, %d open files",
-		l.MemoryBytes>>20, procs, l.FileSizeBytes>>20, l.OpenFiles))
+	line("limits", fmt.Sprintf("%d MiB of data per process%s, %s, files up to %d MiB, %d open files",
+		l.MemoryBytes>>20, total, procs, l.FileSizeBytes>>20, l.OpenFiles))
 	line("environment", "an allowlist; no secret-looking variable, none an api_key_env names")
 	return b.String()
 }

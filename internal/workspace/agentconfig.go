@@ -95,10 +95,11 @@ type CommandConfig struct {
 
 // CommandLimits are a command's resource limits (0: the default).
 type CommandLimits struct {
-	MemoryMB   int `yaml:"memory_mb"`    // default 2048
-	Processes  int `yaml:"processes"`    // default 256
-	FileSizeMB int `yaml:"file_size_mb"` // default 4096
-	OpenFiles  int `yaml:"open_files"`   // default 4096
+	MemoryMB      int `yaml:"memory_mb"`       // per process, default 1024
+	TotalMemoryMB int `yaml:"total_memory_mb"` // the whole command (a memory cgroup, as root), default 2048
+	Processes     int `yaml:"processes"`       // default 256
+	FileSizeMB    int `yaml:"file_size_mb"`    // default 4096
+	OpenFiles     int `yaml:"open_files"`      // default 4096
 }
 
 // Agent defaults.
@@ -226,6 +227,7 @@ func (a *AgentConfig) check() error {
 		}
 		if l := cc.Limits; l != nil {
 			errs = append(errs, intRange("agent.command.limits.memory_mb", l.MemoryMB, 64, 1<<20),
+				intRange("agent.command.limits.total_memory_mb", l.TotalMemoryMB, 64, 1<<22),
 				intRange("agent.command.limits.processes", l.Processes, 8, 1<<16),
 				intRange("agent.command.limits.file_size_mb", l.FileSizeMB, 1, 1<<24),
 				intRange("agent.command.limits.open_files", l.OpenFiles, 64, 1<<20))

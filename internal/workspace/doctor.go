@@ -256,9 +256,12 @@ func (d *doctor) checkCommands() Check {
 		}
 	}
 	if os.Geteuid() == 0 {
-		if _, err := os.Stat("/sys/fs/cgroup/pids/cgroup.procs"); err != nil {
-			return warn("running as root without a cgroup v1 pids hierarchy: the kernel exempts root from RLIMIT_NPROC, so a command's process count is bounded only by its PID namespace",
-				"run Parallax as an ordinary user, or mount the pids cgroup controller")
+		for _, h := range []string{"pids", "memory"} {
+			if _, err := os.Stat("/sys/fs/cgroup/" + h + "/cgroup.procs"); err != nil {
+				return warn("running as root without a cgroup v1 "+h+" hierarchy: a command's "+h+" are bounded only by rlimits "+
+					"(which exempt root from the process limit and do not count shared memory) and its PID namespace",
+					"run Parallax as an ordinary user, or mount the "+h+" cgroup controller")
+			}
 		}
 	}
 	regs := "the default registries"
