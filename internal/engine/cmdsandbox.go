@@ -131,7 +131,10 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 			plan.undo()
 			_ = os.RemoveAll(tmp)
 			notes := groups.Notes()
-			groups.Remove()
+			// The command's last tasks may still be exiting (its PID
+			// namespace was just torn down): the groups go when they are
+			// empty, without holding the result back.
+			go groups.Remove()
 			return append(notes, cfg.quarantine(trusted)...)
 		}
 		wrap := func(c *exec.Cmd) error {
