@@ -152,12 +152,12 @@
 //
 //	go test -run='^$' -bench=. -benchtime=30x -count=3 ./sandbox/
 //
-// prints the medians. When this was written (2 shared cores under other
-// builds): ApplyAgent 0.37-0.41 ms and all probes 0.10-0.13 ms inside
-// the agent; /bin/true under a command sandbox 4.6-5.3 ms against
-// 0.77-0.87 ms for a plain exec, most of it starting the Go binary a
-// second time; with a hidden directory (namespaces, mask, capability
-// drop) 4.5 ms against 3.9 ms without.
+// prints the medians and p95. On a quiet machine (2 cores): /bin/true
+// plainly 0.65-0.72 ms; under Landlock and seccomp 3.5 ms; with the
+// .parallax mask 4.1 ms; isolated (every namespace, /proc, private /tmp,
+// masks, limits) 4.75 ms, p95 5.4 ms — mostly starting the Go binary a
+// second time and making the namespaces. ApplyAgent takes 0.37-0.41 ms
+// and all probes 0.10-0.13 ms inside the agent.
 //
 // # Known gaps
 //
