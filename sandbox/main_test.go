@@ -41,6 +41,11 @@ func TestMain(m *testing.M) {
 		os.Exit(maskChild())
 	case "landlock-net":
 		os.Exit(landlockNetChild())
+	case "self":
+		os.Exit(selfChild())
+	case "hello":
+		fmt.Println("the original binary")
+		os.Exit(0)
 	case "privileged":
 		os.Exit(privChild())
 	case "socket":
