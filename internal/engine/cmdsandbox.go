@@ -264,8 +264,55 @@ func (cfg CommandSandboxConfig) plan(code string, dry bool) (*commandPlan, error
 			return nil, err
 		}
 	}
-	p.spec = s
+	// A host-trusted path that is a link (.claude -> dotfiles/claude) is
+	// made read-only where it leads.
+	for _, r := range s.ReadOnly {
+		if st, err := os.Lstat(r); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			if t, err := filepath.EvalSymlinks(r); err == nil {
+				s.ReadOnly = append(s.ReadOnly, t)
+			}
+		}
+	}
+	p.spec = resolved(s)
 	return p, nil
+}
+
+// resolved is the spec with every path's directories resolved: the
+// wrapper opens each path refusing symlinks on the way, so a home or
+// workspace reached through a link (/home -> /var/home) must be named by
+// its real path, or its masks would be skipped or refused. The last
+// component is kept as it is: a link there is never followed.
+func resolved(s sandbox.CommandSpec) sandbox.CommandSpec {
+	real := func(p string) string {
+		if p == "" || p == "/" {
+			return p
+		}
+		dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+		if err != nil {
+			return p // missing: the wrapper skips or refuses it
+		}
+		return filepath.Join(dir, filepath.Base(p))
+	}
+	all := func(ps []string) []string {
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			out[i] = real(p)
+		}
+		return out
+	}
+	whole := func(p string) string { // the workspace and home themselves
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return p
+	}
+	s.Workspace, s.Home = whole(s.Workspace), whole(s.Home)
+	s.Hide, s.MaskFiles, s.ReadOnly = all(s.Hide), all(s.MaskFiles), all(s.ReadOnly)
+	s.WriteFiles, s.MakeDirs, s.RemoveTrees = all(s.WriteFiles), all(s.MakeDirs), all(s.RemoveTrees)
+	for i, o := range s.Overlays {
+		s.Overlays[i] = sandbox.Overlay{Lower: real(o.Lower), Upper: real(o.Upper), Work: real(o.Work)}
+	}
+	return s
 }
 
 // grant adds the exact grant for a write or delete outside the
@@ -364,8 +411,9 @@ func (cfg CommandSandboxConfig) hidden() []string {
 // missing) and the workspace's writable layer over it.
 func (cfg CommandSandboxConfig) overlay(lower string, dry bool) (sandbox.Overlay, error) {
 	name := strings.NewReplacer("/", "_", ".", "").Replace(strings.TrimPrefix(lower, cfg.Home+"/"))
-	o := sandbox.Overlay{Lower: lower, Upper: filepath.Join(cfg.CacheRoot, name, "upper"),
-		Work: filepath.Join(cfg.CacheRoot, name, "work")}
+	root := realPath(cfg.CacheRoot)
+	o := sandbox.Overlay{Lower: realPath(lower), Upper: filepath.Join(root, name, "upper"),
+		Work: filepath.Join(root, name, "work")}
 	if dry {
 		return o, nil
 	}
@@ -416,8 +464,17 @@ func secretFiles(ws, home string) (masked, readOnly []string, err error) {
 					}
 				}
 			}
-			if d.Type()&fs.ModeSocket != 0 || d.Type().IsRegular() && guard.SecretName(d.Name()) {
+			switch {
+			case d.Type()&fs.ModeSocket != 0 || d.Type().IsRegular() && guard.SecretName(d.Name()):
 				masked = append(masked, p)
+			case d.Type()&fs.ModeSymlink != 0 && guard.SecretName(d.Name()):
+				// A link named like a secret (.env -> ../shared/env): its
+				// target is what a read reaches, so the target is masked.
+				if t, err := filepath.EvalSymlinks(p); err == nil {
+					if st, err := os.Stat(t); err == nil && st.Mode().IsRegular() {
+						masked = append(masked, t)
+					}
+				}
 			}
 		}
 	}
@@ -637,4 +694,19 @@ func gitConfigRunsCode(p string) bool {
 		}
 	}
 	return false
+}
+
+// realPath resolves the links of p's longest existing ancestor and keeps
+// the rest: the real path of something that may not exist yet.
+func realPath(p string) string {
+	rest := ""
+	for q := p; ; q = filepath.Dir(q) {
+		if r, err := filepath.EvalSymlinks(q); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if q == filepath.Dir(q) {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(q), rest)
+	}
 }

@@ -633,3 +633,42 @@ func TestCommandCannotChangeNestedProjectsTrustedFiles(t *testing.T) {
 		t.Errorf("the nested .claude/settings.json changed: %q", got)
 	}
 }
+
+// A home reached through a link (/home -> /var/home) keeps every mask,
+// and a link named like a secret (.env -> a shared file) has its target
+// masked: the wrapper never follows a link, so the engine names real
+// paths.
+func TestCommandCannotReadSecretsThroughLinks(t *testing.T) {
+	h := newHands(t)
+	real := t.TempDir()
+	if err := os.Remove(h.home); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, h.home); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(real, ".netrc"), "machine h password linked-home-S3CRET\n")
+	shared := filepath.Join(t.TempDir(), "shared-env")
+	writeFile(t, shared, "TOKEN=linked-env-S3CRET\n")
+	if err := os.Symlink(shared, filepath.Join(h.ws, ".env")); err != nil {
+		t.Fatal(err)
+	}
+	hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: h.ws, Home: h.home, Self: selfExe(t),
+		Caches:     []string{filepath.Join(h.home, ".cache", "go-build")},
+		Unreadable: guard.New(h.ws, h.home).Unreadable(), TempRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.hook = hook
+	script := "cat " + filepath.Join(h.home, ".netrc") + " .env 2>&1; true"
+	if out, _ := run(t, hook, h.ws, "", script); !strings.Contains(out, "linked-home-S3CRET") || !strings.Contains(out, "linked-env-S3CRET") {
+		t.Fatalf("control: the secrets are not readable plainly: %s", out)
+	}
+	out, err := h.run(t, "make", script)
+	if err != nil {
+		t.Fatalf("the command did not run: %v: %s", err, out)
+	}
+	if strings.Contains(out, "S3CRET") {
+		t.Fatalf("a secret was read through a link: %s", out)
+	}
+}
