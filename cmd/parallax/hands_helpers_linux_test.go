@@ -297,10 +297,16 @@ type turn struct {
 type step struct {
 	command string
 	before  func()
+	timeout int // timeout_seconds proposed with the command; 0: the default
 }
 
 // propose is a step that only proposes command.
 func propose(command string) step { return step{command: command} }
+
+// slow is a step that proposes command with the longest timeout: a cold
+// toolchain cache in a fresh home compiles the standard library first,
+// which the default 30 s does not cover on a loaded machine.
+func slow(command string) step { return step{command: command, timeout: 600} }
 
 // run scripts the model to propose each step's command in turn and then
 // stop, runs one turn of `parallax run --json` (an engine started for the
@@ -309,7 +315,11 @@ func (h *hands) run(steps ...step) turn {
 	h.t.Helper()
 	var answers []func(http.ResponseWriter)
 	for i, s := range steps {
-		propose := sseToolCall(fmt.Sprintf("call_%d", i), "execute_command", map[string]any{"command": s.command})
+		args := map[string]any{"command": s.command}
+		if s.timeout != 0 {
+			args["timeout_seconds"] = s.timeout
+		}
+		propose := sseToolCall(fmt.Sprintf("call_%d", i), "execute_command", args)
 		before := s.before
 		answers = append(answers, func(w http.ResponseWriter) {
 			if before != nil {

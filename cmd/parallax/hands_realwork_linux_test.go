@@ -47,7 +47,7 @@ func (h *hands) goModule() {
 func TestRealWorkGoTestInFreshHome(t *testing.T) {
 	h := newHands(t, handsSetup{})
 	h.goModule()
-	tr := h.run(propose("go test ./..."))
+	tr := h.run(slow("go test ./..."))
 	h.mustAllow(tr, 0)
 	if out, _ := tr.output(0); !tr.succeeded(0) || !strings.Contains(out, "ok  \texample.com/w") {
 		t.Errorf("go test ./... in a fresh home: %q", out)
@@ -57,7 +57,7 @@ func TestRealWorkGoTestInFreshHome(t *testing.T) {
 func TestRealWorkGoBuild(t *testing.T) {
 	h := newHands(t, handsSetup{})
 	h.goModule()
-	tr := h.run(propose("go build -o bin/w ./cmd/w"), propose("./bin/w"))
+	tr := h.run(slow("go build -o bin/w ./cmd/w"), propose("./bin/w"))
 	h.mustAllow(tr, 0)
 	if out, _ := tr.output(0); !tr.succeeded(0) {
 		t.Fatalf("go build in a fresh home: %q", out)
@@ -96,7 +96,7 @@ func TestRealWorkNpmTest(t *testing.T) {
 		"package.json": `{"name": "w", "version": "1.0.0", "scripts": {"test": "node test.js"}}` + "\n",
 		"test.js":      "const assert = require('assert');\nassert.strictEqual(1 + 2, 3);\nconsole.log('tests passed');\n",
 	})
-	tr := h.run(propose("npm test"))
+	tr := h.run(slow("npm test"))
 	h.mustAllow(tr, 0)
 	if out, _ := tr.output(0); !tr.succeeded(0) || !strings.Contains(out, "tests passed") {
 		t.Errorf("npm test: %q", out)
@@ -149,7 +149,7 @@ func TestRealWorkGoGet(t *testing.T) {
 	}))
 	h := newHands(t, handsSetup{agent: agent, env: []string{"GOPROXY=" + srv.URL, "GOSUMDB=off"}})
 	h.goModule()
-	tr := h.run(propose("go get " + mod + "@" + ver))
+	tr := h.run(slow("go get " + mod + "@" + ver))
 	h.mustAllow(tr, 0)
 	b, _ := os.ReadFile(h.abs("go.mod"))
 	if out, _ := tr.output(0); !tr.succeeded(0) || !strings.Contains(string(b), mod+" "+ver) {
@@ -199,7 +199,7 @@ func TestRealWorkNpmInstall(t *testing.T) {
 	srvURL = srv.URL
 	h := newHands(t, handsSetup{agent: agent, env: []string{"npm_config_registry=" + srv.URL + "/", "npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false"}})
 	h.write(map[string]string{"package.json": `{"name": "w", "version": "1.0.0"}` + "\n"})
-	tr := h.run(propose("npm install tinypkg"))
+	tr := h.run(slow("npm install tinypkg"))
 	h.mustAllow(tr, 0)
 	if _, err := os.Stat(h.abs("node_modules/tinypkg/index.js")); err != nil || !tr.succeeded(0) {
 		out, _ := tr.output(0)
@@ -243,7 +243,7 @@ func TestRealWorkPipDownload(t *testing.T) {
 		}
 	}))
 	h := newHands(t, handsSetup{agent: agent, env: []string{"PIP_INDEX_URL=" + srv.URL + "/simple", "PIP_DISABLE_PIP_VERSION_CHECK=1"}})
-	tr := h.run(propose("python3 -m pip download --no-deps -d dl tinypkg"))
+	tr := h.run(slow("python3 -m pip download --no-deps -d dl tinypkg"))
 	h.mustAllow(tr, 0)
 	if _, err := os.Stat(h.abs("dl/" + whl)); err != nil || !tr.succeeded(0) {
 		out, _ := tr.output(0)
