@@ -31,13 +31,15 @@
 //     unlinked or copied as links, never followed; a recursive delete
 //     refuses to cross into another file system, and list, search and
 //     copy do not enter one. A directory is never copied into itself.
-//   - Walks ask the guard. list_directory (flat or recursive) and
-//     search_files over a directory judge every entry they meet, by its
+//   - Walks ask the guard. list_directory (flat or recursive),
+//     search_files over a directory and copy_file of a directory judge
+//     every entry they meet, by its
 //     absolute path, as a read (Config.Judge; the engine passes the
 //     gate's own guard through GuardJudge) before it is shown, matched,
 //     read or entered: a sealed or restricted entry (.parallax and its
 //     tokens and audit chain, .env, key files, a link into ~/.ssh) is
-//     skipped, and the answer ends with one line counting the withheld
+//     skipped (a copy would carry ~/.aws/config to a place where it is
+//     an ordinary file), and the answer ends with one line counting the withheld
 //     entries by class ("[6 entries withheld (restricted or sealed)]"),
 //     never their names or contents. A walk without a Judge is refused
 //     (no_guard); the gate judges only the root of a walk, so an

@@ -35,16 +35,23 @@ type walker struct {
 	recursive bool
 	judge     Judge
 	visit     visitFunc
-	withheld  int
-	why       []string // the classes withheld, sorted, distinct
+	withheld
 }
 
 // newWalker refuses a walk with no judge: a walk is never unguarded.
 func newWalker(op, at string, judge Judge, recursive bool, visit visitFunc) (*walker, error) {
-	if judge == nil {
-		return nil, errf(tools.CodeNoGuard, op, at, "no guard judges the entries of the walk")
+	if err := needJudge(op, at, judge); err != nil {
+		return nil, err
 	}
 	return &walker{op: op, recursive: recursive, judge: judge, visit: visit}, nil
+}
+
+// needJudge refuses a walk with no judge (no_guard).
+func needJudge(op, at string, judge Judge) error {
+	if judge == nil {
+		return errf(tools.CodeNoGuard, op, at, "no guard judges the entries of the walk")
+	}
+	return nil
 }
 
 // walk visits the tree below the directory fd (taken over), whose
@@ -99,11 +106,17 @@ func (w *walker) walk(ctx context.Context, fd int, at, rel string) error {
 	return nil
 }
 
-func (w *walker) withhold(why string) {
+// withheld counts the entries a walk skipped on its judge's word.
+type withheld struct {
+	n   int
+	why []string // the classes withheld, sorted, distinct
+}
+
+func (w *withheld) withhold(why string) {
 	if why == "" {
 		why = "guarded"
 	}
-	w.withheld++
+	w.n++
 	if i, found := slices.BinarySearch(w.why, why); !found {
 		w.why = slices.Insert(w.why, i, why)
 	}
@@ -111,15 +124,15 @@ func (w *walker) withhold(why string) {
 
 // note is the line that counts the withheld entries ("" when none): how
 // many and of which classes, never their names.
-func (w *walker) note() string {
-	if w.withheld == 0 {
+func (w *withheld) note() string {
+	if w.n == 0 {
 		return ""
 	}
 	noun := "entries"
-	if w.withheld == 1 {
+	if w.n == 1 {
 		noun = "entry"
 	}
-	return fmt.Sprintf("[%d %s withheld (%s)]\n", w.withheld, noun, strings.Join(w.why, " or "))
+	return fmt.Sprintf("[%d %s withheld (%s)]\n", w.n, noun, strings.Join(w.why, " or "))
 }
 
 // walkPlanned opens the planned directory pp and walks it with w.
@@ -188,7 +201,7 @@ func (e *Executor) list(ctx context.Context, pp *PathPlan, p *action.ListDirecto
 		return tools.Result{}, err
 	}
 	res := tools.Result{Output: out.String(), Truncated: out.truncated}
-	if n == 0 && w.withheld == 0 {
+	if n == 0 && w.n == 0 {
 		res.Output = "(empty directory)\n"
 	}
 	if out.truncated {

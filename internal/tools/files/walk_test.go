@@ -122,6 +122,46 @@ func TestListingCannotShowSealedOrRestrictedEntries(t *testing.T) {
 	}
 }
 
+// A copy of a directory reads every entry: what the guard restricts
+// where it lies (~/.aws, ~/.ssh) or by name (.env) is not carried to a
+// place where it would be an ordinary file.
+func TestCopyCannotCarrySecretsOutOfTheirPlace(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	cfg := Config{Judge: GuardJudge(guard.New(ws, home))}
+	writeFile(t, filepath.Join(home, ".aws/config"), "[default]\nsecret="+walkEnvValue+"\n", 0o600)
+	writeFile(t, filepath.Join(home, ".ssh/id_rsa"), walkHomeKey+"\n", 0o600)
+	writeFile(t, filepath.Join(home, "notes.txt"), "notes\n", 0o644)
+	writeFile(t, filepath.Join(ws, "sub/.env"), "DB_PASSWORD="+walkSubEnv+"\n", 0o600)
+	writeFile(t, filepath.Join(ws, "sub/util.go"), "package sub\n", 0o644)
+	cases := []struct {
+		name, src, dst string
+		want           []string // the entries of the copy
+		note           string
+	}{
+		{"the home", home, filepath.Join(ws, "homecopy"), []string{"notes.txt"}, "[2 entries withheld (restricted)]\n"},
+		{"a .env below", filepath.Join(ws, "sub"), filepath.Join(ws, "sub2"), []string{"util.go"}, "[1 entry withheld (restricted)]\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := do(t, New(cfg), "copy_file", map[string]any{"source": c.src, "destination": c.dst})
+			wantCode(t, res, err, "")
+			if !strings.HasSuffix(res.Output, ")\n"+c.note) {
+				t.Fatalf("answer %q does not end with %q", res.Output, c.note)
+			}
+			var got []string
+			err = filepath.WalkDir(c.dst, func(p string, _ os.DirEntry, err error) error {
+				if p != c.dst {
+					got = append(got, strings.TrimPrefix(p, c.dst+"/"))
+				}
+				return err
+			})
+			if err != nil || strings.Join(got, " ") != strings.Join(c.want, " ") {
+				t.Fatalf("the copy holds %q (%v), want %q", got, err, c.want)
+			}
+		})
+	}
+}
+
 // A walk with nothing to judge its entries is refused, never run
 // unguarded; a search of one file is not a walk.
 func TestWalkCannotRunWithoutAJudge(t *testing.T) {
@@ -134,6 +174,7 @@ func TestWalkCannotRunWithoutAJudge(t *testing.T) {
 		{"recursive listing", "list_directory", map[string]any{"path": ws, "recursive": true}, tools.CodeNoGuard},
 		{"flat listing", "list_directory", map[string]any{"path": ws}, tools.CodeNoGuard},
 		{"search of a directory", "search_files", map[string]any{"path": ws, "pattern": "."}, tools.CodeNoGuard},
+		{"copy of a directory", "copy_file", map[string]any{"source": filepath.Join(ws, "sub"), "destination": filepath.Join(ws, "sub2")}, tools.CodeNoGuard},
 		{"search of a file", "search_files", map[string]any{"path": filepath.Join(ws, "main.go"), "pattern": "TODO"}, ""},
 	}
 	for _, c := range cases {
