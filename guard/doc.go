@@ -107,7 +107,9 @@
 //     listing the directory plus what expansion finds, not by name rules.
 //   - The guard does not look inside directories: a recursive read of a
 //     directory holding a .env is judged as a read of the directory.
-//     Contents are for DLP and IFC.
+//     Contents are for DLP and IFC. The typed walks (list_directory,
+//     search_files) ask Check about each entry they meet and skip what
+//     it blocks (internal/tools/files, Config.Judge).
 //   - A path with percent escapes is judged as written and as decoded
 //     once (action.PercentDecoded), worst wins.
 //   - Unicode normalisation (macOS NFD) is not modelled; payload path

@@ -238,6 +238,11 @@ func (g *Gate) Fresh() *Gate {
 // Policy returns the compiled policy the gate uses.
 func (g *Gate) Policy() *policy.Policy { return g.policy }
 
+// Guard returns the guard the gate judges paths with. It keeps no state
+// and is safe for concurrent use: executors ask it about what they meet
+// after the decision (the entries of a directory walk).
+func (g *Gate) Guard() *guard.Guard { return g.guard }
+
 func clip(s string) string {
 	if len(s) <= maxReason {
 		return s

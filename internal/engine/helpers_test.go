@@ -45,7 +45,11 @@ type envOptions struct {
 	approverFor func(ws *workspace.Workspace) shield.Approver
 	redact      bool
 	executors   map[action.Type]Executor // replace or add
-	wrap        func(Config) Config      // change the pipeline config
+	// tools, when set, gives Open the real files and shell executors
+	// (Options.Tools) in place of the recording ones; executors still
+	// replace or add.
+	tools *ToolsConfig
+	wrap  func(Config) Config // change the pipeline config
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -73,13 +77,16 @@ func newEnv(t testing.TB, o envOptions) *env {
 		action.ExecuteCommand: e.record("ran"),
 		action.HTTPRequest:    e.record("200 OK"),
 	}
+	if o.tools != nil {
+		e.executors = map[action.Type]Executor{}
+	}
 	for k, v := range o.executors {
 		e.executors[k] = v
 	}
 	if o.approverFor != nil {
 		o.approver = o.approverFor(ws)
 	}
-	p, g, err := Open(ws, Options{Home: e.home, Approver: o.approver, Executors: e.executors, Redact: o.redact})
+	p, g, err := Open(ws, Options{Home: e.home, Approver: o.approver, Executors: e.executors, Tools: o.tools, Redact: o.redact})
 	if err != nil {
 		t.Fatal(err)
 	}

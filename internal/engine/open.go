@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"time"
 
 	"github.com/parallax/parallax/action"
@@ -20,6 +21,10 @@ type Options struct {
 	Approver shield.Approver
 	// Executors run the allowed actions, by type.
 	Executors map[action.Type]Executor
+	// Tools, when set, adds the files and shell executors
+	// (ToolExecutors) with the gate's own guard judging their directory
+	// walks; Executors replace or add to them.
+	Tools *ToolsConfig
 	// Redact masks secrets in results before the agent reads them.
 	Redact bool
 	// Chronicle bounds the snapshots.
@@ -46,8 +51,15 @@ func Open(ws *workspace.Workspace, opts Options) (*Pipeline, *shield.Gate, error
 	if err != nil {
 		return nil, nil, fmt.Errorf("engine: gate: %w", err)
 	}
+	executors := opts.Executors
+	if opts.Tools != nil {
+		tc := *opts.Tools
+		tc.Guard = g.Guard()
+		executors = ToolExecutors(tc)
+		maps.Copy(executors, opts.Executors)
+	}
 	p, err := New(Config{Workspace: ws.Root, Home: opts.Home, Gate: g, Audit: ws.Audit,
-		Snapshots: &Chronicle{WS: ws, Opts: opts.Chronicle}, Executors: opts.Executors, Redact: opts.Redact,
+		Snapshots: &Chronicle{WS: ws, Opts: opts.Chronicle}, Executors: executors, Redact: opts.Redact,
 		Now: opts.Now, Logger: opts.Logger})
 	if err != nil {
 		return nil, nil, err

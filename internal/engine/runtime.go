@@ -215,9 +215,9 @@ func OpenRuntime(ctx context.Context, opts RuntimeOptions) (rt *Runtime, err err
 			return nil, err
 		}
 	}
-	ex := ToolExecutors(ToolsConfig{Files: files.Config{}, Shell: shell.Runner{Workspace: opts.Root,
+	tc := &ToolsConfig{Files: files.Config{}, Shell: shell.Runner{Workspace: opts.Root,
 		DefaultTimeout: r.settings.CommandTimeout, OutputCap: r.settings.OutputCap,
-		Scrub: shell.Scrub{Allowlist: true, Drop: keyVars(r.ws.Config)}}, CommandSandbox: cmdSandbox})
+		Scrub: shell.Scrub{Allowlist: true, Drop: keyVars(r.ws.Config)}}, CommandSandbox: cmdSandbox}
 	var gateApprover shield.Approver
 	if !opts.NoApprovals {
 		r.asks = newClientApprovals(r.hub)
@@ -226,7 +226,7 @@ func OpenRuntime(ctx context.Context, opts RuntimeOptions) (rt *Runtime, err err
 		}
 		gateApprover = workspace.GateApprover(r.approver)
 	}
-	if r.pipe, _, err = Open(r.ws, Options{Home: opts.Home, Approver: gateApprover, Executors: ex, Redact: true, Now: opts.Now, Logger: opts.Logger}); err != nil {
+	if r.pipe, _, err = Open(r.ws, Options{Home: opts.Home, Approver: gateApprover, Tools: tc, Redact: true, Now: opts.Now, Logger: opts.Logger}); err != nil {
 		return nil, err
 	}
 	if r.broker, err = OpenBroker(r.ws, opts.Getenv, opts.Now); err != nil {

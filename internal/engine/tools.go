@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/internal/tools"
 	"github.com/parallax/parallax/internal/tools/files"
 	"github.com/parallax/parallax/internal/tools/shell"
@@ -15,7 +16,13 @@ import (
 
 // ToolsConfig configures the executors of the files and shell groups.
 type ToolsConfig struct {
+	// Files bounds the file actions. Its Judge, when nil, is Guard's.
 	Files files.Config
+	// Guard judges every entry of a directory walk (list_directory,
+	// search_files): the gate's own guard (shield.Gate.Guard; Open fills
+	// it in from Options.Tools). With neither Guard nor Files.Judge,
+	// every walk is refused (no_guard).
+	Guard *guard.Guard
 	// Shell is the command runner; its Wrap is replaced per call by
 	// CommandSandbox.
 	Shell shell.Runner
@@ -28,6 +35,9 @@ type ToolsConfig struct {
 // ToolExecutors returns the executors of the files and shell groups by
 // action type.
 func ToolExecutors(cfg ToolsConfig) map[action.Type]Executor {
+	if cfg.Files.Judge == nil {
+		cfg.Files.Judge = files.GuardJudge(cfg.Guard)
+	}
 	fe := &filesExecutor{ex: files.New(cfg.Files)}
 	se := &shellExecutor{runner: cfg.Shell, sandbox: cfg.CommandSandbox}
 	out := map[action.Type]Executor{action.ExecuteCommand: se}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/internal/tools/shell"
+	"github.com/parallax/parallax/shield"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -26,7 +27,8 @@ func TestToolExecutorsEndToEnd(t *testing.T) {
 		return func(c *exec.Cmd) error { c.Env = append(c.Env, "PX_WRAPPED=yes"); return nil }, nil, nil
 	}
 	e := newEnv(t, envOptions{wrap: func(c Config) Config {
-		c.Executors = ToolExecutors(ToolsConfig{Shell: shell.Runner{Workspace: c.Workspace}, CommandSandbox: sandbox})
+		c.Executors = ToolExecutors(ToolsConfig{Guard: c.Gate.(*shield.Gate).Guard(), Shell: shell.Runner{Workspace: c.Workspace},
+			CommandSandbox: sandbox})
 		return c
 	}})
 	f := filepath.Join(e.root, "notes.txt")
@@ -95,4 +97,52 @@ func TestFilesPlanRefusesASwap(t *testing.T) {
 	if _, err := ex.Execute(t.Context(), &action.Action{Type: action.ReadFile, Payload: &action.ReadFilePayload{Path: f}}); err == nil {
 		t.Fatal("an unprepared call ran")
 	}
+}
+
+// A search or a recursive listing of the workspace through the pipeline,
+// with the executors Open builds over the gate's guard, never returns
+// the engine's API token, its canary or a .env value: every entry of the
+// walk is judged as a read, and the answer counts what was withheld.
+func TestSearchFilesCannotReturnTheAPITokenOrEnvValues(t *testing.T) {
+	e := newEnv(t, envOptions{tools: &ToolsConfig{}})
+	const envValue = "envvalue-ocelot-marmalade"
+	writeFile(t, filepath.Join(e.root, ".env"), "API_KEY="+envValue+"\n")
+	writeFile(t, filepath.Join(e.root, "src", ".env"), "DB_PASSWORD="+envValue+"-nested\n")
+	writeFile(t, filepath.Join(e.root, "src", "main.go"), "package main\n// key = value\n")
+	var forbidden []string
+	for _, name := range []string{"api.token", "canary.token"} {
+		b, err := os.ReadFile(filepath.Join(e.root, ".parallax", name))
+		if err != nil || len(strings.TrimSpace(string(b))) < 32 {
+			t.Fatalf("the workspace's %s: %q, %v", name, b, err)
+		}
+		forbidden = append(forbidden, strings.TrimSpace(string(b)))
+	}
+	forbidden = append(forbidden, envValue, ".parallax", ".env")
+	calls := []struct {
+		typ     string
+		payload map[string]any
+		found   string // an ordinary result the walk must still return
+	}{
+		{"search_files", map[string]any{"path": e.root, "pattern": forbidden[0]}, "no matches"},
+		{"search_files", map[string]any{"path": e.root, "pattern": forbidden[1]}, "no matches"},
+		{"search_files", map[string]any{"path": e.root, "pattern": envValue}, "no matches"},
+		{"search_files", map[string]any{"path": e.root, "pattern": "="}, "src/main.go:2: // key = value"},
+		{"search_files", map[string]any{"path": e.root, "pattern": "[0-9a-f]{32}"}, "no matches"},
+		{"list_directory", map[string]any{"path": e.root, "recursive": true}, "src/main.go"},
+	}
+	for _, c := range calls {
+		out := e.handle("s1", c.typ, c.payload)
+		if out.Verdict.Decision != verdict.Allow || !out.Executed || out.Result.IsError {
+			t.Fatalf("%s %v: %+v", c.typ, c.payload, out)
+		}
+		for _, s := range forbidden {
+			if strings.Contains(out.Result.Output, s) {
+				t.Fatalf("%s %v returned %q:\n%s", c.typ, c.payload, s, out.Result.Output)
+			}
+		}
+		if !strings.Contains(out.Result.Output, c.found) || !strings.Contains(out.Result.Output, "entries withheld (restricted or sealed)]") {
+			t.Fatalf("%s %v: want %q and the withheld count, got\n%s", c.typ, c.payload, c.found, out.Result.Output)
+		}
+	}
+	e.entries() // the chain verifies
 }

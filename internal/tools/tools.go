@@ -57,6 +57,7 @@ const (
 	CodePermission  = "permission_denied"
 	CodeIO          = "io_error"
 	CodeSandbox     = "sandbox_refused" // the per-command sandbox could not be applied
+	CodeNoGuard     = "no_guard"        // a directory walk with nothing to judge its entries
 	CodeCanceled    = "canceled"
 )
 

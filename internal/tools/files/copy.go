@@ -49,6 +49,9 @@ func (e *Executor) copy(ctx context.Context, src, dst *PathPlan) (tools.Result, 
 // that fails part way leaves what it copied.
 func (e *Executor) copyDir(ctx context.Context, src, dst *PathPlan) (tools.Result, error) {
 	const op = "copy_file"
+	if err := needJudge(op, src.Path, e.cfg.Judge); err != nil {
+		return tools.Result{}, err
+	}
 	if dst.Resolved == src.Resolved || strings.HasPrefix(dst.Resolved, src.Resolved+"/") {
 		return tools.Result{}, errf(tools.CodeBadInput, op, "destination "+dst.Path, "is inside the source directory %s", src.Path)
 	}
@@ -74,7 +77,7 @@ func (e *Executor) copyDir(ctx context.Context, src, dst *PathPlan) (tools.Resul
 		_ = unix.Close(sfd)
 		return tools.Result{}, wrapPathErr(op, "", "destination "+dst.Path, err)
 	}
-	c := &treeCopy{ctx: ctx, op: op, dev: uint64(sst.Dev), limit: e.cfg.MaxCopyEntries} //nolint:unconvert // Dev is uint32 on some platforms
+	c := &treeCopy{ctx: ctx, op: op, dev: uint64(sst.Dev), limit: e.cfg.MaxCopyEntries, judge: e.cfg.Judge} //nolint:unconvert // Dev is uint32 on some platforms
 	err = c.tree(sfd, dfd, src.Resolved)
 	if err != nil {
 		return tools.Result{}, err
@@ -83,7 +86,11 @@ func (e *Executor) copyDir(ctx context.Context, src, dst *PathPlan) (tools.Resul
 	if c.skipped > 0 {
 		out += fmt.Sprintf(", %d special files or mount points skipped", c.skipped)
 	}
-	return tools.Result{Output: out + ")"}, nil
+	out += ")"
+	if note := c.note(); note != "" {
+		out += "\n" + note
+	}
+	return tools.Result{Output: out}, nil
 }
 
 // mkdirOpen creates directory name below dir (it must not exist) and
@@ -103,13 +110,17 @@ func mkdirOpen(dir int, name string, perm uint32) (int, error) {
 	return fd, nil
 }
 
-// treeCopy is the state of one directory copy.
+// treeCopy is the state of one directory copy. Every entry is judged
+// before it is read: a withheld entry is not copied (a copy would carry a
+// secret out of the place that restricts it, such as ~/.aws).
 type treeCopy struct {
 	ctx        context.Context
 	op         string
 	dev        uint64
 	limit      int
+	judge      Judge
 	n, skipped int
+	withheld
 }
 
 // tree copies the entries of the directory sfd into dfd (both taken over).
@@ -138,6 +149,10 @@ func (c *treeCopy) tree(sfd, dfd int, at string) error {
 
 // entry copies one entry of sfd into dfd.
 func (c *treeCopy) entry(sfd, dfd int, name, p string) error {
+	if skip, why := c.judge(p); skip {
+		c.withhold(why)
+		return nil
+	}
 	var st unix.Stat_t
 	if err := unix.Fstatat(sfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return wrapPathErr(c.op, "", p, err)

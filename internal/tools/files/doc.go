@@ -31,6 +31,19 @@
 //     unlinked or copied as links, never followed; a recursive delete
 //     refuses to cross into another file system, and list, search and
 //     copy do not enter one. A directory is never copied into itself.
+//   - Walks ask the guard. list_directory (flat or recursive),
+//     search_files over a directory and copy_file of a directory judge
+//     every entry they meet, by its absolute path, as a read
+//     (Config.Judge; the engine passes the gate's own guard through
+//     GuardJudge) before it is shown, matched, read, copied or entered:
+//     a sealed or restricted entry (.parallax and its tokens and audit
+//     chain, .env, key files, a link into ~/.ssh, ~/.aws/config that a
+//     copy would make an ordinary file) is skipped, and the answer ends
+//     with one line counting the withheld entries by class ("[6 entries
+//     withheld (restricted or sealed)]"), never their names or
+//     contents. A walk without a Judge is refused (no_guard): the gate
+//     judges only the root of a walk, so an unjudged walk would read
+//     what the gate seals.
 //   - Atomic writes: write_file, edit_file and copy_file write a
 //     temporary file in the same directory (O_EXCL, O_NOFOLLOW), fsync
 //     it, check the target is still the planned object, rename it into

@@ -7,7 +7,9 @@ import (
 	"io/fs"
 
 	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/internal/tools"
+	"github.com/parallax/parallax/verdict"
 )
 
 // Config bounds what one file action may read, list or return. Zero
@@ -22,6 +24,33 @@ type Config struct {
 	MaxOutputBytes     int         // list and search output (64 KiB)
 	MaxCopyEntries     int         // copy_file of a directory: entries (10000)
 	NewFileMode        fs.FileMode // new files; 0 means 0644 less the umask
+	// Judge judges every entry a directory walk (list_directory,
+	// search_files over a directory) meets, before it is shown, read or
+	// entered. The engine passes GuardJudge of the gate's guard. nil
+	// refuses every walk (no_guard): a walk is never unguarded.
+	Judge Judge
+}
+
+// Judge says whether a walk withholds the entry at the absolute path p:
+// neither shown nor read nor entered. why is a short class ("sealed",
+// "restricted"), never a name or contents; the answer counts the
+// withheld entries by class.
+type Judge func(p string) (withhold bool, why string)
+
+// GuardJudge judges walked entries as the gate judges a read of each:
+// an entry the guard does not let be read (sealed, restricted, a path it
+// cannot judge) is withheld. A nil guard gives a nil Judge.
+func GuardJudge(g *guard.Guard) Judge {
+	if g == nil {
+		return nil
+	}
+	return func(p string) (bool, string) {
+		f, ok := g.Check(p, action.AccessRead)
+		if !ok || f.Decision == verdict.Allow {
+			return false, ""
+		}
+		return true, f.Level.String()
+	}
 }
 
 // Defaults.

@@ -14,8 +14,17 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/internal/tools"
 )
+
+// guarded is cfg with the judge the engine gives it: the guard of the
+// workspace ws, with a fresh home.
+func guarded(t testing.TB, ws string, cfg Config) Config {
+	t.Helper()
+	cfg.Judge = GuardJudge(guard.New(ws, t.TempDir()))
+	return cfg
+}
 
 // mkAction decodes a payload through the catalog, as the gate does.
 func mkAction(t testing.TB, typ string, payload map[string]any) *action.Action {

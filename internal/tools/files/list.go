@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"slices"
 	"strings"
 
@@ -25,36 +26,70 @@ var errStop = errors.New("stop walking")
 // root, its lstat, and the directory descriptor it sits in.
 type visitFunc func(rel string, st *unix.Stat_t, dirfd int, name string) error
 
-// walkTree visits the tree below the directory fd (taken over) in sorted
-// order, depth first. Symlinks are reported, never followed; directories
-// on another device are reported, not entered.
-func walkTree(ctx context.Context, op string, fd int, dev uint64, at, rel string, recursive bool, fn visitFunc) error {
+// walker is one directory walk (list_directory, search_files). Every
+// entry is judged before anything else is done with it: a withheld entry
+// is neither visited (shown, matched, read) nor entered, only counted.
+type walker struct {
+	op        string
+	dev       uint64 // the root's device: other file systems are not entered
+	recursive bool
+	judge     Judge
+	visit     visitFunc
+	withheld
+}
+
+// newWalker refuses a walk with no judge: a walk is never unguarded.
+func newWalker(op, at string, judge Judge, recursive bool, visit visitFunc) (*walker, error) {
+	if err := needJudge(op, at, judge); err != nil {
+		return nil, err
+	}
+	return &walker{op: op, recursive: recursive, judge: judge, visit: visit}, nil
+}
+
+// needJudge refuses a walk with no judge (no_guard).
+func needJudge(op, at string, judge Judge) error {
+	if judge == nil {
+		return errf(tools.CodeNoGuard, op, at, "no guard judges the entries of the walk")
+	}
+	return nil
+}
+
+// walk visits the tree below the directory fd (taken over), whose
+// absolute path is at, in sorted order, depth first. Symlinks are
+// visited, never followed; directories on another device are visited,
+// not entered.
+func (w *walker) walk(ctx context.Context, fd int, at, rel string) error {
 	dir := os.NewFile(uintptr(fd), at)
 	defer dir.Close()
 	names, err := dir.Readdirnames(-1)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return wrapPathErr(op, "", at, err)
+		return wrapPathErr(w.op, "", at, err)
 	}
 	slices.Sort(names)
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
-			return errf(tools.CodeCanceled, op, at, "%v", err)
+			return errf(tools.CodeCanceled, w.op, at, "%v", err)
+		}
+		abs := path.Join(at, name)
+		if skip, why := w.judge(abs); skip {
+			w.withhold(why)
+			continue
 		}
 		var st unix.Stat_t
 		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			if errors.Is(err, unix.ENOENT) {
 				continue // gone while we looked
 			}
-			return wrapPathErr(op, "", at+"/"+name, err)
+			return wrapPathErr(w.op, "", abs, err)
 		}
 		r := name
 		if rel != "" {
 			r = rel + "/" + name
 		}
-		if err := fn(r, &st, fd, name); err != nil {
+		if err := w.visit(r, &st, fd, name); err != nil {
 			return err
 		}
-		if !recursive || modeType(st.Mode)&fs.ModeDir == 0 || uint64(st.Dev) != dev { //nolint:unconvert // Dev is uint32 on some platforms
+		if !w.recursive || modeType(st.Mode)&fs.ModeDir == 0 || uint64(st.Dev) != w.dev { //nolint:unconvert // Dev is uint32 on some platforms
 			continue
 		}
 		sub, err := unix.Openat(fd, name, oDir, 0)
@@ -62,13 +97,56 @@ func walkTree(ctx context.Context, op string, fd int, dev uint64, at, rel string
 			if errors.Is(err, unix.EACCES) {
 				continue // unreadable directories are listed, not entered
 			}
-			return wrapPathErr(op, "", at+"/"+name, err)
+			return wrapPathErr(w.op, "", abs, err)
 		}
-		if err := walkTree(ctx, op, sub, dev, at+"/"+name, r, true, fn); err != nil {
+		if err := w.walk(ctx, sub, abs, r); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// withheld counts the entries a walk skipped on its judge's word.
+type withheld struct {
+	n   int
+	why []string // the classes withheld, sorted, distinct
+}
+
+func (w *withheld) withhold(why string) {
+	if why == "" {
+		why = "guarded"
+	}
+	w.n++
+	if i, found := slices.BinarySearch(w.why, why); !found {
+		w.why = slices.Insert(w.why, i, why)
+	}
+}
+
+// note is the line that counts the withheld entries ("" when none): how
+// many and of which classes, never their names.
+func (w *withheld) note() string {
+	if w.n == 0 {
+		return ""
+	}
+	noun := "entries"
+	if w.n == 1 {
+		noun = "entry"
+	}
+	return fmt.Sprintf("[%d %s withheld (%s)]\n", w.n, noun, strings.Join(w.why, " or "))
+}
+
+// walkPlanned opens the planned directory pp and walks it with w.
+func (w *walker) walkPlanned(ctx context.Context, pp *PathPlan) error {
+	fd, st, err := openPlannedDir(w.op, pp)
+	if err != nil {
+		return err
+	}
+	w.dev = uint64(st.Dev) //nolint:unconvert // Dev is uint32 on some platforms
+	err = w.walk(ctx, fd, pp.Resolved, "")
+	if errors.Is(err, errStop) {
+		return nil
+	}
+	return err
 }
 
 // openPlannedDir verifies pp and opens it as a readable directory.
@@ -103,34 +181,33 @@ func openPlannedDir(op string, pp *PathPlan) (int, *unix.Stat_t, error) {
 
 func (e *Executor) list(ctx context.Context, pp *PathPlan, p *action.ListDirectoryPayload) (tools.Result, error) {
 	const op = "list_directory"
-	fd, st, err := openPlannedDir(op, pp)
+	out := newCapped(e.cfg.MaxOutputBytes)
+	n := 0
+	w, err := newWalker(op, pp.Path, e.cfg.Judge, p.Recursive, func(rel string, st *unix.Stat_t, dirfd int, name string) error {
+		if n == e.cfg.MaxListEntries {
+			out.truncated = true
+			return errStop
+		}
+		if !out.line(entryLine(rel, st, dirfd, name)) {
+			return errStop
+		}
+		n++
+		return nil
+	})
 	if err != nil {
 		return tools.Result{}, err
 	}
-	out := newCapped(e.cfg.MaxOutputBytes)
-	n := 0
-	err = walkTree(ctx, op, fd, uint64(st.Dev), pp.Resolved, "", p.Recursive, //nolint:unconvert // Dev is uint32 on some platforms
-		func(rel string, st *unix.Stat_t, dirfd int, name string) error {
-			if n == e.cfg.MaxListEntries {
-				out.truncated = true
-				return errStop
-			}
-			if !out.line(entryLine(rel, st, dirfd, name)) {
-				return errStop
-			}
-			n++
-			return nil
-		})
-	if err != nil && !errors.Is(err, errStop) {
+	if err := w.walkPlanned(ctx, pp); err != nil {
 		return tools.Result{}, err
 	}
 	res := tools.Result{Output: out.String(), Truncated: out.truncated}
-	if n == 0 {
+	if n == 0 && w.n == 0 {
 		res.Output = "(empty directory)\n"
 	}
 	if out.truncated {
 		res.Output += fmt.Sprintf("[… listing stopped after %d entries]\n", n)
 	}
+	res.Output += w.note()
 	return res, nil
 }
 

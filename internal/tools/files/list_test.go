@@ -41,7 +41,7 @@ func TestList(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := filepath.Join(dir, c.path)
-			res, err := do(t, New(c.cfg), "list_directory", map[string]any{"path": p, "recursive": c.recursive})
+			res, err := do(t, New(guarded(t, dir, c.cfg)), "list_directory", map[string]any{"path": p, "recursive": c.recursive})
 			wantCode(t, res, err, c.code)
 			if c.code != "" {
 				return
@@ -98,7 +98,7 @@ func TestSearch(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := do(t, New(c.cfg), "search_files", map[string]any{"path": filepath.Join(dir, c.path), "pattern": c.pattern})
+			res, err := do(t, New(guarded(t, dir, c.cfg)), "search_files", map[string]any{"path": filepath.Join(dir, c.path), "pattern": c.pattern})
 			wantCode(t, res, err, c.code)
 			if c.code != "" {
 				return

@@ -203,7 +203,7 @@ func TestCopyDirectory(t *testing.T) {
 			must(t, os.Chmod(filepath.Join(dir, "d/a.txt"), 0o700))
 			must(t, os.Chmod(filepath.Join(dir, "d/sub"), 0o750))
 			must(t, os.Symlink(out, filepath.Join(dir, "d/outlink")))
-			res, err := do(t, New(c.cfg), "copy_file", map[string]any{"source": filepath.Join(dir, c.src), "destination": filepath.Join(dir, c.dst)})
+			res, err := do(t, New(guarded(t, dir, c.cfg)), "copy_file", map[string]any{"source": filepath.Join(dir, c.src), "destination": filepath.Join(dir, c.dst)})
 			wantCode(t, res, err, c.code)
 			if c.code != "" {
 				return

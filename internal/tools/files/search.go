@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -50,15 +49,16 @@ func (e *Executor) search(ctx context.Context, pp *PathPlan, p *action.SearchFil
 	if pp.Exists() && pp.Last().Type == 0 {
 		return s.one(op, pp)
 	}
-	fd, st, err := openPlannedDir(op, pp)
+	w, err := newWalker(op, pp.Path, e.cfg.Judge, true, s.visit)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	err = walkTree(ctx, op, fd, uint64(st.Dev), pp.Resolved, "", true, s.visit) //nolint:unconvert // Dev is uint32 on some platforms
-	if err != nil && !errors.Is(err, errStop) {
+	if err := w.walkPlanned(ctx, pp); err != nil {
 		return tools.Result{}, err
 	}
-	return s.result(), nil
+	res := s.result()
+	res.Output += w.note()
+	return res, nil
 }
 
 // one searches a single planned regular file.
