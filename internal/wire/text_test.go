@@ -105,3 +105,23 @@ func TestValidTextReachesListsAndMaps(t *testing.T) {
 		t.Errorf("repeated string = %q", got)
 	}
 }
+
+// BenchmarkValidText is the cost added to every message on the link:
+// go test -bench ValidText ./internal/wire
+func BenchmarkValidText(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		m    *pb.EngineMessage
+	}{
+		{"valid result 4KiB", &pb.EngineMessage{Msg: &pb.EngineMessage_ToolResult{ToolResult: &pb.ToolResult{
+			CallId: "c", SessionId: "s", Output: strings.Repeat("héllo wörld\n", 320)}}}},
+		{"invalid result 4KiB", &pb.EngineMessage{Msg: &pb.EngineMessage_ToolResult{ToolResult: &pb.ToolResult{
+			CallId: "c", SessionId: "s", Output: strings.Repeat("hello \xff\n", 512)}}}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				ValidText(bc.m)
+			}
+		})
+	}
+}
