@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parallax/parallax/internal/engine"
+	"github.com/parallax/parallax/internal/termtext"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
 
@@ -82,9 +83,13 @@ func runTurn(ctx context.Context, stdout, stderr io.Writer, root, home, session,
 	return printTurn(sub, stdout, resp, asJSON)
 }
 
-// printTurn prints the turn's events until it completes or fails.
+// printTurn prints the turn's events until it completes or fails. The
+// plain reply is cleaned of terminal control sequences as the chat does
+// (termtext), so a model cannot write the clipboard, retitle or clear
+// the terminal; --json is escaped by its encoding.
 func printTurn(sub pb.ClientService_SubscribeClient, w io.Writer, resp *pb.SendMessageResponse, asJSON bool) error {
 	enc := json.NewEncoder(w)
+	var reply termtext.Stream
 	for {
 		ev, err := sub.Recv()
 		if err != nil {
@@ -100,16 +105,16 @@ func printTurn(sub pb.ClientService_SubscribeClient, w io.Writer, resp *pb.SendM
 				}
 			}
 		} else if d := ev.GetTextDelta(); d != nil {
-			fmt.Fprint(w, d.GetText())
+			fmt.Fprint(w, reply.Clean(d.GetText()))
 		}
 		if rc := ev.GetResponseComplete(); rc != nil && rc.GetTurnId() == resp.GetTurnId() {
 			if !asJSON {
-				fmt.Fprintln(w)
+				fmt.Fprintln(w, reply.Flush())
 			}
 			return nil
 		}
 		if e := ev.GetError(); e != nil && e.GetTurnId() == resp.GetTurnId() {
-			return fmt.Errorf("the turn failed: %s: %s", e.GetCode(), e.GetMessage())
+			return fmt.Errorf("the turn failed: %s: %s", termtext.OneLine(e.GetCode()), termtext.OneLine(e.GetMessage()))
 		}
 	}
 }

@@ -60,6 +60,7 @@ func newAgentConn(r *Runtime, pid int, spawned, mono time.Time) *agentConn {
 }
 
 func (c *agentConn) send(m *pb.EngineMessage) error {
+	m = wire.ValidText(m) // proto3 refuses invalid UTF-8: it would end the link
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
 	if c.st == nil {
@@ -289,7 +290,8 @@ func (r *Runtime) propose(ctx context.Context, c *agentConn, p *pb.ToolProposal)
 	} else {
 		r.blocked.Add(1)
 	}
-	res := &pb.ToolResult{CallId: p.GetCallId(), SessionId: session, Ok: allow && !out.Result.IsError, Output: out.Result.Output}
+	res := &pb.ToolResult{CallId: p.GetCallId(), SessionId: session, Ok: allow && !out.Result.IsError,
+		Output: wire.Text(out.Result.Output)} // any bytes, escaped losslessly
 	r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_Verdict{Verdict: v}})
 	r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_ToolResult{ToolResult: res}})
 	if out.Snapshot != 0 && turn != "" {

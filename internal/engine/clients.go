@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/parallax/parallax/internal/store"
 	"github.com/parallax/parallax/internal/wire"
@@ -41,9 +42,34 @@ func (r *Runtime) listen() error {
 		return fmt.Errorf("engine: chmod %s: %w", path, err)
 	}
 	r.lis = &sameUID{Listener: lis, uid: os.Getuid(), log: r.log.Warn}
-	r.srv = grpc.NewServer(grpc.Creds(insecure.NewCredentials()), grpc.MaxRecvMsgSize(4<<20))
+	r.srv = grpc.NewServer(grpc.Creds(insecure.NewCredentials()), grpc.MaxRecvMsgSize(4<<20),
+		grpc.UnaryInterceptor(validTextUnary), grpc.StreamInterceptor(validTextStream))
 	pb.RegisterClientServiceServer(r.srv, &clientService{r: r})
 	return nil
+}
+
+// validTextUnary and validTextStream escape (wire.ValidText) any string
+// of an answer that is not valid UTF-8, so a stray byte in a session
+// title or a result reaches the client instead of failing the call.
+func validTextUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	resp, err := h(ctx, req)
+	if m, ok := resp.(proto.Message); ok && err == nil {
+		return wire.ValidText(m), nil
+	}
+	return resp, err
+}
+
+func validTextStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	return h(srv, validTextServerStream{ss})
+}
+
+type validTextServerStream struct{ grpc.ServerStream }
+
+func (s validTextServerStream) SendMsg(m any) error {
+	if pm, ok := m.(proto.Message); ok {
+		m = wire.ValidText(pm)
+	}
+	return s.ServerStream.SendMsg(m)
 }
 
 // sameUID accepts only connections from the engine's own uid.

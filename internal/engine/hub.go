@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parallax/parallax/internal/wire"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
 
@@ -46,6 +47,7 @@ func (h *hub) publish(ev *pb.Event) {
 	h.seq++
 	ev.Seq = h.seq
 	ev.TimeUnixMs = h.now().UnixMilli()
+	ev = wire.ValidText(ev) // a client's stream must not break on a stray byte
 	h.recent = append(h.recent, ev)
 	if len(h.recent) > hubKeep {
 		h.recent = h.recent[len(h.recent)-hubKeep:]

@@ -47,3 +47,59 @@ func TestOneLine(t *testing.T) {
 		}
 	}
 }
+
+// A sequence cut between two pieces of a reply is removed whole: no
+// piece of it reaches the terminal, not even as text.
+func TestStreamCannotLeakASequenceCutBetweenPieces(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		pieces []string
+		want   string
+	}{
+		{"OSC 52 clipboard write", []string{"a\x1b]5", "2;c;ZXZpbA==", "\x07b"}, "ab"},
+		{"title ended by ST", []string{"a\x1b]0;ti", "tle\x1b", "\\b"}, "ab"},
+		{"clear screen", []string{"a\x1b", "[2", "J\x1b[Hb"}, "ab"},
+		{"8-bit OSC", []string{"a\u009d0;t", "itle\x07b"}, "ab"},
+		{"character cut in two", []string{"caf\xc3", "\xa9"}, "café"},
+		{"unterminated at the end", []string{"a\x1b]52;c;ZXZp"}, "a"},
+		{"plain pieces", []string{"one ", "two"}, "one two"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s Stream
+			var got string
+			for _, p := range tc.pieces {
+				got += s.Clean(p)
+			}
+			got += s.Flush()
+			if got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestStreamLetsGoOfAnEndlessSequence(t *testing.T) {
+	var s Stream
+	s.Clean("\x1b]0;")
+	s.Clean(string(make([]byte, maxHeld+1)))
+	if got := s.Clean("after"); got != "after" {
+		t.Errorf("after an endless sequence: got %q, want %q", got, "after")
+	}
+}
+
+// FuzzStream: a text split anywhere cleans as the whole text does.
+func FuzzStream(f *testing.F) {
+	f.Add("a\x1b]52;c;x\x07b", 5)
+	f.Add("caf\xc3\xa9\x1b[2J", 4)
+	f.Fuzz(func(t *testing.T, text string, at int) {
+		if len(text) >= maxHeld {
+			return
+		}
+		at = max(0, min(len(text), at))
+		var s Stream
+		got := s.Clean(text[:at]) + s.Clean(text[at:]) + s.Flush()
+		if want := Clean(text); got != want {
+			t.Fatalf("split at %d: got %q, want %q", at, got, want)
+		}
+	})
+}

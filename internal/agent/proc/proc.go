@@ -13,6 +13,7 @@ import (
 
 	"github.com/parallax/parallax/internal/agent"
 	"github.com/parallax/parallax/internal/agentlink"
+	"github.com/parallax/parallax/internal/wire"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
 
@@ -132,8 +133,11 @@ type process struct {
 	sessions map[string]*session // touched by serve's goroutine only
 }
 
-// send writes one message; gRPC streams take one sender at a time.
+// send writes one message; gRPC streams take one sender at a time. A
+// string that is not valid UTF-8 (text cut inside a character) is sent
+// escaped (wire.ValidText): proto3 would refuse it and end the link.
 func (p *process) send(m *pb.AgentMessage) error {
+	m = wire.ValidText(m)
 	p.sendMu.Lock()
 	defer p.sendMu.Unlock()
 	return p.st.Send(m)
