@@ -25,6 +25,7 @@ const (
 	RuleSnapshotFailed       = "chronicle_snapshot_failed"
 	RulePrepareFailed        = "executor_prepare_failed"
 	RuleHashMismatch         = "hash_mismatch"
+	RulePathResolved         = "path_resolved_elsewhere"
 	RuleAuditError           = shield.RuleAuditError
 	RuleExecutorError        = "executor_error"
 	RuleExecutorPanic        = "executor_panic"
@@ -68,6 +69,25 @@ type Executor interface {
 // is the one the gate decided.
 type Preparer interface {
 	Prepare(ctx context.Context, act *action.Action) (*action.Action, error)
+}
+
+// Resolver is a Preparer whose plan follows the action's paths to what
+// they will touch (symlinks resolved). The pipeline judges each resolved
+// path again: a link flipped between the decision and the plan (a
+// workspace name turned into a link to ~/.aws/credentials or ~/.bashrc)
+// is refused, not acted on. Discard drops the plan of a call that ends
+// before its executor runs.
+type Resolver interface {
+	Preparer
+	Resolved(act *action.Action) []ResolvedPath
+	Discard(act *action.Action)
+}
+
+// ResolvedPath is one path of a plan: the payload field, the path the
+// gate judged, where it leads now, and the access the action makes.
+type ResolvedPath struct {
+	Field, Named, Resolved string
+	Access                 action.Access
 }
 
 // ExecutorFunc adapts a function to Executor.

@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/internal/gateway/snapshot"
 	"github.com/parallax/parallax/shield"
 	"github.com/parallax/parallax/verdict"
@@ -81,6 +83,19 @@ func (p *Pipeline) run(ctx context.Context, c *call) Outcome {
 			return p.refuse(ctx, c, RulePrepareFailed, "the executor could not plan the action: "+p.mask(err.Error()))
 		}
 	}
+	// A plan that will not reach its executor is dropped, whatever ends
+	// the call.
+	executed := false
+	if res, ok := c.ex.(Resolver); ok {
+		defer func() {
+			if !executed {
+				res.Discard(plan)
+			}
+		}()
+		if why := p.resolvedElsewhere(res.Resolved(plan)); why != "" {
+			return p.refuse(ctx, c, RulePathResolved, why)
+		}
+	}
 	// TOCTOU: what is about to run must be what was decided.
 	if err := action.Verify(plan, c.v.Hash); err != nil {
 		return p.refuse(ctx, c, RuleHashMismatch, "the action changed between the decision and its execution ("+
@@ -89,7 +104,41 @@ func (p *Pipeline) run(ctx context.Context, c *call) Outcome {
 	if err := p.append(ctx, p.event(c, audit.ActionStarted, CodeStarted)); err != nil {
 		return p.refuse(ctx, c, RuleAuditError, "the start of the execution could not be written to the audit chain; blocked to fail closed")
 	}
+	executed = true
 	return p.execute(ctx, c, plan)
+}
+
+// resolvedElsewhere judges again each path of a plan that leads somewhere
+// other than the path the gate decided on: the gate's guard must find
+// nothing there for the access the action makes, and a write must stay
+// in the workspace if its name was there. It says why not, or "".
+func (p *Pipeline) resolvedElsewhere(paths []ResolvedPath) string {
+	g, _ := p.cfg.Gate.(interface{ Guard() *guard.Guard })
+	ws := p.cfg.Workspace
+	realWS, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		realWS = ws
+	}
+	for _, rp := range paths {
+		if rp.Resolved == "" || rp.Resolved == rp.Named {
+			continue
+		}
+		if g == nil || g.Guard() == nil {
+			return fmt.Sprintf("%s leads elsewhere than the path decided on and there is no guard to judge it; refused", rp.Field)
+		}
+		acc := rp.Access
+		if acc == 0 {
+			acc = action.AccessRead
+		}
+		if f, found := g.Guard().Check(rp.Resolved, acc); found && f.Decision != verdict.Allow {
+			return fmt.Sprintf("%s now leads to a path the gate protects (%s); refused", rp.Field, f.Rule)
+		}
+		inside := func(p string) bool { return within(p, ws) || within(p, realWS) }
+		if acc&(action.AccessWrite|action.AccessDelete) != 0 && inside(rp.Named) && !inside(rp.Resolved) {
+			return fmt.Sprintf("%s names a file in the workspace but now leads outside it; refused", rp.Field)
+		}
+	}
+	return ""
 }
 
 // prepare calls the executor's planner, a panic being its error.

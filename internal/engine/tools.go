@@ -58,8 +58,28 @@ type filesExecutor struct {
 
 var (
 	_ Executor = (*filesExecutor)(nil)
-	_ Preparer = (*filesExecutor)(nil)
+	_ Resolver = (*filesExecutor)(nil)
 )
+
+// Resolved lists the paths of act's plan (Prepare must have run).
+func (f *filesExecutor) Resolved(act *action.Action) []ResolvedPath {
+	v, ok := f.plans.Load(act)
+	if !ok {
+		return nil
+	}
+	access := map[string]action.Access{}
+	for _, pf := range act.Payload.PathFields() {
+		access[pf.Name] = pf.Access
+	}
+	var out []ResolvedPath
+	for _, pp := range v.(*files.Plan).Paths {
+		out = append(out, ResolvedPath{Field: pp.Field, Named: pp.Path, Resolved: pp.Resolved, Access: access[pp.Field]})
+	}
+	return out
+}
+
+// Discard drops act's plan.
+func (f *filesExecutor) Discard(act *action.Action) { f.plans.Delete(act) }
 
 func (f *filesExecutor) Prepare(_ context.Context, act *action.Action) (*action.Action, error) {
 	plan, err := files.Prepare(act)
