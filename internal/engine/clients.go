@@ -17,6 +17,7 @@ import (
 
 	"github.com/parallax/parallax/internal/store"
 	"github.com/parallax/parallax/internal/wire"
+	"github.com/parallax/parallax/internal/workspace"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
 
@@ -42,8 +43,10 @@ func (r *Runtime) listen() error {
 		return fmt.Errorf("engine: chmod %s: %w", path, err)
 	}
 	r.lis = &sameUID{Listener: lis, uid: os.Getuid(), log: r.log.Warn}
+	// Every call proves its credential and its method's permission
+	// (authz.go) before anything is served.
 	r.srv = grpc.NewServer(grpc.Creds(insecure.NewCredentials()), grpc.MaxRecvMsgSize(4<<20),
-		grpc.UnaryInterceptor(validTextUnary), grpc.StreamInterceptor(validTextStream))
+		grpc.ChainUnaryInterceptor(r.auth.unary, validTextUnary), grpc.ChainStreamInterceptor(r.auth.stream, validTextStream))
 	pb.RegisterClientServiceServer(r.srv, &clientService{r: r})
 	return nil
 }
@@ -301,18 +304,28 @@ type Client struct {
 func (c *Client) Close() error { return c.cc.Close() }
 
 // DialClient connects to the engine of the workspace at root through its
-// client socket. It fails at once when no engine listens there.
+// client socket, with the workspace's client token. It fails at once when
+// no engine listens there.
 func DialClient(ctx context.Context, root string) (*Client, error) {
-	return DialSocket(ctx, SocketPath(root))
+	path := SocketPath(root)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no engine runs here (socket %s: %w); start one with parallax start", path, err)
+	}
+	token, err := workspace.ReadToken(workspace.ClientTokenPath(root))
+	if err != nil {
+		return nil, fmt.Errorf("the engine's client credential: %w", err)
+	}
+	return DialSocket(ctx, path, token)
 }
 
-// DialSocket connects to the ClientService at a socket path.
-func DialSocket(ctx context.Context, path string) (*Client, error) {
+// DialSocket connects to the ClientService at a socket path, sending
+// token with every call.
+func DialSocket(ctx context.Context, path, token string) (*Client, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("no engine runs here (socket %s: %w); start one with parallax start", path, err)
 	}
 	cc, err := grpc.NewClient("unix://"+path, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(16<<20)))
+		grpc.WithPerRPCCredentials(tokenCreds(token)), grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(16<<20)))
 	if err != nil {
 		return nil, fmt.Errorf("connect to the engine at %s: %w", path, err)
 	}

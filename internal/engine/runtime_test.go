@@ -120,7 +120,7 @@ func newRuntimeEnv(t *testing.T, o rtOptions) *rtEnv {
 func (e *rtEnv) start(t *testing.T) {
 	t.Helper()
 	go func() { e.runErr <- e.rt.Run(context.Background()) }()
-	c, err := DialSocket(context.Background(), e.rt.Socket())
+	c, err := DialClient(context.Background(), e.root)
 	if err != nil {
 		t.Fatal(err)
 	}
