@@ -205,16 +205,18 @@ func (s *clientService) Subscribe(req *pb.SubscribeRequest, st pb.ClientService_
 	}
 }
 
-// AnswerApproval answers a tier 3 request; the first answer wins.
-func (s *clientService) AnswerApproval(_ context.Context, req *pb.AnswerApprovalRequest) (*pb.AnswerApprovalResponse, error) {
+// AnswerApproval answers a tier 3 request; the first answer wins. The
+// audit names the authenticated actor: what the client says it is
+// (answered_by) is ignored.
+func (s *clientService) AnswerApproval(ctx context.Context, req *pb.AnswerApprovalRequest) (*pb.AnswerApprovalResponse, error) {
+	actor := actorOf(ctx)
+	if actor.Name == "" || actor.Perms&PermApprove == 0 { // the interceptor let through no one
+		return nil, status.Error(codes.PermissionDenied, "no authenticated approver")
+	}
 	if s.r.asks == nil {
 		return &pb.AnswerApprovalResponse{Reason: "this engine asks no approvals: escalations end as BLOCK"}, nil
 	}
-	by := req.GetAnsweredBy()
-	if by == "" {
-		by = "client"
-	}
-	ok, reason := s.r.asks.answer(req.GetApprovalId(), req.GetApprove(), by)
+	ok, reason := s.r.asks.answer(req.GetApprovalId(), req.GetApprove(), actor.Name)
 	return &pb.AnswerApprovalResponse{Accepted: ok, Reason: reason}, nil
 }
 
