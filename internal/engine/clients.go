@@ -148,8 +148,11 @@ func (r *Runtime) Send(ctx context.Context, session, text, origin string, otr bo
 			return "", "", status.Errorf(codes.Internal, "new session: %v", err)
 		}
 		session = info.ID
-	} else if _, err := r.sessions.Get(ctx, session); err != nil {
+		r.hub.mark(session, info.OTR)
+	} else if info, err := r.sessions.Get(ctx, session); err != nil {
 		return "", "", status.Errorf(codes.NotFound, "%v", err)
+	} else {
+		r.hub.mark(session, info.OTR)
 	}
 	c, err := r.waitAgent(ctx)
 	if err != nil {
@@ -184,7 +187,7 @@ func (r *Runtime) Send(ctx context.Context, session, text, origin string, otr bo
 
 // Subscribe streams events until the client leaves or the engine stops.
 func (s *clientService) Subscribe(req *pb.SubscribeRequest, st pb.ClientService_SubscribeServer) error {
-	sub := s.r.hub.subscribe(req.GetSessionId(), req.GetAfterSeq())
+	sub := s.r.hub.subscribe(req.GetSessionId(), req.GetAfterSeq(), actorOf(st.Context()).Local)
 	defer s.r.hub.unsubscribe(sub)
 	// A first empty event tells the client it is subscribed (seq 0).
 	if err := st.Send(&pb.Event{SessionId: req.GetSessionId()}); err != nil {
@@ -226,7 +229,11 @@ func (s *clientService) ListSessions(ctx context.Context, _ *pb.ListSessionsRequ
 		return nil, status.Errorf(codes.Internal, "list sessions: %v", err)
 	}
 	out := &pb.ListSessionsResponse{}
+	local := actorOf(ctx).Local
 	for _, si := range list {
+		if si.OTR && !local {
+			continue // off the record: local clients only
+		}
 		state := "idle"
 		if s.r.turnOf(si.ID) != "" {
 			state = "running"
