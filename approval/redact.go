@@ -24,6 +24,13 @@ func redactText(d *dlp.Detector, s string) string {
 	return out
 }
 
+// RedactPayload is what a channel is shown of a raw action payload (see
+// redactPayload): the engine shows its clients' ToolProposed events the
+// same way it shows approvals.
+func RedactPayload(d *dlp.Detector, raw json.RawMessage) json.RawMessage {
+	return redactPayload(d, raw)
+}
+
 // redactPayload returns the JSON to show for a raw payload. It decodes the
 // payload (so a secret spelled with JSON escapes such as \u0070 is seen as
 // it will be rendered), masks secrets in every string and key, re-encodes,

@@ -64,7 +64,7 @@ func runTurn(ctx context.Context, stdout, stderr io.Writer, root, home, session,
 			cancel()
 			err = errors.Join(err, <-runErr, rt.Close())
 		}()
-		if c, err = engine.DialSocket(ctx, rt.Socket()); err != nil {
+		if c, err = engine.DialClient(ctx, root); err != nil {
 			return err
 		}
 	}

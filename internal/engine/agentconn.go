@@ -8,7 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/approval"
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/internal/wire"
 	"github.com/parallax/parallax/llm"
@@ -162,6 +165,9 @@ func (c *agentConn) dispatch(m *pb.AgentMessage) {
 		c.goWork(func(ctx context.Context) { c.r.serveLLM(ctx, c, msg.LlmRequest) })
 	case *pb.AgentMessage_TextDelta:
 		d := msg.TextDelta
+		if !c.r.inFlight(d.GetTurnId(), d.GetSessionId(), "text delta") {
+			return
+		}
 		c.r.hub.publish(&pb.Event{SessionId: d.GetSessionId(), Kind: &pb.Event_TextDelta{TextDelta: d}})
 	case *pb.AgentMessage_TurnDone:
 		c.r.turnDone(c.ctx, msg.TurnDone)
@@ -189,7 +195,9 @@ func (c *agentConn) agentError(e *pb.AgentError) {
 		c.mu.Unlock()
 		return
 	}
-	c.r.endTurn(e.GetTurnId())
+	if _, ok := c.r.endTurnOf(e.GetTurnId(), e.GetSessionId(), "error"); !ok {
+		return
+	}
 	c.r.hub.publish(&pb.Event{SessionId: e.GetSessionId(), Kind: &pb.Event_Error{Error: &pb.EventError{
 		Code: e.GetCode(), Message: e.GetMessage(), TurnId: e.GetTurnId()}}})
 }
@@ -267,9 +275,12 @@ func (r *Runtime) propose(ctx context.Context, c *agentConn, p *pb.ToolProposal)
 		defer func() { r.onProposal(time.Since(start)) }()
 	}
 	session, turn := p.GetSessionId(), r.turnOf(p.GetSessionId())
-	r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_ToolProposed{ToolProposed: &pb.ToolProposed{TurnId: turn, Proposal: p}}})
-	var out Outcome
 	info, err := r.sessions.Get(ctx, session)
+	if err == nil {
+		r.hub.mark(session, info.OTR)
+	}
+	r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_ToolProposed{ToolProposed: &pb.ToolProposed{TurnId: turn, Proposal: r.shown(p)}}})
+	var out Outcome
 	switch {
 	case err != nil:
 		out = r.refuseProposal(ctx, p, RuleUnknownSession, "the proposal names no session this engine runs")
@@ -304,6 +315,15 @@ func (r *Runtime) propose(ctx context.Context, c *agentConn, p *pb.ToolProposal)
 		return
 	}
 	_ = c.send(&pb.EngineMessage{Msg: &pb.EngineMessage_ToolResult{ToolResult: res}})
+}
+
+// shown is the copy of a proposal the clients see: its payload redacted
+// as an approval's is (approval.RedactPayload), so a secret the agent
+// writes reaches no client's event stream.
+func (r *Runtime) shown(p *pb.ToolProposal) *pb.ToolProposal {
+	c := proto.CloneOf(p)
+	c.PayloadJson = approval.RedactPayload(r.pipe.dlp, p.GetPayloadJson())
+	return c
 }
 
 // refuseProposal is the runtime's BLOCK before the pipeline, audited.
@@ -373,16 +393,51 @@ func (r *Runtime) serveLLM(ctx context.Context, c *agentConn, req *pb.LLMRequest
 	_ = c.send(&pb.EngineMessage{Msg: &pb.EngineMessage_LlmChunk{LlmChunk: wire.Chunk(id, *done)}})
 }
 
-// turnDone ends a turn: the reply is kept and the clients told.
+// turnDone ends a turn: the reply is kept and the clients told. A turn
+// that is not in flight in the session the agent names is dropped.
 func (r *Runtime) turnDone(ctx context.Context, d *pb.TurnDone) {
-	if ts, ok := r.endTurn(d.GetTurnId()); ok {
-		r.keepExchange(ts.session, ts.text, d.GetText())
+	ts, ok := r.endTurnOf(d.GetTurnId(), d.GetSessionId(), "turn end")
+	if !ok {
+		return
 	}
+	r.keepExchange(ts.session, ts.text, d.GetText())
 	if err := r.sessions.Append(ctx, d.GetSessionId(), "assistant", d.GetText()); err != nil {
 		r.log.Warn("keep reply", "session", d.GetSessionId(), "err", err)
 	}
 	r.hub.publish(&pb.Event{SessionId: d.GetSessionId(), Kind: &pb.Event_ResponseComplete{ResponseComplete: &pb.ResponseComplete{
 		TurnId: d.GetTurnId(), StopReason: d.GetStopReason(), Usage: d.GetUsage(), Text: d.GetText()}}})
+}
+
+// inFlight reports whether turn is in flight in session; a message of
+// the agent (what) for any other is logged and dropped by the caller, so
+// the agent cannot publish under a session or turn of its choosing.
+func (r *Runtime) inFlight(turn, session, what string) bool {
+	r.mu.Lock()
+	ts, ok := r.turns[turn]
+	r.mu.Unlock()
+	if !ok || ts.session != session {
+		r.log.Warn("agent message dropped: no such turn in flight in its session", "message", what,
+			"session", clipName(session), "turn", clipName(turn))
+		return false
+	}
+	return true
+}
+
+// endTurnOf ends turn when it is in flight in session; else the agent's
+// message (what) is logged and false returned.
+func (r *Runtime) endTurnOf(turn, session, what string) (turnState, bool) {
+	r.mu.Lock()
+	ts, ok := r.turns[turn]
+	if ok && ts.session == session {
+		delete(r.turns, turn)
+	}
+	r.mu.Unlock()
+	if !ok || ts.session != session {
+		r.log.Warn("agent message dropped: no such turn in flight in its session", "message", what,
+			"session", clipName(session), "turn", clipName(turn))
+		return turnState{}, false
+	}
+	return ts, true
 }
 
 func (r *Runtime) endTurn(turn string) (turnState, bool) {

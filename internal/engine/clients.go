@@ -17,6 +17,7 @@ import (
 
 	"github.com/parallax/parallax/internal/store"
 	"github.com/parallax/parallax/internal/wire"
+	"github.com/parallax/parallax/internal/workspace"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
 
@@ -42,8 +43,10 @@ func (r *Runtime) listen() error {
 		return fmt.Errorf("engine: chmod %s: %w", path, err)
 	}
 	r.lis = &sameUID{Listener: lis, uid: os.Getuid(), log: r.log.Warn}
+	// Every call proves its credential and its method's permission
+	// (authz.go) before anything is served.
 	r.srv = grpc.NewServer(grpc.Creds(insecure.NewCredentials()), grpc.MaxRecvMsgSize(4<<20),
-		grpc.UnaryInterceptor(validTextUnary), grpc.StreamInterceptor(validTextStream))
+		grpc.ChainUnaryInterceptor(r.auth.unary, validTextUnary), grpc.ChainStreamInterceptor(r.auth.stream, validTextStream))
 	pb.RegisterClientServiceServer(r.srv, &clientService{r: r})
 	return nil
 }
@@ -145,8 +148,11 @@ func (r *Runtime) Send(ctx context.Context, session, text, origin string, otr bo
 			return "", "", status.Errorf(codes.Internal, "new session: %v", err)
 		}
 		session = info.ID
-	} else if _, err := r.sessions.Get(ctx, session); err != nil {
+		r.hub.mark(session, info.OTR)
+	} else if info, err := r.sessions.Get(ctx, session); err != nil {
 		return "", "", status.Errorf(codes.NotFound, "%v", err)
+	} else {
+		r.hub.mark(session, info.OTR)
 	}
 	c, err := r.waitAgent(ctx)
 	if err != nil {
@@ -181,7 +187,7 @@ func (r *Runtime) Send(ctx context.Context, session, text, origin string, otr bo
 
 // Subscribe streams events until the client leaves or the engine stops.
 func (s *clientService) Subscribe(req *pb.SubscribeRequest, st pb.ClientService_SubscribeServer) error {
-	sub := s.r.hub.subscribe(req.GetSessionId(), req.GetAfterSeq())
+	sub := s.r.hub.subscribe(req.GetSessionId(), req.GetAfterSeq(), actorOf(st.Context()).Local)
 	defer s.r.hub.unsubscribe(sub)
 	// A first empty event tells the client it is subscribed (seq 0).
 	if err := st.Send(&pb.Event{SessionId: req.GetSessionId()}); err != nil {
@@ -202,16 +208,18 @@ func (s *clientService) Subscribe(req *pb.SubscribeRequest, st pb.ClientService_
 	}
 }
 
-// AnswerApproval answers a tier 3 request; the first answer wins.
-func (s *clientService) AnswerApproval(_ context.Context, req *pb.AnswerApprovalRequest) (*pb.AnswerApprovalResponse, error) {
+// AnswerApproval answers a tier 3 request; the first answer wins. The
+// audit names the authenticated actor: what the client says it is
+// (answered_by) is ignored.
+func (s *clientService) AnswerApproval(ctx context.Context, req *pb.AnswerApprovalRequest) (*pb.AnswerApprovalResponse, error) {
+	actor := actorOf(ctx)
+	if actor.Name == "" || actor.Perms&PermApprove == 0 { // the interceptor let through no one
+		return nil, status.Error(codes.PermissionDenied, "no authenticated approver")
+	}
 	if s.r.asks == nil {
 		return &pb.AnswerApprovalResponse{Reason: "this engine asks no approvals: escalations end as BLOCK"}, nil
 	}
-	by := req.GetAnsweredBy()
-	if by == "" {
-		by = "client"
-	}
-	ok, reason := s.r.asks.answer(req.GetApprovalId(), req.GetApprove(), by)
+	ok, reason := s.r.asks.answer(req.GetApprovalId(), req.GetApprove(), actor.Name)
 	return &pb.AnswerApprovalResponse{Accepted: ok, Reason: reason}, nil
 }
 
@@ -221,7 +229,11 @@ func (s *clientService) ListSessions(ctx context.Context, _ *pb.ListSessionsRequ
 		return nil, status.Errorf(codes.Internal, "list sessions: %v", err)
 	}
 	out := &pb.ListSessionsResponse{}
+	local := actorOf(ctx).Local
 	for _, si := range list {
+		if si.OTR && !local {
+			continue // off the record: local clients only
+		}
 		state := "idle"
 		if s.r.turnOf(si.ID) != "" {
 			state = "running"
@@ -301,18 +313,28 @@ type Client struct {
 func (c *Client) Close() error { return c.cc.Close() }
 
 // DialClient connects to the engine of the workspace at root through its
-// client socket. It fails at once when no engine listens there.
+// client socket, with the workspace's client token. It fails at once when
+// no engine listens there.
 func DialClient(ctx context.Context, root string) (*Client, error) {
-	return DialSocket(ctx, SocketPath(root))
+	path := SocketPath(root)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no engine runs here (socket %s: %w); start one with parallax start", path, err)
+	}
+	token, err := workspace.ReadToken(workspace.ClientTokenPath(root))
+	if err != nil {
+		return nil, fmt.Errorf("the engine's client credential: %w", err)
+	}
+	return DialSocket(ctx, path, token)
 }
 
-// DialSocket connects to the ClientService at a socket path.
-func DialSocket(ctx context.Context, path string) (*Client, error) {
+// DialSocket connects to the ClientService at a socket path, sending
+// token with every call.
+func DialSocket(ctx context.Context, path, token string) (*Client, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("no engine runs here (socket %s: %w); start one with parallax start", path, err)
 	}
 	cc, err := grpc.NewClient("unix://"+path, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(16<<20)))
+		grpc.WithPerRPCCredentials(tokenCreds(token)), grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(16<<20)))
 	if err != nil {
 		return nil, fmt.Errorf("connect to the engine at %s: %w", path, err)
 	}

@@ -11,15 +11,18 @@ import (
 // hub numbers the runtime's events and hands them to subscribers. It
 // keeps the last hubKeep events for subscribers that ask to replay; a
 // subscriber that falls hubBuffer events behind is dropped (its stream
-// ends) rather than slowing the engine down.
+// ends) rather than slowing the engine down. Events of an off-the-record
+// session, or of a session the hub was not told about, go to local
+// subscribers only.
 type hub struct {
 	now func() time.Time
 
-	mu     sync.Mutex
-	seq    uint64
-	recent []*pb.Event
-	subs   map[*subscriber]struct{}
-	closed bool
+	mu       sync.Mutex
+	seq      uint64
+	recent   []*pb.Event
+	subs     map[*subscriber]struct{}
+	sessions map[string]bool // known sessions: true when off the record
+	closed   bool
 }
 
 const (
@@ -29,11 +32,33 @@ const (
 
 type subscriber struct {
 	session string
+	local   bool // may see off-the-record sessions
 	ch      chan *pb.Event
 }
 
 func newHub(now func() time.Time) *hub {
-	return &hub{now: now, subs: map[*subscriber]struct{}{}}
+	return &hub{now: now, subs: map[*subscriber]struct{}{}, sessions: map[string]bool{}}
+}
+
+// mark tells the hub a session exists and whether it is off the record.
+func (h *hub) mark(session string, otr bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.sessions[session] = otr
+}
+
+// wants reports whether s is to get ev: its session (or all), and, for a
+// subscriber that is not local, only sessions known to be on the record.
+// Called with h.mu held.
+func (h *hub) wants(s *subscriber, ev *pb.Event) bool {
+	if s.session != "" && s.session != ev.GetSessionId() {
+		return false
+	}
+	if s.local {
+		return true
+	}
+	otr, known := h.sessions[ev.GetSessionId()]
+	return known && !otr
 }
 
 // publish numbers ev, keeps it and sends it to the subscribers that
@@ -53,7 +78,7 @@ func (h *hub) publish(ev *pb.Event) {
 		h.recent = h.recent[len(h.recent)-hubKeep:]
 	}
 	for s := range h.subs {
-		if s.session != "" && s.session != ev.GetSessionId() {
+		if !h.wants(s, ev) {
 			continue
 		}
 		select {
@@ -66,18 +91,19 @@ func (h *hub) publish(ev *pb.Event) {
 }
 
 // subscribe returns a subscriber to session's events ("" for all),
-// replaying the kept ones after seq after (0: none).
-func (h *hub) subscribe(session string, after uint64) *subscriber {
+// replaying the kept ones after seq after (0: none); local subscribers
+// also get off-the-record sessions.
+func (h *hub) subscribe(session string, after uint64, local bool) *subscriber {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := &subscriber{session: session, ch: make(chan *pb.Event, hubBuffer)}
+	s := &subscriber{session: session, local: local, ch: make(chan *pb.Event, hubBuffer)}
 	if h.closed {
 		close(s.ch)
 		return s
 	}
 	if after > 0 {
 		for _, ev := range h.recent {
-			if ev.GetSeq() > after && (session == "" || ev.GetSessionId() == session) {
+			if ev.GetSeq() > after && h.wants(s, ev) {
 				s.ch <- ev
 			}
 		}

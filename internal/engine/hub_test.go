@@ -31,7 +31,7 @@ func drain(ch <-chan *pb.Event) []string {
 // of slowing the engine.
 func TestHub(t *testing.T) {
 	h := newHub(func() time.Time { return time.Unix(100, 0) })
-	all, one := h.subscribe("", 0), h.subscribe("s2", 0)
+	all, one := h.subscribe("", 0, true), h.subscribe("s2", 0, true)
 	h.publish(textEvent("s1", "a"))
 	h.publish(textEvent("s2", "b"))
 	tests := []struct {
@@ -41,8 +41,8 @@ func TestHub(t *testing.T) {
 	}{
 		{"all sessions", drain(all.ch), "s1:a s2:b"},
 		{"one session", drain(one.ch), "s2:b"},
-		{"replay after 1", drain(h.subscribe("", 1).ch), "s2:b"},
-		{"no replay", drain(h.subscribe("", 0).ch), ""},
+		{"replay after 1", drain(h.subscribe("", 1, true).ch), "s2:b"},
+		{"no replay", drain(h.subscribe("", 0, true).ch), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,7 +51,7 @@ func TestHub(t *testing.T) {
 			}
 		})
 	}
-	slow := h.subscribe("", 0)
+	slow := h.subscribe("", 0, true)
 	for range hubBuffer + 1 {
 		h.publish(textEvent("s1", "x"))
 	}
@@ -73,4 +73,40 @@ func join(s []string) string {
 		out += x
 	}
 	return out
+}
+
+// A subscriber that is not local never gets an off-the-record session's
+// events, nor those of a session the hub was not told about, live or
+// replayed, whether it asked for every session or for that one.
+func TestHubKeepsOffTheRecordFromRemoteSubscribers(t *testing.T) {
+	h := newHub(func() time.Time { return time.Unix(100, 0) })
+	h.mark("pub", false)
+	h.mark("otr", true)
+	subs := map[string]*subscriber{
+		"remote all": h.subscribe("", 0, false), "remote otr": h.subscribe("otr", 0, false),
+		"remote unknown": h.subscribe("ghost", 0, false), "local all": h.subscribe("", 0, true),
+	}
+	for _, s := range []string{"otr", "ghost", "pub"} {
+		h.publish(textEvent(s, "x"))
+	}
+	tests := []struct {
+		name string
+		got  []string
+		want string
+	}{
+		{"remote all", drain(subs["remote all"].ch), "pub:x"},
+		{"remote otr", drain(subs["remote otr"].ch), ""},
+		{"remote unknown", drain(subs["remote unknown"].ch), ""},
+		{"local all", drain(subs["local all"].ch), "otr:x ghost:x pub:x"},
+		{"remote replay", drain(h.subscribe("", 1, false).ch), "pub:x"},
+		{"remote replay of otr", drain(h.subscribe("otr", 1, false).ch), ""},
+		{"local replay", drain(h.subscribe("", 1, true).ch), "ghost:x pub:x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := join(tt.got); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
 }

@@ -133,6 +133,7 @@ type Runtime struct {
 	boot     agent.Bootstrap
 	sessions Sessions
 	hub      *hub
+	auth     authorizer       // the ClientService's credentials
 	asks     *clientApprovals // nil without approvals
 	approver *approval.Broker
 	log      *slog.Logger
@@ -238,6 +239,11 @@ func OpenRuntime(ctx context.Context, opts RuntimeOptions) (rt *Runtime, err err
 	for _, w := range r.boot.Warnings {
 		r.log.Warn("prompt files", "warning", w)
 	}
+	token, err := workspace.EnsureClientToken(opts.Root, nil)
+	if err != nil {
+		return nil, fmt.Errorf("engine: client credential: %w", err)
+	}
+	r.auth.add(token, Actor{Name: ActorLocalUser, Perms: permAll, Local: true})
 	if err := r.listen(); err != nil {
 		return nil, err
 	}

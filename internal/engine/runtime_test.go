@@ -120,7 +120,7 @@ func newRuntimeEnv(t *testing.T, o rtOptions) *rtEnv {
 func (e *rtEnv) start(t *testing.T) {
 	t.Helper()
 	go func() { e.runErr <- e.rt.Run(context.Background()) }()
-	c, err := DialSocket(context.Background(), e.rt.Socket())
+	c, err := DialClient(context.Background(), e.root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -589,7 +589,17 @@ func TestRuntimeApprovals(t *testing.T) {
 		t.Errorf("the denied write ran: %v", err)
 	}
 	e.stop(t)
-	verifiedChain(t, e.root)
+	// The audit names the authenticated actor, never the client's "test".
+	var by []string
+	for _, en := range verifiedChain(t, e.root) {
+		if strings.HasPrefix(en.Reason, "approved on") || strings.HasPrefix(en.Reason, "denied on") {
+			by = append(by, en.Reason)
+		}
+	}
+	if j := strings.Join(by, "; "); !strings.Contains(j, "approved on clients by local-user") ||
+		!strings.Contains(j, "denied on clients by local-user") || strings.Contains(j, "test") {
+		t.Errorf("approval entries: got %q, want both answered by local-user", by)
+	}
 }
 
 // The agent's environment is built from nothing: the engine's provider

@@ -36,7 +36,8 @@ type InitOptions struct {
 	// Home is the user's home, whose list of workspaces (RegistryPath)
 	// the new workspace joins; "" leaves the list alone.
 	Home string
-	// Rand is the source of the canary and API tokens (nil: crypto/rand).
+	// Rand is the source of the canary, API and client tokens (nil:
+	// crypto/rand).
 	Rand io.Reader
 	// Now stamps the audit entry, the database and the backup name (nil:
 	// time.Now).
@@ -79,8 +80,8 @@ func (o InitOptions) withDefaults() (InitOptions, error) {
 
 // Init creates the workspace state of root (absolute; created if
 // missing): .parallax/ (0700) with config.yaml naming the preset,
-// policy.yaml (no rules, a header on how to add them), canary.token and
-// api.token (32 random bytes as hex, 0600), a .gitignore that keeps all
+// policy.yaml (no rules, a header on how to add them), canary.token,
+// api.token and client.token (32 random bytes as hex, 0600), a .gitignore that keeps all
 // but config.yaml and policy.yaml out of version control, the database
 // with its schema,
 // an audit chain whose first entry records the initialisation, and the
@@ -221,7 +222,7 @@ func (b *builder) policy(context.Context) error {
 }
 
 func (b *builder) tokens(context.Context) error {
-	for _, name := range []string{canaryFile, apiTokenFile} {
+	for _, name := range []string{canaryFile, apiTokenFile, clientFile} {
 		tok, err := newToken(b.opts.Rand)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)

@@ -101,6 +101,7 @@ func TestInitLayout(t *testing.T) {
 				".parallax/policy.yaml":      "-rw-------",
 				".parallax/canary.token":     "-rw-------",
 				".parallax/api.token":        "-rw-------",
+				".parallax/client.token":     "-rw-------",
 				".parallax/.gitignore":       "-rw-------",
 				".parallax/parallax.db":      "-rw-------",
 				".parallax/parallax.db.lock": "-rw-------",
@@ -141,7 +142,8 @@ func checkContents(t *testing.T, root, preset string) {
 	if up.Rules() != 0 || len(up.Lint()) != 0 {
 		t.Errorf("policy.yaml: got %d rules, %v lint warnings, want none", up.Rules(), up.Lint())
 	}
-	// The deterministic source gives bytes 0..31 to the canary, 32..63 to the API token.
+	// The deterministic source gives bytes 0..31 to the canary, 32..63 to the
+	// API token, 64..95 to the client token.
 	canary, err := ReadToken(CanaryPath(root))
 	if err != nil || canary != hex.EncodeToString(seq(0, 32)) {
 		t.Errorf("canary: got %q %v", canary, err)
@@ -149,6 +151,10 @@ func checkContents(t *testing.T, root, preset string) {
 	api, err := ReadToken(APITokenPath(root))
 	if err != nil || api != hex.EncodeToString(seq(32, 32)) {
 		t.Errorf("api token: got %q %v", api, err)
+	}
+	client, err := ReadToken(ClientTokenPath(root))
+	if err != nil || client != hex.EncodeToString(seq(64, 32)) {
+		t.Errorf("client token: got %q %v", client, err)
 	}
 	var entries []audit.Entry
 	if err := audit.Scan(audit.DefaultPath(root), audit.Filter{}, func(e audit.Entry) error {

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ const (
 	policyFile    = "policy.yaml"
 	canaryFile    = "canary.token"
 	apiTokenFile  = "api.token"
+	clientFile    = "client.token"
 	gitignoreFile = ".gitignore"
 	chronicleDir  = "chronicle"
 	backupsDir    = "backups"
@@ -38,13 +40,40 @@ func CanaryPath(root string) string { return filepath.Join(StateDir(root), canar
 // APITokenPath is the bearer token of the workspace's HTTP API.
 func APITokenPath(root string) string { return filepath.Join(StateDir(root), apiTokenFile) }
 
+// ClientTokenPath is the credential of the engine's ClientService: the
+// chat, parallax run, status and stop send it with every call. It lives
+// in .parallax, which every sandboxed command sees as an empty directory,
+// so only the user's own clients can read it.
+func ClientTokenPath(root string) string { return filepath.Join(StateDir(root), clientFile) }
+
+// EnsureClientToken returns the workspace's client token, creating it
+// (from r, nil: crypto/rand) when it is missing. An existing file is never
+// overwritten: a bad one is an error (ErrBadToken), not a new token.
+func EnsureClientToken(root string, r io.Reader) (string, error) {
+	path := ClientTokenPath(root)
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		if r == nil {
+			r = rand.Reader
+		}
+		tok, err := newToken(r)
+		if err != nil {
+			return "", fmt.Errorf("create %s: %w", path, err)
+		}
+		// O_EXCL: an engine racing another one keeps the first token.
+		if err := writeNew(path, []byte(tok)); err != nil && !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+	return ReadToken(path)
+}
+
 // GitignorePath keeps the workspace's tokens, database, audit chain,
 // snapshots and backups out of version control.
 func GitignorePath(root string) string { return filepath.Join(StateDir(root), gitignoreFile) }
 
 // gitignore is what Init writes to .parallax/.gitignore: everything but
 // the two files a team may share (the preset and its own rules).
-const gitignore = `# Written by parallax init. The tokens (canary.token, api.token), the
+const gitignore = `# Written by parallax init. The tokens (canary, api, client), the
 # database, the audit chain, snapshots and backups must not reach version
 # control; config.yaml and policy.yaml may be shared with your team.
 ` + gitignoreRules
@@ -63,7 +92,8 @@ func BackupsDir(root string) string { return filepath.Join(StateDir(root), backu
 // private regular file holding 64 lower-case hex characters.
 var ErrBadToken = errors.New("bad token file")
 
-// ReadToken reads a token file written by Init (canary.token, api.token).
+// ReadToken reads a token file written by Init (canary.token, api.token,
+// client.token).
 // The file must be a regular file (not a symlink) with no group or other
 // permission bits, holding 64 lower-case hex characters and at most a
 // trailing newline. Errors name the file and what is wrong, never the
