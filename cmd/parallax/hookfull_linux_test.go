@@ -107,7 +107,6 @@ func (h *fullDiskHook) checkUploadRefused(t *testing.T, when, session string) st
 	return stdout + stderr
 }
 
-
 // A secret that reached the model while the workspace's disk was full
 // taints its session: the disk is filled before the hook process starts,
 // and once space is back the session's upload is still refused (issue 19

@@ -135,7 +135,7 @@ func usedBytes(b []byte) int {
 // free bytes written ahead, creating it. Open calls it and ignores the
 // error (on a full disk the room is what it is); init fails with it.
 func reserveJournal(path string) (err error) {
-	if st, err := os.Stat(path); err == nil && st.Size() >= journalSize && allocated(st) {
+	if st, err := os.Stat(path); err == nil && st.Size() >= journalSize/2 && allocated(st) {
 		return nil
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600) //nolint:gosec // the workspace's own state file
@@ -154,13 +154,13 @@ func reserveJournal(path string) (err error) {
 }
 
 // extendJournal writes zeros from used so that journalSize bytes past it
-// are the file's, and syncs them.
+// are the file's, and syncs them, once less than half of that is left.
 func extendJournal(f *os.File, used int) error {
 	st, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("reserve the taint journal: %w", err)
 	}
-	if st.Size() >= int64(used+journalSize) && allocated(st) {
+	if st.Size() >= int64(used+journalSize/2) && allocated(st) {
 		return nil
 	}
 	end := max(st.Size(), int64(used+journalSize))
