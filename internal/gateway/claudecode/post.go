@@ -52,6 +52,10 @@ func PostToolUse(ctx context.Context, opts Options, in *Input) (err error) {
 	defer func() { err = errors.Join(err, ws.Close()) }()
 	var obs shield.Observation
 	if obs, err = observe(ctx, opts, in, ws, cls); err == nil {
+		// The raise journalled first is in the database now too: a read
+		// of the taint moves the journal's lines there and frees their
+		// room. Best effort: the next call's read does it, failing closed.
+		_, _, _ = ws.IFCStore().MaxTaint(ctx, in.SessionID)
 		return injectionWarning(in.ToolName, obs.Injection)
 	}
 	source := "unclassified result of " + in.ToolName
