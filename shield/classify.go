@@ -43,3 +43,10 @@ func defaultClassifier() (ifc.ContentClassifier, error) {
 	}
 	return dlpClassifier{d}, nil
 }
+
+// NewClassifier is the classifier a gate uses when its Config names none
+// (DLP with its shipped scanner actions). A caller that must act on a
+// result's level before it builds the gate (the Claude Code hook records
+// the taint before it opens the workspace) classifies with it and hands
+// the same classifier to the gate.
+func NewClassifier() (ifc.ContentClassifier, error) { return defaultClassifier() }

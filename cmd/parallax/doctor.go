@@ -33,7 +33,8 @@ with a fix for each that is not OK:
   api.token      the same
   database       opens read-only, passes SQLite's quick check, schema is current
   taint          no taint raise waits in .parallax/taint.pending (written when a full disk
-                 kept it out of the database; while one waits every session reads as critical)
+                 kept it out of the database; while one waits every session reads as critical),
+                 and none was lost (the file's sticky bit: a raise that could be written nowhere)
   audit          the hash chain and its head verify; entries counted
   chronicle      the snapshot index chain verifies and every stored content exists
   landlock       the kernel's Landlock ABI version, or why it is not available

@@ -66,6 +66,11 @@ for a failed tool, such as a command exiting non-zero, the error text) is
 classified (DLP) and taints the session (session_id) in the workspace
 database, so later calls of the same session are judged with what it has
 seen. PostToolBatch is answered the same way, call by call, if registered.
+The taint is written first to .parallax/taint.pending, into room reserved
+ahead, so a full disk still takes it; if it can be written nowhere, the
+hook answers {"continue": false} with the reason (Claude Code stops the
+session) and every session of the workspace is refused until parallax
+doctor's fix is applied.
 
 Any error denies the call. Input that cannot be read, or an event this
 hook does not answer (it is named), exits with status 2, which Claude Code

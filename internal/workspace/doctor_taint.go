@@ -30,6 +30,10 @@ func (d *doctor) checkTaintJournal() Check {
 	case !st.Mode().IsRegular():
 		return failc(fmt.Sprintf("%s is not a regular file (%s)", path, st.Mode().Type()),
 			"move it away: while it is there every session reads as critical")
+	case st.Mode()&os.ModeSticky != 0:
+		return failc(fmt.Sprintf("a taint raise could not be recorded at all (the disk was full; %s has its sticky bit set): "+
+			"which session saw what is unknown, so every session of this workspace reads as critical", path),
+			"free disk space, end the Claude Code sessions that ran while the disk was full, then run: chmod 600 "+path)
 	case st.Mode().Perm()&0o077 != 0:
 		return failc(fmt.Sprintf("mode %04o: others may add or remove taint raises", st.Mode().Perm()), "run: chmod 600 "+path)
 	}
@@ -40,7 +44,7 @@ func (d *doctor) checkTaintJournal() Check {
 	defer f.Close()
 	b := make([]byte, min(st.Size(), maxJournalCheck))
 	n, _ := f.ReadAt(b, 0)
-	b = b[:n]
+	b = b[:usedBytes(b[:n])] // the lines end at the room written ahead (zeros)
 	if len(b) == 0 {
 		return ok("empty")
 	}

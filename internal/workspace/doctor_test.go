@@ -211,6 +211,16 @@ func breakages() []breakage {
 		{"taint journal torn line", func(t *testing.T, root string) {
 			writeFile(t, TaintJournalPath(root), `{"session":"s1","level":4,"source":"/k"}`+"\n"+`{"session":"s2","lev`, 0o600)
 		}, "taint", StatusFail, "line 2", "remove it"},
+		{"taint raise waiting in the room written ahead", func(t *testing.T, root string) {
+			if err := JournalTaint(root, "s1", 4, "result of Bash"); err != nil {
+				t.Fatal(err)
+			}
+		}, "taint", StatusWarn, "1 taint raise(s) of 1 session(s)", "free disk space"},
+		{"taint raise recorded nowhere", func(t *testing.T, root string) {
+			if err := MarkUnrecorded(root); err != nil {
+				t.Fatal(err)
+			}
+		}, "taint", StatusFail, "could not be recorded at all", "chmod 600"},
 		{"taint journal writable by others", func(t *testing.T, root string) {
 			writeFile(t, TaintJournalPath(root), "", 0o666)
 			chmod(t, TaintJournalPath(root), 0o666)

@@ -48,10 +48,20 @@ func (s ifcStore) RaiseTaint(ctx context.Context, session string, level ifc.Leve
 	return nil
 }
 
+// raiseAbove writes a raise of the journal unless the session already
+// holds that level (the hook journals a result's raise before the gate
+// writes it to the database: most lines need no write).
+func (s ifcStore) raiseAbove(ctx context.Context, session string, level int, source string) error {
+	if cur, _, err := s.db.TaintOf(ctx, session); err == nil && cur >= level {
+		return nil
+	}
+	return s.raise(ctx, session, level, source)
+}
+
 // MaxTaint replays the taint journal first: while a raise in it cannot be
 // written, every session reads as critical, with an error.
 func (s ifcStore) MaxTaint(ctx context.Context, session string) (ifc.Level, string, error) {
-	if err := replayJournal(ctx, s.journal, s.raise); err != nil {
+	if err := replayJournal(ctx, s.journal, s.raiseAbove); err != nil {
 		return ifc.Critical, "", err
 	}
 	lvl, src, err := s.db.TaintOf(ctx, session)

@@ -166,6 +166,7 @@ func (b *builder) run(ctx context.Context) (InitResult, error) {
 			return writeNew(filepath.Join(b.stage, gitignoreFile), []byte(gitignore))
 		}},
 		{"database", b.database},
+		{"taint journal", func(context.Context) error { return reserveJournal(filepath.Join(b.stage, taintJournalFile)) }},
 		{"audit", b.audit},
 		{"sync", func(context.Context) error { return syncDir(b.stage) }},
 		{"backup", b.moveOld},

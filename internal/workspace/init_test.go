@@ -99,6 +99,7 @@ func TestInitLayout(t *testing.T) {
 				".parallax":                  "drwx------",
 				".parallax/config.yaml":      "-rw-------",
 				".parallax/policy.yaml":      "-rw-------",
+				".parallax/taint.pending":    "-rw-------",
 				".parallax/canary.token":     "-rw-------",
 				".parallax/api.token":        "-rw-------",
 				".parallax/client.token":     "-rw-------",

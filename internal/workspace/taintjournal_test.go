@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/parallax/parallax/ifc"
@@ -48,7 +49,7 @@ func TestTaintJournalOutlivesTheProcess(t *testing.T) {
 	if err := w1.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := os.Stat(TaintJournalPath(root)); err != nil || st.Size() == 0 {
+	if lines, err := pendingLines(root); err != nil || lines == "" {
 		t.Fatalf("the taint journal is empty after a raise the database refused (%v)", err)
 	}
 
@@ -72,7 +73,61 @@ func TestTaintJournalOutlivesTheProcess(t *testing.T) {
 	if lvl, _, err := w3.IFCStore().MaxTaint(ctx, "s1"); err != nil || lvl < ifc.Restricted {
 		t.Errorf("space back: s1 is %v (%v), want its taint recorded", lvl, err)
 	}
-	if st, err := os.Stat(TaintJournalPath(root)); err != nil || st.Size() != 0 {
+	if lines, err := pendingLines(root); err != nil || lines != "" {
 		t.Errorf("the journal was not emptied once replayed (%v)", err)
+	}
+}
+
+// pendingLines is what the taint journal of the workspace at root holds:
+// its lines, up to the room written ahead.
+func pendingLines(root string) (string, error) {
+	b, err := os.ReadFile(TaintJournalPath(root))
+	return string(b[:usedBytes(b)]), err
+}
+
+// A raise is written over the room the journal holds ahead, never past
+// it (which a full disk refuses), and a replay zeroes it again, keeping
+// the room; a line after a torn one starts a line of its own.
+func TestTaintJournalCannotGrowToTakeARaise(t *testing.T) {
+	root := freshWorkspace(t)
+	path := TaintJournalPath(root)
+	st, err := os.Stat(path)
+	if err != nil || st.Size() < journalSize || !allocated(st) {
+		t.Fatalf("after init the journal is %v (%v), want %d bytes written ahead", st, err, journalSize)
+	}
+	for _, s := range []string{"s1", "s2"} {
+		if err := JournalTaint(root, s, 4, "result of Bash"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after, err := os.Stat(path); err != nil || after.Size() != st.Size() {
+		t.Errorf("the journal grew from %d to %v (%v) to take two raises", st.Size(), after, err)
+	}
+	if lines, _ := pendingLines(root); strings.Count(lines, "\n") != 2 {
+		t.Errorf("journal lines: got %q, want 2", lines)
+	}
+	var raised []string
+	record := func(_ context.Context, s string, _ int, _ string) error { raised = append(raised, s); return nil }
+	if err := replayJournal(context.Background(), path, record); err != nil || len(raised) != 2 {
+		t.Fatalf("replay: got %v (%v), want s1 and s2", raised, err)
+	}
+	if lines, _ := pendingLines(root); lines != "" {
+		t.Errorf("after the replay the journal holds %q", lines)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte(`{"session":"s3","le`), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := JournalTaint(root, "s4", 4, "result of Bash"); err != nil {
+		t.Fatal(err)
+	}
+	if lines, _ := pendingLines(root); !strings.HasSuffix(lines, "\n"+`{"session":"s4","level":4,"source":"result of Bash"}`+"\n") {
+		t.Errorf("after a torn line: got %q, want the raise on a line of its own", lines)
 	}
 }

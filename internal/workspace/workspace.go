@@ -80,7 +80,7 @@ func openFresh(ctx context.Context, root string) (*Workspace, error) {
 		return nil, errors.Join(fmt.Errorf("open workspace %s: %w", root, err), db.Close())
 	}
 	w := &Workspace{Root: root, Config: cfg, DB: db, Audit: log, protected: prot}
-	reserveJournal(TaintJournalPath(root)) // room for a taint when the disk fills up
+	_ = reserveJournal(TaintJournalPath(root)) // room for a taint when the disk fills up; best effort
 	if w.judge, err = newJudge(w); err == nil && w.judge != nil {
 		w.super, err = newJudgeProfile(w, judge.SupervisorProfile())
 	}

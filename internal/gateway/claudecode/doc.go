@@ -42,6 +42,14 @@
 //	             naming it.
 //
 // Defenses:
+//   - A result's taint survives a full disk: its DLP level is written to
+//     the workspace's taint journal, into room written ahead, before the
+//     workspace is opened (a full disk may fail the open itself); a
+//     workspace that does not open journals the session as critical. A
+//     taint that can be written nowhere marks the journal (sticky bit,
+//     no block needed: every session then reads as critical until a
+//     human clears it) and the hook answers continue false with the
+//     reason, so Claude Code stops the session (ErrTaintUnrecorded).
 //   - Never looser than no hook: ALLOW writes nothing, so the host's
 //     rules decide as they would without Parallax.
 //   - Fail closed: unreadable input, a missing or broken workspace, an

@@ -124,9 +124,9 @@ func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) e
 	case EventPreSkillShellCommand:
 		return preSkillShellCommand(ctx, opts, in)
 	case EventPostToolUse, EventPostToolUseFailure:
-		return PostToolUse(ctx, opts, in)
+		return postAnswer(stdout, PostToolUse(ctx, opts, in))
 	case EventPostToolBatch:
-		return postToolBatch(ctx, opts, in)
+		return postAnswer(stdout, postToolBatch(ctx, opts, in))
 	}
 	// ParseInput lets through only the events above.
 	return fmt.Errorf("%w: hook event %s is not handled; nothing was judged", ErrUnknownEvent,
@@ -173,16 +173,26 @@ func PreToolUse(ctx context.Context, opts Options, in *Input) (out Outcome) {
 
 // openWorkspace finds and opens the workspace of a hook call.
 func openWorkspace(ctx context.Context, opts Options, in *Input) (*workspace.Workspace, error) {
-	if !filepath.IsAbs(opts.Home) {
-		return nil, errors.New("HOME is not set to an absolute path (it decides what ~ means)")
-	}
-	if opts.ProjectDir != "" && !filepath.IsAbs(opts.ProjectDir) {
-		return nil, fmt.Errorf("CLAUDE_PROJECT_DIR %q is not an absolute path", opts.ProjectDir)
-	}
-	root, err := FindWorkspace(opts.ProjectDir, in.Cwd)
+	root, err := hookRoot(opts, in)
 	if err != nil {
 		return nil, err
 	}
+	return openRoot(ctx, root)
+}
+
+// hookRoot finds the workspace of a hook call without opening it.
+func hookRoot(opts Options, in *Input) (string, error) {
+	if !filepath.IsAbs(opts.Home) {
+		return "", errors.New("HOME is not set to an absolute path (it decides what ~ means)")
+	}
+	if opts.ProjectDir != "" && !filepath.IsAbs(opts.ProjectDir) {
+		return "", fmt.Errorf("CLAUDE_PROJECT_DIR %q is not an absolute path", opts.ProjectDir)
+	}
+	return FindWorkspace(opts.ProjectDir, in.Cwd)
+}
+
+// openRoot opens the workspace at root for a hook call.
+func openRoot(ctx context.Context, root string) (*workspace.Workspace, error) {
 	ws, err := workspace.Open(ctx, root)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the Parallax workspace (%w); run `parallax doctor` there", err)

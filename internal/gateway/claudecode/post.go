@@ -35,13 +35,27 @@ func PostToolUse(ctx context.Context, opts Options, in *Input) (err error) {
 		}
 	}()
 	opts.at(faultPost)
-	ws, err := openWorkspace(ctx, opts, in)
+	root, err := hookRoot(opts, in)
 	if err != nil {
 		return fmt.Errorf("the result of %s was not classified: %w", in.ToolName, err)
 	}
+	// The taint first, where a full disk still takes it: the result has
+	// already reached the model.
+	cls, err := journalFirst(root, in)
+	if err != nil {
+		return err
+	}
+	ws, err := openRoot(ctx, root)
+	if err != nil {
+		return journalCritical(root, in, err)
+	}
 	defer func() { err = errors.Join(err, ws.Close()) }()
 	var obs shield.Observation
-	if obs, err = observe(ctx, opts, in, ws); err == nil {
+	if obs, err = observe(ctx, opts, in, ws, cls); err == nil {
+		// The raise journalled first is in the database now too: a read
+		// of the taint moves the journal's lines there and frees their
+		// room. Best effort: the next call's read does it, failing closed.
+		_, _, _ = ws.IFCStore().MaxTaint(ctx, in.SessionID)
 		return injectionWarning(in.ToolName, obs.Injection)
 	}
 	source := "unclassified result of " + in.ToolName
@@ -70,7 +84,7 @@ func postToolBatch(ctx context.Context, opts Options, in *Input) error {
 
 // observe classifies the result of one call. A panic is an error: the
 // result was not classified, so the session is raised to critical.
-func observe(ctx context.Context, opts Options, in *Input, ws *workspace.Workspace) (obs shield.Observation, err error) {
+func observe(ctx context.Context, opts Options, in *Input, ws *workspace.Workspace, cls ifc.ContentClassifier) (obs shield.Observation, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = errors.New("internal error in the Parallax hook")
@@ -84,7 +98,9 @@ func observe(ctx context.Context, opts Options, in *Input, ws *workspace.Workspa
 	if err != nil {
 		return obs, err
 	}
-	gate, err := shield.New(ws.GateConfig(opts.Home))
+	cfg := ws.GateConfig(opts.Home)
+	cfg.Classifier = cls
+	gate, err := shield.New(cfg)
 	if err != nil {
 		return obs, err
 	}
