@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"strings"
+	"syscall"
 )
 
 // The doors tests of issue 19 ("the engine's doors hold") reuse the
@@ -65,4 +68,56 @@ func (tr turn) decision(id string) string {
 func (tr turn) ended(reply string) bool {
 	n := len(tr.events)
 	return n > 0 && tr.events[n-1].Type == "response_complete" && strings.HasSuffix(tr.events[n-1].Text, reply)
+}
+
+// runPlain runs plain `parallax run prompt` (not --json) and returns its
+// stdout, which must end normally.
+func (h *hands) runPlain(prompt string) []byte {
+	h.t.Helper()
+	c := exec.Command(h.bin, "run", prompt) //nolint:gosec // built by the test
+	c.Dir, c.Env = h.root, h.env
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		h.t.Fatalf("parallax run: %v\nstdout: %q\nstderr:\n%s", err, out, stderr.String())
+	}
+	return out
+}
+
+// px runs a parallax command in the scenario's environment in dir and
+// returns its combined output.
+func (h *hands) px(dir string, args ...string) (string, error) {
+	h.t.Helper()
+	c := exec.Command(h.bin, args...) //nolint:gosec // built by the test
+	c.Dir, c.Env = dir, h.env
+	out, err := c.CombinedOutput()
+	return string(out), err
+}
+
+// startEngine starts a detached engine in dir, stopped when the test
+// ends.
+func (h *hands) startEngine(dir string) {
+	h.t.Helper()
+	if out, err := h.px(dir, "start", "--detach"); err != nil {
+		h.t.Fatalf("start --detach: %v\n%s", err, out)
+	}
+	h.t.Cleanup(func() { _, _ = h.px(dir, "stop") })
+}
+
+// toolResultsSeen is every tool result the model received (the "tool"
+// messages of its requests), as one string: unlike modelSaw it leaves
+// out the model's own calls, whose arguments may name a value.
+func (h *hands) toolResultsSeen() string {
+	var b strings.Builder
+	for _, req := range h.fake.requests() {
+		msgs, _ := req["messages"].([]any)
+		for _, m := range msgs {
+			if mm, _ := m.(map[string]any); mm["role"] == "tool" {
+				fmt.Fprintf(&b, "%v\n", mm["content"])
+			}
+		}
+	}
+	return b.String()
 }

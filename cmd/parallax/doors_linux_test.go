@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"os"
@@ -9,6 +11,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/parallax/parallax/internal/wire"
+	pxworkspace "github.com/parallax/parallax/internal/workspace"
 )
 
 // Issue 19, item 1: the files executor acts on what the gate decided. A
@@ -154,4 +160,136 @@ func firstLine(s string) string {
 		s = s[:80]
 	}
 	return s
+}
+
+// Issue 19, item 2: a search over the workspace, by the values
+// themselves and by ".", and a recursive listing never bring the
+// engine's sealed state (the API token, the judge's canary, the client
+// token) or the .env values to the model.
+func TestSearchCannotReturnSealedState(t *testing.T) {
+	h := newHands(t, handsSetup{})
+	envValue := "env-" + h.token
+	h.write(map[string]string{".env": "API_KEY=" + envValue + "\n", "src/main.go": "package main\n"})
+	var secrets []string
+	for _, p := range []string{pxworkspace.APITokenPath(h.root), pxworkspace.CanaryPath(h.root), pxworkspace.ClientTokenPath(h.root)} {
+		b, err := os.ReadFile(p)
+		if err != nil || len(strings.TrimSpace(string(b))) < 8 {
+			t.Fatalf("%s: %q, %v", p, b, err)
+		}
+		secrets = append(secrets, strings.TrimSpace(string(b)))
+	}
+	secrets = append(secrets, envValue)
+	calls := []toolCall{
+		{"dot", "search_files", map[string]any{"path": h.root, "pattern": "."}},
+		{"rel", "search_files", map[string]any{"path": ".", "pattern": "."}},
+		{"names", "search_files", map[string]any{"path": h.root, "pattern": "glob:*"}},
+		{"list", "list_directory", map[string]any{"path": h.root, "recursive": true}},
+	}
+	for i, s := range secrets {
+		calls = append(calls, toolCall{fmt.Sprintf("value_%d", i), "search_files", map[string]any{"path": h.root, "pattern": s}})
+	}
+	tr := h.runScripted("look around", sseToolCalls(calls...))
+	for _, c := range calls {
+		out, ok, _ := tr.result(c.id)
+		t.Logf("%s: %s ok=%v %q", c.id, tr.decision(c.id), ok, firstLine(out))
+	}
+	// The searches must have run: a refused search proves nothing.
+	for _, id := range []string{"dot", "list"} {
+		out, ok, _ := tr.result(id)
+		if !strings.HasPrefix(tr.decision(id), "ALLOW:") || !ok || !strings.Contains(out, "main.go") {
+			t.Fatalf("the %s walk did not run over the workspace (%s): %q", id, tr.decision(id), out)
+		}
+		// .env and .parallax are skipped and counted, not silently dropped.
+		if !strings.Contains(out, "entries withheld") {
+			t.Errorf("the %s walk does not count what it withheld: %q", id, out)
+		}
+	}
+	seen := h.toolResultsSeen()
+	if !strings.Contains(seen, "main.go") {
+		t.Fatalf("the model's requests carry no tool results: %q", seen)
+	}
+	for i, s := range secrets {
+		for _, form := range []string{s, reverse(s), hex.EncodeToString([]byte(s))} {
+			if strings.Contains(seen, form) {
+				t.Errorf("sealed value %d reached the model in a tool result", i)
+			}
+		}
+	}
+	for _, c := range calls {
+		if out, _, _ := tr.result(c.id); containsAny(out, secrets) {
+			t.Errorf("%s: a sealed value is in the result", c.id)
+		}
+	}
+	if !tr.ended("Done.") {
+		t.Errorf("the turn did not end in its reply")
+	}
+}
+
+// Issue 19, item 4: bytes that are not UTF-8 in a command's output and
+// in a file name reach the model escaped, the turn ends in its reply and
+// the engine never restarted its (sandboxed) agent.
+func TestInvalidBytesCannotBreakTheRun(t *testing.T) {
+	h := newHands(t, handsSetup{})
+	h.write(map[string]string{"planted/bad\xff\xfe.txt": "x"})
+	h.startEngine(h.root)
+	tr := h.runScripted("look", sseToolCalls(
+		toolCall{"cmd", "execute_command", map[string]any{"command": `printf 'out\377\376end'`}},
+		toolCall{"list", "list_directory", map[string]any{"path": h.abs("planted")}},
+		toolCall{"walk", "list_directory", map[string]any{"path": h.root, "recursive": true}},
+	), sseToolCalls(toolCall{"after", "execute_command", map[string]any{"command": "echo still-" + h.token}}))
+	if !tr.ended("Done.") {
+		t.Fatalf("the turn did not end in its reply:\n%s", tr.allOutput())
+	}
+	for id, want := range map[string]string{"cmd": "out\xff\xfeend", "list": "bad\xff\xfe.txt", "walk": "bad\xff\xfe.txt"} {
+		out, ok, _ := tr.result(id)
+		back, err := wire.UnText(out)
+		if !ok || !utf8.ValidString(out) || !strings.HasPrefix(out, wire.TextMarker) || err != nil || !strings.Contains(back, want) {
+			t.Errorf("%s: got %q (ok %v; unescaped %q, %v), want %q escaped", id, out, ok, back, err, want)
+		}
+	}
+	if out, _, _ := tr.result("after"); !strings.Contains(out, "still-"+h.token) {
+		t.Errorf("the call after the invalid bytes did not run: %q", out)
+	}
+	// What the model received next carries the escaped text.
+	saw := h.modelSaw()
+	for _, want := range []string{`out\\xff\\xfeend`, `bad\\xff\\xfe.txt`} {
+		if !strings.Contains(saw, want) {
+			t.Errorf("the model never received %s", want)
+		}
+	}
+	st, err := h.px(h.root, "status")
+	if err != nil || !strings.Contains(st, ", 0 restarts") {
+		t.Errorf("status: the agent restarted or the engine is gone (%v):\n%s", err, st)
+	}
+}
+
+// Issue 19, item 5: plain `parallax run` (the agent's sandbox on) prints
+// the model's text without its terminal control: no OSC 52 clipboard
+// write, title change or screen clear, in 7-bit or C1 form, reaches the
+// terminal.
+func TestPlainRunCannotEmitTerminalControl(t *testing.T) {
+	h := newHands(t, handsSetup{})
+	h.fake.script(sseTextPieces(
+		"Hello \x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07there",
+		", \x1b]0;pwn", "ed title\x1b\\friend\x1b[2J\x1b",
+		"[H\u009d52;c;eA==\x07\u009b2J\x1bc\x1b[31m!\x1b[0m\a\n",
+	))
+	out := h.runPlain("say hello")
+	for _, c := range []byte{0x1b, 0x9b, 0x9d, 0x07} {
+		if i := bytes.IndexByte(out, c); i >= 0 {
+			t.Errorf("stdout holds the byte %#x at %d: %q", c, i, out)
+		}
+	}
+	if !strings.Contains(string(out), "Hello there, friend") {
+		t.Errorf("the words around the sequences are gone: %q", out)
+	}
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }
