@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"fmt"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/parallax/parallax/internal/engine"
 	"github.com/parallax/parallax/internal/wire"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
 )
@@ -292,4 +294,95 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// Issue 19, item 3: a command of another workspace cannot drive this
+// workspace's engine. Workspace A (registered in the home) runs its
+// engine; workspace B's agent runs `make`, whose recipe looks at A's
+// state, connects to A's socket with python3, and runs the real client
+// (a copy of parallax, and of this test binary as a gRPC client) to send
+// A's agent a message, subscribe to its events, approve and stop it,
+// with no, A's (unreadable) and a wrong credential. A's engine still
+// runs with the same pid, its model was never asked anything and its
+// client token never reached B's model.
+func TestOtherWorkspaceCannotDriveThisEngine(t *testing.T) {
+	h := newHands(t, handsSetup{})
+	alpha := h.homePath("src/alpha")
+	fakeA := newFakeOpenAI(t)
+	if err := os.MkdirAll(alpha, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pxworkspace.Init(context.Background(), alpha, pxworkspace.InitOptions{Home: h.home}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(pxworkspace.ConfigPath(h.root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgA := strings.ReplaceAll(string(cfg), h.fake.srv.URL, fakeA.srv.URL)
+	if err := os.WriteFile(pxworkspace.ConfigPath(alpha), []byte(cfgA), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.startEngine(alpha)
+	before, err := h.px(alpha, "status")
+	if err != nil {
+		t.Fatalf("status of A: %v\n%s", err, before)
+	}
+	tokenA, err := os.ReadFile(pxworkspace.ClientTokenPath(alpha))
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyExecutable(t, self, h.abs("bin/doorclient"))
+	copyExecutable(t, h.bin, h.abs("bin/parallax"))
+	sock := engine.SocketPath(alpha)
+	h.makefile(map[string][]string{"all": {
+		"@echo ran-" + h.token,
+		"-ls -la " + pxworkspace.StateDir(alpha),
+		"-cat " + pxworkspace.ClientTokenPath(alpha),
+		fmt.Sprintf(`@-python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect("%s"); s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"); print("door OK python connected")'`, sock),
+		"-./bin/doorclient -test.run='^TestDoorClientHelperProcess$$' -door-client=" + alpha,
+		"-./bin/parallax stop --workspace " + alpha,
+		"-cd " + alpha + " && " + h.abs("bin/parallax") + " run 'door: hello from B'",
+	}}, "all")
+	tr := h.run(slow("make"))
+	h.mustAllow(tr, 0)
+	h.ran(tr, 0)
+	out, _ := tr.output(0)
+	t.Logf("B's command:\n%s", out)
+	if !strings.Contains(out, "door refused send a message") {
+		t.Fatalf("the door client did not run its attempts:\n%s", out)
+	}
+	if strings.Contains(out, "door OK") {
+		t.Errorf("a command of B got through to A's engine:\n%s", out)
+	}
+	after, err := h.px(alpha, "status")
+	pid := func(s string) string { f := strings.Fields(s); return strings.Join(f[:min(len(f), 4)], " ") }
+	if err != nil || pid(after) != pid(before) {
+		t.Errorf("A's engine stopped or restarted:\nbefore:\n%s\nafter (%v):\n%s", before, err, after)
+	}
+	if n := len(fakeA.requests()); n != 0 {
+		t.Errorf("A's model was asked %d times: %v", n, fakeA.requests())
+	}
+	if got := h.leaked(strings.TrimSpace(string(tokenA))); len(got) > 0 {
+		t.Errorf("A's client token reached B's model")
+	}
+}
+
+// copyExecutable copies the file src to dst, executable.
+func copyExecutable(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/parallax/parallax/internal/engine"
+	pxworkspace "github.com/parallax/parallax/internal/workspace"
+	pb "github.com/parallax/parallax/proto/parallax/v1"
+)
+
+// doorClient, when set, makes TestDoorClientHelperProcess the attacker
+// of TestOtherWorkspaceCannotDriveThisEngine: a copy of the test binary,
+// run by another workspace's command, drives the engine of the workspace
+// named here as a client would.
+var doorClient = flag.String("door-client", "", "workspace whose engine the helper process attacks")
+
+// TestDoorClientHelperProcess is not a test: it is the attacking client,
+// run in a command's sandbox. Each attempt prints "door OK WHAT" when it
+// got through and "door refused WHAT: why" when it did not.
+func TestDoorClientHelperProcess(t *testing.T) {
+	if *doorClient == "" {
+		t.Skip("the attacker of TestOtherWorkspaceCannotDriveThisEngine")
+	}
+	root := *doorClient
+	report := func(what string, err error) {
+		if err != nil {
+			fmt.Printf("door refused %s: %v\n", what, err)
+			return
+		}
+		fmt.Printf("door OK %s\n", what)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := os.Stat(engine.SocketPath(root))
+	report("stat the socket", err)
+	token, err := os.ReadFile(pxworkspace.ClientTokenPath(root))
+	report("read client.token", err)
+	if c, err := engine.DialClient(ctx, root); err == nil {
+		c.Close()
+		report("dial as a client", nil)
+	} else {
+		report("dial as a client", err)
+	}
+	for _, tok := range []string{"", string(token), "0000000000000000000000000000000000000000000000000000000000000000"} {
+		doorAttempts(ctx, root, tok, report)
+	}
+}
+
+// doorAttempts calls each ClientService method that drives an engine,
+// with tok as the credential.
+func doorAttempts(ctx context.Context, root, tok string, report func(string, error)) {
+	cc, err := grpc.NewClient("unix://"+engine.SocketPath(root), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		report("connect", err)
+		return
+	}
+	defer cc.Close()
+	c := pb.NewClientServiceClient(cc)
+	call := func(what string, f func(context.Context) error) {
+		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		if tok != "" {
+			cctx = metadata.AppendToOutgoingContext(cctx, engine.TokenMetadata, tok)
+		}
+		report(what, f(cctx))
+	}
+	call("send a message", func(ctx context.Context) error {
+		_, err := c.SendMessage(ctx, &pb.SendMessageRequest{Text: "door: send this to your model"})
+		return err
+	})
+	call("subscribe", func(ctx context.Context) error {
+		sub, err := c.Subscribe(ctx, &pb.SubscribeRequest{})
+		if err == nil {
+			_, err = sub.Recv()
+		}
+		return err
+	})
+	call("approve", func(ctx context.Context) error {
+		_, err := c.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: "1", Approve: true, AnsweredBy: "user"})
+		return err
+	})
+	call("stop the engine", func(ctx context.Context) error {
+		_, err := c.Shutdown(ctx, &pb.ShutdownRequest{Reason: "door"})
+		return err
+	})
+}
