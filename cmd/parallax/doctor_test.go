@@ -36,7 +36,7 @@ func TestDoctorCmd(t *testing.T) {
 	}
 	for _, want := range []string{"workspace " + root, "OK    workspace ", "OK    audit         1 entry verified",
 		"OK    policy ", "WARN  landlock      not available: test", "fix: use another kernel",
-		"12 ok, 2 warning(s), 0 failed, 0 skipped", "OK    commands      each command isolated"} {
+		"13 ok, 2 warning(s), 0 failed, 0 skipped", "OK    commands      each command isolated"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -54,7 +54,7 @@ func TestDoctorCmd(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("--json: %v\n%s", err, out)
 	}
-	if !rep.OK || rep.Workspace != root || len(rep.Checks) != 14 || rep.Checks[13].Name != "landlock" {
+	if !rep.OK || rep.Workspace != root || len(rep.Checks) != 15 || rep.Checks[14].Name != "landlock" {
 		t.Errorf("--json: got %+v", rep)
 	}
 }

@@ -127,6 +127,14 @@ var doctorChecks = []struct {
 	{"policy", (*doctor).checkPolicy},
 	{"canary.token", func(d *doctor) Check { return checkToken(CanaryPath(d.root)) }},
 	{"api.token", func(d *doctor) Check { return checkToken(APITokenPath(d.root)) }},
+	{"client.token", func(d *doctor) Check {
+		// The engine's clients prove themselves with it; a workspace made
+		// before it existed gets one when the engine next starts.
+		if _, err := os.Lstat(ClientTokenPath(d.root)); errors.Is(err, fs.ErrNotExist) {
+			return warn(ClientTokenPath(d.root)+" is missing: the engine creates it when it starts", "parallax start")
+		}
+		return checkToken(ClientTokenPath(d.root))
+	}},
 	{"database", (*doctor).checkDB},
 	{"taint", (*doctor).checkTaintJournal},
 	{"audit", (*doctor).checkAudit},

@@ -66,7 +66,7 @@ func TestDoctorFresh(t *testing.T) {
 			t.Errorf("%s: got %s (%s; fix: %s), want OK", c.Name, c.Status, c.Detail, c.Fix)
 		}
 	}
-	want := "workspace layout config agent commands policy canary.token api.token database taint audit chronicle judge"
+	want := "workspace layout config agent commands policy canary.token api.token client.token database taint audit chronicle judge"
 	if strings.Join(got, " ") != want {
 		t.Errorf("checks: got %s, want %s", strings.Join(got, " "), want)
 	}
