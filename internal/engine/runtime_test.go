@@ -116,6 +116,36 @@ func newRuntimeEnv(t *testing.T, o rtOptions) *rtEnv {
 	return e
 }
 
+// testWait bounds every wait of these tests on the engine or its agent:
+// a check that stops failing closed makes its test fail, never hang.
+const testWait = 60 * time.Second
+
+// runBounded runs the runtime until it returns or testWait passes (then
+// Run's context is cancelled and it returns what it returns then).
+func runBounded(t *testing.T, rt *Runtime) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	err := rt.Run(ctx)
+	if ctx.Err() != nil {
+		t.Errorf("the engine was still running after %v", testWait)
+	}
+	return err
+}
+
+// waitFor receives from ch within testWait, or fails the test.
+func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(testWait):
+		t.Fatalf("no %s within %v", what, testWait)
+		var zero T
+		return zero
+	}
+}
+
 // start runs the runtime and connects a client.
 func (e *rtEnv) start(t *testing.T) {
 	t.Helper()
@@ -134,7 +164,7 @@ func (e *rtEnv) stop(t *testing.T) {
 	if _, err := e.client.Shutdown(context.Background(), &pb.ShutdownRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-e.runErr; err != nil {
+	if err := waitFor(t, e.runErr, "end of Run after Shutdown"); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	if err := e.rt.Close(); err != nil {
@@ -145,7 +175,7 @@ func (e *rtEnv) stop(t *testing.T) {
 // turn sends text and returns the turn's events up to its end.
 func (e *rtEnv) turn(t *testing.T, session, text string, otr bool) (string, []*pb.Event) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
 	sub, err := e.client.Subscribe(ctx, &pb.SubscribeRequest{})
 	if err != nil {
@@ -397,7 +427,7 @@ func TestRuntimeLock(t *testing.T) {
 // engine stops with a CrashLoopError; every crash is audited.
 func TestRuntimeCrashLoop(t *testing.T) {
 	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n", mode: "crash", agent: "  restart_budget: 2\n"})
-	err := e.rt.Run(context.Background())
+	err := runBounded(t, e.rt)
 	var cl *CrashLoopError
 	if !errors.As(err, &cl) || cl.Crashes != 3 {
 		t.Fatalf("run: got %v, want a CrashLoopError after 3 crashes", err)
@@ -423,7 +453,7 @@ func TestRuntimeCrashLoop(t *testing.T) {
 // restarted: the engine stops at once, audited.
 func TestRuntimeStopsWhenTheSandboxCannotBeApplied(t *testing.T) {
 	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n", mode: "broken"})
-	err := e.rt.Run(context.Background())
+	err := runBounded(t, e.rt)
 	var sr *SandboxRefusedError
 	if !errors.As(err, &sr) {
 		t.Fatalf("run: got %v, want a SandboxRefusedError", err)
@@ -443,7 +473,7 @@ func TestRuntimeStopsWhenTheSandboxCannotBeApplied(t *testing.T) {
 // good, audited; the engine does not restart it.
 func TestRuntimeRefusesALeakySandbox(t *testing.T) {
 	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n", mode: "leaky"})
-	err := e.rt.Run(context.Background())
+	err := runBounded(t, e.rt)
 	var sr *SandboxRefusedError
 	if !errors.As(err, &sr) || !strings.Contains(sr.Reason, "connect_tcp") {
 		t.Fatalf("run: got %v, want a SandboxRefusedError naming the probe", err)
@@ -464,7 +494,7 @@ func TestRuntimeAgentKilledMidTurn(t *testing.T) {
   - text: "after the restart"
 `})
 	e.start(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
 	sub, err := e.client.Subscribe(ctx, &pb.SubscribeRequest{})
 	if err != nil {
@@ -532,7 +562,7 @@ func TestRuntimeApprovals(t *testing.T) {
   - text: "asked twice"
 `, yes, no))
 	e.start(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
 	sub, err := e.client.Subscribe(ctx, &pb.SubscribeRequest{})
 	if err != nil {
@@ -643,7 +673,7 @@ func TestRuntimeRestartKeepsTheConversation(t *testing.T) {
 	welcomed := make(chan struct{}, 4)
 	e.rt.onWelcome = func(time.Duration) { welcomed <- struct{}{} }
 	e.start(t)
-	<-welcomed
+	waitFor(t, welcomed, "agent welcome")
 	session, _ := e.turn(t, "", "remember 42", false)
 	st, err := e.client.Status(context.Background(), &pb.StatusRequest{})
 	if err != nil {
@@ -652,7 +682,7 @@ func TestRuntimeRestartKeepsTheConversation(t *testing.T) {
 	if err := syscall.Kill(int(st.GetAgentPid()), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-welcomed
+	waitFor(t, welcomed, "agent welcome")
 	_, evs := e.turn(t, session, "which number?", false)
 	if rc := evs[len(evs)-1].GetResponseComplete(); rc == nil || rc.GetText() != "it was 42" {
 		t.Fatalf("turn after the restart ended with %v", evs[len(evs)-1])
