@@ -325,6 +325,17 @@ func TestRuntimeConversationSandboxed(t *testing.T) {
 	}
 }
 
+// inBothAgentModes runs test with agent.sandbox off and in the
+// production configuration, the agent's real kernel sandbox on (skipped
+// where the kernel has none).
+func inBothAgentModes(t *testing.T, test func(t *testing.T, mode string)) {
+	t.Run("sandbox off", func(t *testing.T) { test(t, "off") })
+	t.Run("sandbox on", func(t *testing.T) {
+		e2e.Need(t, sandbox.Available(), "no kernel sandbox here")
+		test(t, "on")
+	})
+}
+
 // scriptPath is the script file the env's config names.
 func scriptPath(t *testing.T, e *rtEnv) string {
 	t.Helper()
@@ -364,8 +375,10 @@ func hasEntry(es []audit.Entry, typ audit.EventType, code string) bool {
 
 // An off-the-record session may only read: a write is refused by the
 // engine before the gate, and nothing is written.
-func TestRuntimeOTRIsReadOnly(t *testing.T) {
-	e := newRuntimeEnv(t, rtOptions{})
+func TestRuntimeOTRIsReadOnly(t *testing.T) { inBothAgentModes(t, runtimeOTRIsReadOnly) }
+
+func runtimeOTRIsReadOnly(t *testing.T, mode string) {
+	e := newRuntimeEnv(t, rtOptions{mode: mode})
 	target := filepath.Join(e.root, "otr.txt")
 	writeFile(t, scriptPath(t, e), fmt.Sprintf(`turns:
   - tool_calls: [{name: write_file, input: {path: %q, content: "x"}}, {name: list_directory, input: {path: %q}}]
@@ -489,8 +502,10 @@ func TestRuntimeRefusesALeakySandbox(t *testing.T) {
 // An agent killed in the middle of a turn: the turn ends with an
 // agent_exited error (nothing hangs, the running command is cancelled),
 // the agent is restarted, and the next turn is served by the new one.
-func TestRuntimeAgentKilledMidTurn(t *testing.T) {
-	e := newRuntimeEnv(t, rtOptions{script: `  - tool_calls: [{name: execute_command, input: {command: "sleep 30"}}]
+func TestRuntimeAgentKilledMidTurn(t *testing.T) { inBothAgentModes(t, runtimeAgentKilledMidTurn) }
+
+func runtimeAgentKilledMidTurn(t *testing.T, mode string) {
+	e := newRuntimeEnv(t, rtOptions{mode: mode, script: `  - tool_calls: [{name: execute_command, input: {command: "sleep 30"}}]
   - text: "after the restart"
 `})
 	e.start(t)
@@ -553,8 +568,10 @@ func TestRuntimeAgentKilledMidTurn(t *testing.T) {
 // Tier 3 through the clients: an escalated write outside the workspace
 // is published as ApprovalNeeded; the first answer decides it and a
 // second one is refused. An approved write runs, a denied one does not.
-func TestRuntimeApprovals(t *testing.T) {
-	e := newRuntimeEnv(t, rtOptions{})
+func TestRuntimeApprovals(t *testing.T) { inBothAgentModes(t, runtimeApprovals) }
+
+func runtimeApprovals(t *testing.T, mode string) {
+	e := newRuntimeEnv(t, rtOptions{mode: mode})
 	yes, no := filepath.Join(e.home, "approved.txt"), filepath.Join(e.home, "denied.txt")
 	writeFile(t, scriptPath(t, e), fmt.Sprintf(`turns:
   - tool_calls: [{name: write_file, input: {path: %q, content: "y"}}]
