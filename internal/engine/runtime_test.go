@@ -52,6 +52,13 @@ func testAgent(mode string) int {
 		return proc.Main(context.Background(), proc.RunOptions{Version: "test", Sandbox: func() (proc.SandboxReport, error) {
 			return proc.SandboxReport{}, errors.New("the kernel refused the sandbox")
 		}})
+	case "stubborn": // a leaky report, then it stays when the engine refuses it
+		proc.Main(context.Background(), proc.RunOptions{Sandbox: func() (proc.SandboxReport, error) {
+			return proc.SandboxReport{LandlockABI: 7, Seccomp: true, Probes: []proc.Probe{
+				{Name: "connect_tcp", Refused: false, Detail: "connected"}}}, nil
+		}})
+		time.Sleep(time.Hour)
+		return 0
 	case "leaky":
 		return proc.Main(context.Background(), proc.RunOptions{Sandbox: func() (proc.SandboxReport, error) {
 			return proc.SandboxReport{LandlockABI: 7, Seccomp: true, Probes: []proc.Probe{
@@ -80,6 +87,7 @@ type rtOptions struct {
 	script string // YAML turns of the scripted model
 	agent  string // extra lines of the agent: block
 	mode   string // envTestAgent
+	keyEnv string // api_key_env of a second, unused model
 }
 
 func newRuntimeEnv(t *testing.T, o rtOptions) *rtEnv {
@@ -93,11 +101,11 @@ func newRuntimeEnv(t *testing.T, o rtOptions) *rtEnv {
 	script := filepath.Join(t.TempDir(), "script.yaml")
 	writeFile(t, script, "turns:\n"+o.script)
 	agentBlock := "agent:\n  sandbox: off\n" + o.agent
-	if o.mode == "leaky" || o.mode == "on" || o.mode == "broken" {
+	if o.mode == "leaky" || o.mode == "on" || o.mode == "broken" || o.mode == "stubborn" {
 		agentBlock = "agent:\n" + o.agent
 	}
 	writeFile(t, workspace.ConfigPath(e.root), "version: 1\npolicy: default\nllm:\n  models:\n"+
-		"    - {name: demo, provider: scripted, model: scripted-agent, script: "+script+"}\n  roles: {chat: demo}\n"+agentBlock)
+		"    - {name: demo, provider: scripted, model: scripted-agent, script: "+script+"}\n"+keyEnv(o.keyEnv)+"  roles: {chat: demo}\n"+agentBlock)
 	mode := o.mode
 	if mode == "" {
 		mode = "off"
@@ -144,6 +152,14 @@ func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
 		var zero T
 		return zero
 	}
+}
+
+// keyEnv is a model entry naming the key variable name ("": none).
+func keyEnv(name string) string {
+	if name == "" {
+		return ""
+	}
+	return "    - {name: spare, provider: anthropic, model: claude-sonnet-4-5, api_key_env: " + name + "}\n"
 }
 
 // start runs the runtime and connects a client.
@@ -496,6 +512,21 @@ func TestRuntimeRefusesALeakySandbox(t *testing.T) {
 	}
 	if !hasEntry(verifiedChain(t, e.root), audit.SandboxCanaryResult, "sandbox_failed") {
 		t.Error("no SandboxCanaryResult entry for the failed report")
+	}
+}
+
+// An agent that stays after its report was refused is stopped by the
+// engine (Shutdown, then killed), which returns the refusal instead of
+// waiting for the agent to leave.
+func TestRuntimeStopsAnAgentThatStaysAfterItsRefusal(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n", mode: "stubborn"})
+	err := runBounded(t, e.rt)
+	var sr *SandboxRefusedError
+	if !errors.As(err, &sr) || !strings.Contains(sr.Reason, "connect_tcp") {
+		t.Fatalf("run: got %v, want a SandboxRefusedError naming the probe", err)
+	}
+	if err := e.rt.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 
