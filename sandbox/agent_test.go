@@ -208,6 +208,8 @@ func TestReportOK(t *testing.T) {
 		{"none blocked", applied, all(false), false},
 		{"no seccomp", Report{LandlockABI: 7, NoNewPrivs: true}, all(true), false},
 		{"no landlock", Report{Seccomp: true, NoNewPrivs: true}, all(true), false},
+		{"no no_new_privs", Report{LandlockABI: 7, Seccomp: true}, all(true), false},
+		{"landlock ABI 0", Report{LandlockABI: 0, Seccomp: true, NoNewPrivs: true}, all(true), false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

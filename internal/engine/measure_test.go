@@ -78,7 +78,7 @@ func TestMeasureRuntime(t *testing.T) {
 	}}
 	e.start(t)
 	ctx := context.Background()
-	<-welcomed
+	waitFor(t, welcomed, "agent welcome")
 	for range 5 { // more spawns for the start time
 		st, err := e.client.Status(ctx, &pb.StatusRequest{})
 		if err != nil {
@@ -87,7 +87,7 @@ func TestMeasureRuntime(t *testing.T) {
 		if err := syscall.Kill(int(st.GetAgentPid()), syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		<-welcomed
+		waitFor(t, welcomed, "agent welcome")
 	}
 	waitAgent(t, e)
 	st, err := e.client.Status(ctx, &pb.StatusRequest{})

@@ -52,6 +52,13 @@ func testAgent(mode string) int {
 		return proc.Main(context.Background(), proc.RunOptions{Version: "test", Sandbox: func() (proc.SandboxReport, error) {
 			return proc.SandboxReport{}, errors.New("the kernel refused the sandbox")
 		}})
+	case "stubborn": // a leaky report, then it stays when the engine refuses it
+		proc.Main(context.Background(), proc.RunOptions{Sandbox: func() (proc.SandboxReport, error) {
+			return proc.SandboxReport{LandlockABI: 7, Seccomp: true, Probes: []proc.Probe{
+				{Name: "connect_tcp", Refused: false, Detail: "connected"}}}, nil
+		}})
+		time.Sleep(time.Hour)
+		return 0
 	case "leaky":
 		return proc.Main(context.Background(), proc.RunOptions{Sandbox: func() (proc.SandboxReport, error) {
 			return proc.SandboxReport{LandlockABI: 7, Seccomp: true, Probes: []proc.Probe{
@@ -80,6 +87,7 @@ type rtOptions struct {
 	script string // YAML turns of the scripted model
 	agent  string // extra lines of the agent: block
 	mode   string // envTestAgent
+	keyEnv string // api_key_env of a second, unused model
 }
 
 func newRuntimeEnv(t *testing.T, o rtOptions) *rtEnv {
@@ -93,11 +101,11 @@ func newRuntimeEnv(t *testing.T, o rtOptions) *rtEnv {
 	script := filepath.Join(t.TempDir(), "script.yaml")
 	writeFile(t, script, "turns:\n"+o.script)
 	agentBlock := "agent:\n  sandbox: off\n" + o.agent
-	if o.mode == "leaky" || o.mode == "on" || o.mode == "broken" {
+	if o.mode == "leaky" || o.mode == "on" || o.mode == "broken" || o.mode == "stubborn" {
 		agentBlock = "agent:\n" + o.agent
 	}
 	writeFile(t, workspace.ConfigPath(e.root), "version: 1\npolicy: default\nllm:\n  models:\n"+
-		"    - {name: demo, provider: scripted, model: scripted-agent, script: "+script+"}\n  roles: {chat: demo}\n"+agentBlock)
+		"    - {name: demo, provider: scripted, model: scripted-agent, script: "+script+"}\n"+keyEnv(o.keyEnv)+"  roles: {chat: demo}\n"+agentBlock)
 	mode := o.mode
 	if mode == "" {
 		mode = "off"
@@ -114,6 +122,44 @@ func newRuntimeEnv(t *testing.T, o rtOptions) *rtEnv {
 	}
 	e.rt = rt
 	return e
+}
+
+// testWait bounds every wait of these tests on the engine or its agent:
+// a check that stops failing closed makes its test fail, never hang.
+const testWait = 60 * time.Second
+
+// runBounded runs the runtime until it returns or testWait passes (then
+// Run's context is cancelled and it returns what it returns then).
+func runBounded(t *testing.T, rt *Runtime) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	err := rt.Run(ctx)
+	if ctx.Err() != nil {
+		t.Errorf("the engine was still running after %v", testWait)
+	}
+	return err
+}
+
+// waitFor receives from ch within testWait, or fails the test.
+func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(testWait):
+		t.Fatalf("no %s within %v", what, testWait)
+		var zero T
+		return zero
+	}
+}
+
+// keyEnv is a model entry naming the key variable name ("": none).
+func keyEnv(name string) string {
+	if name == "" {
+		return ""
+	}
+	return "    - {name: spare, provider: anthropic, model: claude-sonnet-4-5, api_key_env: " + name + "}\n"
 }
 
 // start runs the runtime and connects a client.
@@ -134,7 +180,7 @@ func (e *rtEnv) stop(t *testing.T) {
 	if _, err := e.client.Shutdown(context.Background(), &pb.ShutdownRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-e.runErr; err != nil {
+	if err := waitFor(t, e.runErr, "end of Run after Shutdown"); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	if err := e.rt.Close(); err != nil {
@@ -145,7 +191,7 @@ func (e *rtEnv) stop(t *testing.T) {
 // turn sends text and returns the turn's events up to its end.
 func (e *rtEnv) turn(t *testing.T, session, text string, otr bool) (string, []*pb.Event) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
 	sub, err := e.client.Subscribe(ctx, &pb.SubscribeRequest{})
 	if err != nil {
@@ -295,6 +341,17 @@ func TestRuntimeConversationSandboxed(t *testing.T) {
 	}
 }
 
+// inBothAgentModes runs test with agent.sandbox off and in the
+// production configuration, the agent's real kernel sandbox on (skipped
+// where the kernel has none).
+func inBothAgentModes(t *testing.T, test func(t *testing.T, mode string)) {
+	t.Run("sandbox off", func(t *testing.T) { test(t, "off") })
+	t.Run("sandbox on", func(t *testing.T) {
+		e2e.Need(t, sandbox.Available(), "no kernel sandbox here")
+		test(t, "on")
+	})
+}
+
 // scriptPath is the script file the env's config names.
 func scriptPath(t *testing.T, e *rtEnv) string {
 	t.Helper()
@@ -334,8 +391,10 @@ func hasEntry(es []audit.Entry, typ audit.EventType, code string) bool {
 
 // An off-the-record session may only read: a write is refused by the
 // engine before the gate, and nothing is written.
-func TestRuntimeOTRIsReadOnly(t *testing.T) {
-	e := newRuntimeEnv(t, rtOptions{})
+func TestRuntimeOTRIsReadOnly(t *testing.T) { inBothAgentModes(t, runtimeOTRIsReadOnly) }
+
+func runtimeOTRIsReadOnly(t *testing.T, mode string) {
+	e := newRuntimeEnv(t, rtOptions{mode: mode})
 	target := filepath.Join(e.root, "otr.txt")
 	writeFile(t, scriptPath(t, e), fmt.Sprintf(`turns:
   - tool_calls: [{name: write_file, input: {path: %q, content: "x"}}, {name: list_directory, input: {path: %q}}]
@@ -397,7 +456,7 @@ func TestRuntimeLock(t *testing.T) {
 // engine stops with a CrashLoopError; every crash is audited.
 func TestRuntimeCrashLoop(t *testing.T) {
 	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n", mode: "crash", agent: "  restart_budget: 2\n"})
-	err := e.rt.Run(context.Background())
+	err := runBounded(t, e.rt)
 	var cl *CrashLoopError
 	if !errors.As(err, &cl) || cl.Crashes != 3 {
 		t.Fatalf("run: got %v, want a CrashLoopError after 3 crashes", err)
@@ -423,7 +482,7 @@ func TestRuntimeCrashLoop(t *testing.T) {
 // restarted: the engine stops at once, audited.
 func TestRuntimeStopsWhenTheSandboxCannotBeApplied(t *testing.T) {
 	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n", mode: "broken"})
-	err := e.rt.Run(context.Background())
+	err := runBounded(t, e.rt)
 	var sr *SandboxRefusedError
 	if !errors.As(err, &sr) {
 		t.Fatalf("run: got %v, want a SandboxRefusedError", err)
@@ -443,7 +502,7 @@ func TestRuntimeStopsWhenTheSandboxCannotBeApplied(t *testing.T) {
 // good, audited; the engine does not restart it.
 func TestRuntimeRefusesALeakySandbox(t *testing.T) {
 	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n", mode: "leaky"})
-	err := e.rt.Run(context.Background())
+	err := runBounded(t, e.rt)
 	var sr *SandboxRefusedError
 	if !errors.As(err, &sr) || !strings.Contains(sr.Reason, "connect_tcp") {
 		t.Fatalf("run: got %v, want a SandboxRefusedError naming the probe", err)
@@ -456,15 +515,32 @@ func TestRuntimeRefusesALeakySandbox(t *testing.T) {
 	}
 }
 
+// An agent that stays after its report was refused is stopped by the
+// engine (Shutdown, then killed), which returns the refusal instead of
+// waiting for the agent to leave.
+func TestRuntimeStopsAnAgentThatStaysAfterItsRefusal(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n", mode: "stubborn"})
+	err := runBounded(t, e.rt)
+	var sr *SandboxRefusedError
+	if !errors.As(err, &sr) || !strings.Contains(sr.Reason, "connect_tcp") {
+		t.Fatalf("run: got %v, want a SandboxRefusedError naming the probe", err)
+	}
+	if err := e.rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // An agent killed in the middle of a turn: the turn ends with an
 // agent_exited error (nothing hangs, the running command is cancelled),
 // the agent is restarted, and the next turn is served by the new one.
-func TestRuntimeAgentKilledMidTurn(t *testing.T) {
-	e := newRuntimeEnv(t, rtOptions{script: `  - tool_calls: [{name: execute_command, input: {command: "sleep 30"}}]
+func TestRuntimeAgentKilledMidTurn(t *testing.T) { inBothAgentModes(t, runtimeAgentKilledMidTurn) }
+
+func runtimeAgentKilledMidTurn(t *testing.T, mode string) {
+	e := newRuntimeEnv(t, rtOptions{mode: mode, script: `  - tool_calls: [{name: execute_command, input: {command: "sleep 30"}}]
   - text: "after the restart"
 `})
 	e.start(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
 	sub, err := e.client.Subscribe(ctx, &pb.SubscribeRequest{})
 	if err != nil {
@@ -523,8 +599,10 @@ func TestRuntimeAgentKilledMidTurn(t *testing.T) {
 // Tier 3 through the clients: an escalated write outside the workspace
 // is published as ApprovalNeeded; the first answer decides it and a
 // second one is refused. An approved write runs, a denied one does not.
-func TestRuntimeApprovals(t *testing.T) {
-	e := newRuntimeEnv(t, rtOptions{})
+func TestRuntimeApprovals(t *testing.T) { inBothAgentModes(t, runtimeApprovals) }
+
+func runtimeApprovals(t *testing.T, mode string) {
+	e := newRuntimeEnv(t, rtOptions{mode: mode})
 	yes, no := filepath.Join(e.home, "approved.txt"), filepath.Join(e.home, "denied.txt")
 	writeFile(t, scriptPath(t, e), fmt.Sprintf(`turns:
   - tool_calls: [{name: write_file, input: {path: %q, content: "y"}}]
@@ -532,7 +610,7 @@ func TestRuntimeApprovals(t *testing.T) {
   - text: "asked twice"
 `, yes, no))
 	e.start(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
 	sub, err := e.client.Subscribe(ctx, &pb.SubscribeRequest{})
 	if err != nil {
@@ -643,7 +721,7 @@ func TestRuntimeRestartKeepsTheConversation(t *testing.T) {
 	welcomed := make(chan struct{}, 4)
 	e.rt.onWelcome = func(time.Duration) { welcomed <- struct{}{} }
 	e.start(t)
-	<-welcomed
+	waitFor(t, welcomed, "agent welcome")
 	session, _ := e.turn(t, "", "remember 42", false)
 	st, err := e.client.Status(context.Background(), &pb.StatusRequest{})
 	if err != nil {
@@ -652,7 +730,7 @@ func TestRuntimeRestartKeepsTheConversation(t *testing.T) {
 	if err := syscall.Kill(int(st.GetAgentPid()), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-welcomed
+	waitFor(t, welcomed, "agent welcome")
 	_, evs := e.turn(t, session, "which number?", false)
 	if rc := evs[len(evs)-1].GetResponseComplete(); rc == nil || rc.GetText() != "it was 42" {
 		t.Fatalf("turn after the restart ended with %v", evs[len(evs)-1])
