@@ -101,6 +101,10 @@ func TestBrokerBudgets(t *testing.T) {
 		// $0.0045 a call: the third starts at $0.009 >= $0.005.
 		{"daily", 0.005, 0, []string{"a", "b", "a"}, []bool{true, true, false}},
 		{"session", 1, 0.004, []string{"a", "a", "b", "b", "b"}, []bool{true, false, true, false, false}},
+		// A budget is spent when the spend reaches it, not only when it
+		// passes it: two calls spend exactly $0.009.
+		{"daily reached exactly", 0.009, 0, []string{"a", "b", "a"}, []bool{true, true, false}},
+		{"session reached exactly", 1, 0.0045, []string{"a", "a", "b"}, []bool{true, false, true}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
