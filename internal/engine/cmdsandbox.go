@@ -68,6 +68,9 @@ type CommandSandboxConfig struct {
 // the engine moved aside).
 type SandboxHook func(act *action.Action) (wrap func(*exec.Cmd) error, done func() []string, err error)
 
+// cacheRoot is where a workspace keeps its layers of the shared caches.
+func cacheRoot(ws string) string { return filepath.Join(ws, ".parallax", "caches") }
+
 // proxyPort is where, inside an isolated command's own network
 // namespace, its egress proxy listens.
 const proxyPort = 3128
@@ -98,7 +101,7 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 		return nil, fmt.Errorf("command sandbox: cannot hide the workspace's .parallax from commands: %w", err)
 	}
 	if cfg.CacheRoot == "" {
-		cfg.CacheRoot = filepath.Join(cfg.Workspace, ".parallax", "caches")
+		cfg.CacheRoot = cacheRoot(cfg.Workspace)
 	}
 	return func(act *action.Action) (func(*exec.Cmd) error, func() []string, error) {
 		code := action.ShellCode(act)
@@ -143,7 +146,7 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 				var fwd []netip.AddrPort
 				if cfg.Relay != nil {
 					for _, f := range cfg.Forward {
-						if f.Addr().IsLoopback() && !(f.Port() == proxyPort && f.Addr().Is4()) {
+						if f.Addr().IsLoopback() && !(f.Port() == proxyPort && f.Addr().Is4()) { // the spec refuses anything else
 							fwd = append(fwd, f)
 							spec.Forward = append(spec.Forward, f.String())
 						}

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/parallax/parallax/guard"
-	"github.com/parallax/parallax/internal/egress"
 	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/sandbox"
 )
@@ -29,16 +27,7 @@ type CommandSandboxPolicy struct {
 // the disk, the sandbox the engine would give code in the workspace root
 // with the given settings.
 func ExplainCommandSandbox(root, home string, s workspace.AgentSettings, code string) (CommandSandboxPolicy, error) {
-	caches := make([]string, 0, len(s.Caches))
-	for _, c := range s.Caches {
-		caches = append(caches, filepath.Join(home, c))
-	}
-	registries := s.Registries
-	if registries == nil {
-		registries = egress.DefaultRegistries()
-	}
-	cfg := CommandSandboxConfig{Workspace: root, Home: home, Caches: caches, Unreadable: guard.New(root, home).Unreadable(),
-		CacheRoot: filepath.Join(root, ".parallax", "caches"), Limits: commandLimits(s)}
+	cfg, registries := settingsSandbox(root, home, s)
 	plan, err := cfg.plan(code, true)
 	if err != nil {
 		return CommandSandboxPolicy{}, err
@@ -49,7 +38,7 @@ func ExplainCommandSandbox(root, home string, s workspace.AgentSettings, code st
 		Cgroups: os.Geteuid() == 0}
 	if spec.Network {
 		out.Registries = registries
-		for _, f := range loopbackRegistries(registries) {
+		for _, f := range cfg.Forward {
 			out.Forwarded = append(out.Forwarded, f.String())
 		}
 	}

@@ -89,26 +89,37 @@ func commandSandbox(root, home string, s workspace.AgentSettings, auditTo func()
 	if err != nil {
 		return nil, fmt.Errorf("engine: the command sandbox's wrapper: %w", err)
 	}
-	caches := make([]string, 0, len(s.Caches))
-	for _, c := range s.Caches {
-		caches = append(caches, filepath.Join(home, c))
-	}
 	// Every command hides every registered workspace's state: this one is
 	// registered here too (a workspace made before the list existed).
 	if err := workspace.Register(home, root); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	registries := s.Registries
-	if registries == nil {
-		registries = egress.DefaultRegistries()
-	}
-	hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: root, Home: home, Self: self, Caches: caches,
-		Unreadable: guard.New(root, home).Unreadable(), Limits: commandLimits(s),
-		Egress: egressServer(registries, auditTo), Forward: loopbackRegistries(registries), Relay: relayServer(auditTo)})
+	cfg, registries := settingsSandbox(root, home, s)
+	cfg.Self, cfg.Egress, cfg.Relay = self, egressServer(registries, auditTo), relayServer(auditTo)
+	hook, err := NewCommandSandbox(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w (agent.sandbox: off runs commands unconfined)", err)
 	}
 	return hook, nil
+}
+
+// settingsSandbox is the command sandbox the workspace's settings ask
+// for, before the engine's own parts (its executable, the proxy and the
+// relay) are added: the caches under the home, what the guard keeps
+// unreadable, the limits, the loopback registries to relay. It also
+// returns the registries the egress proxy allows.
+func settingsSandbox(root, home string, s workspace.AgentSettings) (CommandSandboxConfig, []string) {
+	caches := make([]string, 0, len(s.Caches))
+	for _, c := range s.Caches {
+		caches = append(caches, filepath.Join(home, c))
+	}
+	registries := s.Registries
+	if registries == nil {
+		registries = egress.DefaultRegistries()
+	}
+	return CommandSandboxConfig{Workspace: root, Home: home, Caches: caches, CacheRoot: cacheRoot(root),
+		Unreadable: guard.New(root, home).Unreadable(), Limits: commandLimits(s),
+		Forward: loopbackRegistries(registries)}, registries
 }
 
 // egressServer serves one command's egress proxy: the hosts its verdict
