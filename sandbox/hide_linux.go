@@ -192,21 +192,7 @@ func mountMasks(dirs []string) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the mount tree private: %w (%v)", err, ErrNoUserns)
 	}
-	for _, d := range dirs {
-		fd, err := unix.Openat2(unix.AT_FDCWD, d, &unix.OpenHow{
-			Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC,
-			Resolve: unix.RESOLVE_NO_SYMLINKS,
-		})
-		if err != nil {
-			return fmt.Errorf("open %s to hide it: %w", d, err)
-		}
-		err = unix.Mount("parallax-hidden", fmt.Sprintf("/proc/self/fd/%d", fd), "tmpfs", maskFlags, maskData)
-		unix.Close(fd)
-		if err != nil {
-			return fmt.Errorf("mount a mask over %s: %w", d, err)
-		}
-	}
-	return nil
+	return mountOn(dirs, "parallax-hidden", "tmpfs", maskFlags, maskData)
 }
 
 // dropCaps empties the calling thread's ambient, bounding, effective,
@@ -259,35 +245,10 @@ func checkHidden(dirs []string) error {
 var nsNames = []string{"user", "mnt"}
 
 // currentNS lists the calling process's user and mount namespaces.
-func currentNS() ([]string, error) {
-	out := make([]string, 0, len(nsNames))
-	for _, ns := range nsNames {
-		l, err := os.Readlink("/proc/self/ns/" + ns)
-		if err != nil {
-			return nil, fmt.Errorf("read own %s namespace: %w", ns, err)
-		}
-		out = append(out, l)
-	}
-	return out, nil
-}
+func currentNS() ([]string, error) { return namespacesOf(nsNames) }
 
 // ownNamespaces refuses to mount anything unless this process runs in a
 // user and a mount namespace other than the caller's (outer, recorded by
 // Command): a wrapper started without SetSysProcAttr, as root, would
 // otherwise mount the masks in the engine's own namespace.
-func ownNamespaces(outer []string) error {
-	if len(outer) != len(nsNames) {
-		return fmt.Errorf("sandbox spec with hide lacks the caller's namespaces (outer_ns); build it with CommandSpec.Command")
-	}
-	self, err := currentNS()
-	if err != nil {
-		return err
-	}
-	for i := range self {
-		if self[i] == outer[i] {
-			return fmt.Errorf("hide needs a %s namespace of its own: the wrapper was started without "+
-				"CommandSpec.SetSysProcAttr", nsNames[i])
-		}
-	}
-	return nil
-}
+func ownNamespaces(outer []string) error { return ownNamespacesOf(outer, nsNames) }

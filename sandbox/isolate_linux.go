@@ -103,7 +103,7 @@ func ownNamespacesOf(outer, names []string) error {
 			return fmt.Errorf("read own %s namespace: %w", ns, err)
 		}
 		if l == outer[i] {
-			return fmt.Errorf("an isolated command needs a %s namespace of its own: the wrapper was started "+
+			return fmt.Errorf("the sandbox needs a %s namespace of its own: the wrapper was started "+
 				"without CommandSpec.SetSysProcAttr", ns)
 		}
 	}
@@ -298,12 +298,13 @@ func moveTreeTo(src int, dst string) error {
 	return unix.MoveMount(clone, "", dfd, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH)
 }
 
-// mountOn mounts a new filesystem on each path, through a descriptor
-// opened without following symlinks.
+// mountOn mounts a new filesystem on each directory, through a
+// descriptor opened without following symlinks: a directory swapped for
+// a link (or a file) after it was resolved is refused, not followed.
 func mountOn(paths []string, source, fstype string, flags uintptr, data string) error {
 	for _, p := range paths {
 		fd, err := unix.Openat2(unix.AT_FDCWD, p, &unix.OpenHow{
-			Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS,
+			Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS,
 		})
 		if err != nil {
 			return fmt.Errorf("open %s to cover it: %w", p, err)
