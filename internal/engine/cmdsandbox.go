@@ -246,7 +246,8 @@ func (cfg CommandSandboxConfig) plan(code string, dry bool) (*commandPlan, error
 	// The binary the engine runs from may sit in the workspace (a
 	// developer's build): the engine never runs it again by path, and no
 	// command replaces it for the user either.
-	if exe, err := filepath.EvalSymlinks("/proc/self/exe"); err == nil && within(exe, cfg.Workspace) {
+	exe, _ := filepath.EvalSymlinks("/proc/self/exe")
+	if exe != "" && within(exe, cfg.Workspace) {
 		s.ReadOnly = append(s.ReadOnly, exe)
 	}
 	for _, c := range cfg.Caches {
@@ -262,7 +263,7 @@ func (cfg CommandSandboxConfig) plan(code string, dry bool) (*commandPlan, error
 			continue
 		}
 		seen[u.Path] = true
-		if err := cfg.grant(&s, p, u, hidden, dry); err != nil {
+		if err := cfg.grant(&s, p, u, hidden, exe, dry); err != nil {
 			p.undo()
 			return nil, err
 		}
@@ -326,7 +327,7 @@ func resolved(s sandbox.CommandSpec) sandbox.CommandSpec {
 // private temp trees (a command has its own), the engine's state or its
 // executable; a link is never granted. A write that cannot be granted
 // exactly fails in the command, where the model reads why.
-func (cfg CommandSandboxConfig) grant(s *sandbox.CommandSpec, p *commandPlan, u shell.PathUse, hidden []string, dry bool) error {
+func (cfg CommandSandboxConfig) grant(s *sandbox.CommandSpec, p *commandPlan, u shell.PathUse, hidden []string, exe string, dry bool) error {
 	path := u.Path
 	for _, t := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
 		if within(path, t) && !within(path, cfg.Workspace) && !within(path, cfg.Home) {
@@ -341,8 +342,8 @@ func (cfg CommandSandboxConfig) grant(s *sandbox.CommandSpec, p *commandPlan, u 
 	if path == "/" || within(cfg.Workspace, path) || within(cfg.Home, path) && u.Access&action.AccessDelete != 0 {
 		return nil
 	}
-	if exe, err := filepath.EvalSymlinks("/proc/self/exe"); err == nil && (path == exe || path == filepath.Dir(exe)) {
-		return nil
+	if exe != "" && (path == exe || path == filepath.Dir(exe)) {
+		return nil // the engine's own executable and its directory
 	}
 	st, err := os.Lstat(path)
 	switch {

@@ -114,14 +114,16 @@ func (p *Pipeline) run(ctx context.Context, c *call) Outcome {
 // in the workspace if its name was there. It says why not, or "".
 func (p *Pipeline) resolvedElsewhere(paths []ResolvedPath) string {
 	g, _ := p.cfg.Gate.(interface{ Guard() *guard.Guard })
-	ws := p.cfg.Workspace
-	realWS, err := filepath.EvalSymlinks(ws)
-	if err != nil {
-		realWS = ws
-	}
+	ws, realWS := p.cfg.Workspace, ""
 	for _, rp := range paths {
 		if rp.Resolved == "" || rp.Resolved == rp.Named {
 			continue
+		}
+		if realWS == "" { // only when a path leads elsewhere: not on every call
+			var err error
+			if realWS, err = filepath.EvalSymlinks(ws); err != nil {
+				realWS = ws
+			}
 		}
 		if g == nil || g.Guard() == nil {
 			return fmt.Sprintf("%s leads elsewhere than the path decided on and there is no guard to judge it; refused", rp.Field)
