@@ -128,6 +128,7 @@ const (
 	ProtoConnect Protocol = "connect" // HTTP CONNECT tunnel
 	ProtoHTTP    Protocol = "http"    // absolute-form plain HTTP request
 	ProtoSOCKS5  Protocol = "socks5"  // SOCKS5 CONNECT
+	ProtoForward Protocol = "forward" // a plain stream to a relayed address (Proxy.Relay)
 )
 
 // Decision is whether a connection was relayed.

@@ -37,7 +37,7 @@ type Proxy struct {
 
 	mu     sync.Mutex
 	closed bool
-	lns    map[net.Listener]struct{}
+	lns    map[net.Listener]bool // served listeners; true: a proxy's own (Serve), a target no request may name
 	conns  map[net.Conn]struct{} // client and origin sockets, for Close
 	wg     sync.WaitGroup        // connection goroutines
 }
@@ -56,7 +56,7 @@ func New(cfg Config) (*Proxy, error) {
 	p := &Proxy{rules: rs, lim: lim, inspect: cfg.Inspect, resolve: cfg.Resolve, dial: cfg.Dial,
 		audit: cfg.Audit, now: cfg.Now,
 		slots: make(chan struct{}, lim.MaxConns), spare: make(chan struct{}, spareRefusers),
-		lns: map[net.Listener]struct{}{}, conns: map[net.Conn]struct{}{}}
+		lns: map[net.Listener]bool{}, conns: map[net.Conn]struct{}{}}
 	if p.inspect == nil {
 		if p.inspect, err = dlpInspect(); err != nil {
 			return nil, fmt.Errorf("egress proxy: %w", err)
@@ -81,14 +81,31 @@ func New(cfg Config) (*Proxy, error) {
 // It returns nil when ln is closed (by the caller or by Close), and an
 // error when Accept fails otherwise or the proxy was closed before. Live connections outlive Serve;
 // Close ends them.
-func (p *Proxy) Serve(ln net.Listener) error {
+func (p *Proxy) Serve(ln net.Listener) error { return p.serve(ln, true, p.handle) }
+
+// Relay serves ln like Serve, but each connection is a plain stream to
+// target, which the rules must allow as any target (a literal registry
+// entry: a local mirror on loopback). It is for clients that never use a
+// proxy for a loopback address (Go's, npm's): their connection to that
+// address, inside a command's network namespace, arrives here. The
+// stream is relayed as a CONNECT tunnel is: idle timeout, a proxy
+// handshake inside it refused, bytes counted, one Conn record
+// (ProtoForward).
+func (p *Proxy) Relay(ln net.Listener, target netip.AddrPort) error {
+	// Not a proxy address: the relay's listener is where target's own
+	// clients connect (in a command's network namespace, the same
+	// address as target on the host).
+	return p.serve(ln, false, func(c net.Conn) { p.handleRelay(c, target) })
+}
+
+func (p *Proxy) serve(ln net.Listener, self bool, handle func(net.Conn)) error {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		_ = ln.Close()
 		return errClosed
 	}
-	p.lns[ln] = struct{}{}
+	p.lns[ln] = self
 	p.mu.Unlock()
 	defer func() {
 		p.mu.Lock()
@@ -108,7 +125,7 @@ func (p *Proxy) Serve(ln net.Listener) error {
 			}
 			return fmt.Errorf("egress proxy: accept: %w", err)
 		}
-		p.start(c)
+		p.start(c, handle)
 	}
 }
 
@@ -139,12 +156,12 @@ func (p *Proxy) isClosed() bool {
 
 // start serves c within MaxConns, or answers it with
 // too_many_connections.
-func (p *Proxy) start(c net.Conn) {
+func (p *Proxy) start(c net.Conn, handle func(net.Conn)) {
 	select {
 	case p.slots <- struct{}{}:
 		p.spawn(c, func() {
 			defer func() { <-p.slots }()
-			p.handle(c)
+			handle(c)
 		})
 		return
 	default:
@@ -206,9 +223,9 @@ func (p *Proxy) isSelf(ap netip.AddrPort) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	a := ap.Addr().Unmap()
-	for ln := range p.lns {
+	for ln, self := range p.lns {
 		ta, ok := ln.Addr().(*net.TCPAddr)
-		if !ok {
+		if !ok || !self {
 			continue
 		}
 		la := ta.AddrPort()
@@ -237,6 +254,25 @@ func (p *Proxy) handle(c net.Conn) {
 		return
 	}
 	p.serveHTTP(s)
+}
+
+// handleRelay relays c to target once the rules allow it.
+func (p *Proxy) handleRelay(c net.Conn, target netip.AddrPort) {
+	s := p.newSession(c)
+	defer s.finish()
+	s.rec.Protocol = ProtoForward
+	t, err := parseTarget(target.Addr().String(), target.Port())
+	if err != nil {
+		s.refuse(ReasonBadRequest, "relay target: "+err.Error())
+		return
+	}
+	addrs, ok := s.admit(t)
+	if !ok || !s.dial(addrs) {
+		return
+	}
+	s.endHeader()
+	s.answered = true
+	s.relay()
 }
 
 // refuseBusy answers a connection over MaxConns in the client's protocol.

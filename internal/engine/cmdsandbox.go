@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/parallax/parallax/guard"
@@ -47,18 +46,17 @@ type CommandSandboxConfig struct {
 	TempRoot string
 	// Limits bound each command's resources (zero fields: the defaults).
 	Limits sandbox.Limits
-	// Egress, when set, serves a command's egress proxy on the listener
-	// its wrapper hands over, allowing the hosts the analysis named; it
-	// returns when the listener is closed. Without it, a command whose
+	// Egress, when set, serves a networked command's way out on the
+	// listeners its wrapper hands over: the proxy on the first (the hosts
+	// the analysis named), and the relay of forward[i] on the one after
+	// it. It returns when they are closed. Without it, a command whose
 	// analysis has network effects has no network at all.
-	Egress func(hosts []string, ln net.Listener)
+	Egress func(hosts []string, lns []net.Listener, forward []netip.AddrPort)
 	// Forward are the workspace's loopback registries (literal IP:port):
-	// inside a networked command's namespace they are served by Relay,
-	// which connects to the same address on the host, so that a program
-	// that never uses a proxy for loopback (Go's, npm's) reaches a local
-	// mirror.
+	// inside a networked command's namespace each is relayed to the same
+	// address on the host, so that a program that never uses a proxy for
+	// loopback (Go's, npm's) reaches a local mirror.
 	Forward []netip.AddrPort
-	Relay   func(target netip.AddrPort, ln net.Listener)
 }
 
 // SandboxHook is the per-command hook of ToolsConfig: the wrapper that
@@ -144,22 +142,13 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 			if spec.Network && cfg.Egress != nil {
 				spec.Proxy = proxyPort
 				var fwd []netip.AddrPort
-				if cfg.Relay != nil {
-					for _, f := range cfg.Forward {
-						if f.Addr().IsLoopback() && !(f.Port() == proxyPort && f.Addr().Is4()) { // the spec refuses anything else
-							fwd = append(fwd, f)
-							spec.Forward = append(spec.Forward, f.String())
-						}
+				for _, f := range cfg.Forward {
+					if f.Addr().IsLoopback() && !(f.Port() == proxyPort && f.Addr().Is4()) { // the spec refuses anything else
+						fwd = append(fwd, f)
+						spec.Forward = append(spec.Forward, f.String())
 					}
 				}
-				serve := func(lns []net.Listener) {
-					var wg sync.WaitGroup
-					for i, ln := range lns[1:] {
-						wg.Go(func() { cfg.Relay(fwd[i], ln) })
-					}
-					cfg.Egress(plan.hosts, lns[0])
-					wg.Wait()
-				}
+				serve := func(lns []net.Listener) { cfg.Egress(plan.hosts, lns, fwd) }
 				if proxy, err = newProxyHandoff(1+len(fwd), serve); err != nil {
 					return err
 				}

@@ -584,7 +584,7 @@ func TestCommandReachesOnlyTheConfiguredLoopbackRegistryDirectly(t *testing.T) {
 	appender := func() shield.Appender { return rec }
 	hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: h.ws, Home: h.home, Self: selfExe(t),
 		Unreadable: guard.New(h.ws, h.home).Unreadable(), TempRoot: t.TempDir(),
-		Egress: egressServer([]string{ap.String()}, appender), Forward: []netip.AddrPort{ap}, Relay: relayServer(appender)})
+		Egress: egressServer([]string{ap.String()}, appender), Forward: []netip.AddrPort{ap}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/guard"
@@ -95,7 +93,7 @@ func commandSandbox(root, home string, s workspace.AgentSettings, auditTo func()
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	cfg, registries := settingsSandbox(root, home, s)
-	cfg.Self, cfg.Egress, cfg.Relay = self, egressServer(registries, auditTo), relayServer(auditTo)
+	cfg.Self, cfg.Egress = self, egressServer(registries, auditTo)
 	hook, err := NewCommandSandbox(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w (agent.sandbox: off runs commands unconfined)", err)
@@ -122,11 +120,18 @@ func settingsSandbox(root, home string, s workspace.AgentSettings) (CommandSandb
 		Forward: loopbackRegistries(registries)}, registries
 }
 
-// egressServer serves one command's egress proxy: the hosts its verdict
-// named and the workspace's registries, every connection audited.
-func egressServer(registries []string, auditTo func() shield.Appender) func([]string, net.Listener) {
-	return func(hosts []string, ln net.Listener) {
-		defer ln.Close()
+// egressServer serves one command's way out: the egress proxy on the
+// first listener (the hosts its verdict named and the workspace's
+// registries) and, on each listener after it, the relay of a loopback
+// registry, through the same proxy (its rules, limits and audit); every
+// connection audited.
+func egressServer(registries []string, auditTo func() shield.Appender) func([]string, []net.Listener, []netip.AddrPort) {
+	return func(hosts []string, lns []net.Listener, forward []netip.AddrPort) {
+		defer func() {
+			for _, ln := range lns {
+				_ = ln.Close()
+			}
+		}()
 		p, err := egress.New(egress.Config{Hosts: hosts, Registries: registries, Audit: func(c egress.Conn) {
 			a := auditTo()
 			if a == nil {
@@ -148,7 +153,12 @@ func egressServer(registries []string, auditTo func() shield.Appender) func([]st
 			return // no proxy: the command's connections are refused
 		}
 		defer p.Close()
-		_ = p.Serve(ln)
+		var wg sync.WaitGroup
+		for i, ln := range lns[1:] {
+			wg.Go(func() { _ = p.Relay(ln, forward[i]) })
+		}
+		_ = p.Serve(lns[0])
+		wg.Wait()
 	}
 }
 
@@ -162,93 +172,4 @@ func loopbackRegistries(registries []string) []netip.AddrPort {
 		}
 	}
 	return out
-}
-
-// maxRelayConns bounds the connections one relay serves at once.
-const maxRelayConns = 64
-
-// relayServer relays what a command sends to a loopback registry's
-// address inside its namespace to the same address on the host, each
-// connection audited with its bytes; it returns, ending every live
-// connection, when the listener is closed.
-func relayServer(auditTo func() shield.Appender) func(netip.AddrPort, net.Listener) {
-	return func(target netip.AddrPort, ln net.Listener) {
-		var mu sync.Mutex
-		live := map[net.Conn]bool{}
-		var wg sync.WaitGroup
-		defer func() {
-			mu.Lock()
-			for c := range live {
-				_ = c.Close()
-			}
-			mu.Unlock()
-			wg.Wait()
-		}()
-		track := func(c net.Conn, on bool) bool {
-			mu.Lock()
-			defer mu.Unlock()
-			if on && len(live) >= maxRelayConns {
-				return false
-			}
-			if on {
-				live[c] = true
-			} else {
-				delete(live, c)
-			}
-			return true
-		}
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			if !track(c, true) {
-				_ = c.Close()
-				continue
-			}
-			wg.Go(func() {
-				defer track(c, false)
-				defer c.Close()
-				start := time.Now()
-				up, down, err := relayOne(c, target, track)
-				code := "allowed"
-				if err != nil {
-					code = "dial_failed"
-				}
-				if a := auditTo(); a != nil {
-					_, _ = a.Append(context.Background(), audit.Event{Type: audit.EgressConnection, Detail: audit.Detail{
-						Code: code, Message: "forward " + target.String(), Ref: target.String(),
-						BytesUp: up, BytesDown: down, DurationMS: time.Since(start).Milliseconds()}})
-				}
-			})
-		}
-	}
-}
-
-// relayOne connects to target and copies both ways until either side ends.
-func relayOne(c net.Conn, target netip.AddrPort, track func(net.Conn, bool) bool) (up, down int64, err error) {
-	d, err := net.DialTimeout("tcp", target.String(), 10*time.Second)
-	if err != nil {
-		return 0, 0, err
-	}
-	if !track(d, true) {
-		_ = d.Close()
-		return 0, 0, fmt.Errorf("too many connections")
-	}
-	defer track(d, false)
-	defer d.Close()
-	done := make(chan int64, 1)
-	go func() {
-		n, _ := io.Copy(d, c)
-		if tc, ok := d.(*net.TCPConn); ok {
-			_ = tc.CloseWrite()
-		}
-		done <- n
-	}()
-	down, _ = io.Copy(c, d)
-	if tc, ok := c.(*net.TCPConn); ok {
-		_ = tc.CloseWrite()
-	}
-	up = <-done
-	return up, down, nil
 }
