@@ -17,6 +17,11 @@
 // Host header taken from the URL). Origin-form requests, other schemes,
 // BIND and UDP ASSOCIATE are refused.
 //
+// Relay serves a listener of its own as a plain stream to one target the
+// rules allow (a loopback registry the workspace configured, for clients
+// that never use a proxy for loopback): the stream is carried as a
+// CONNECT tunnel is, with the same limits and one record (ProtoForward).
+//
 // Defenses (security code fails closed: every refusal is answered in the
 // client's protocol and audited with a stable reason code; reasonTable
 // is the one place the answers are decided — a policy refusal is 403 for
