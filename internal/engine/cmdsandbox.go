@@ -442,7 +442,12 @@ var secretSkip = map[string]bool{".git": true, "node_modules": true, ".parallax"
 // command is refused, not run with a secret unseen); deeper levels stop
 // at the budget.
 func secretFiles(ws, home string) (masked, readOnly []string, err error) {
-	trusted := guard.HostTrusted()
+	trusted := map[string]bool{} // the host-trusted names of one component: .claude, .envrc, …
+	for _, t := range guard.HostTrusted() {
+		if !strings.Contains(t, "/") {
+			trusted[t] = true
+		}
+	}
 	visit := func(root string, nested bool) func(p string, d fs.DirEntry) {
 		return func(p string, d fs.DirEntry) {
 			if nested && filepath.Dir(p) != root { // the root's own are guard.HostTrusted
@@ -451,10 +456,8 @@ func secretFiles(ws, home string) (masked, readOnly []string, err error) {
 						readOnly = append(readOnly, filepath.Join(p, sub))
 					}
 				}
-				for _, t := range trusted {
-					if !strings.Contains(t, "/") && d.Name() == t {
-						readOnly = append(readOnly, p)
-					}
+				if trusted[d.Name()] {
+					readOnly = append(readOnly, p)
 				}
 			}
 			switch {
