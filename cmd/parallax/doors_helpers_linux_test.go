@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os/exec"
@@ -13,27 +12,6 @@ import (
 // The doors tests of issue 19 ("the engine's doors hold") reuse the
 // hands harness (newHands: the production configuration, the agent's
 // sandbox on) with a model that proposes any tool, several per answer.
-
-// toolCall is one call of a scripted model answer.
-type toolCall struct {
-	id, name string
-	args     map[string]any
-}
-
-// sseToolCalls answers with several tool calls at once, as models that
-// call tools in parallel do: each call's arguments in two deltas.
-func sseToolCalls(calls ...toolCall) func(http.ResponseWriter) {
-	chunks := []string{`{"choices":[{"index":0,"delta":{"role":"assistant","content":"On it."},"finish_reason":null}]}`}
-	for i, c := range calls {
-		a, _ := json.Marshal(c.args)
-		half := len(a) / 2
-		chunks = append(chunks,
-			fmt.Sprintf(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":%d,"id":%q,"type":"function","function":{"name":%q,"arguments":""}}]},"finish_reason":null}]}`, i, c.id, c.name),
-			fmt.Sprintf(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":%d,"function":{"arguments":%q}}]},"finish_reason":null}]}`, i, a[:half]),
-			fmt.Sprintf(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":%d,"function":{"arguments":%q}}]},"finish_reason":null}]}`, i, a[half:]))
-	}
-	return sse(append(chunks, `{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`)...)
-}
 
 // runScripted scripts the model's answers (a final "Done." added) and
 // runs one turn of `parallax run --json`.

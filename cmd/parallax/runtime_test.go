@@ -73,15 +73,28 @@ func (f *fakeOpenAI) requests() []map[string]any {
 
 // sseToolCall answers with one tool call, its arguments in two deltas.
 func sseToolCall(id, name string, args map[string]any) func(http.ResponseWriter) {
-	a, _ := json.Marshal(args)
-	half := len(a) / 2
-	return sse(
-		`{"choices":[{"index":0,"delta":{"role":"assistant","content":"On it."},"finish_reason":null}]}`,
-		fmt.Sprintf(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":%q,"type":"function","function":{"name":%q,"arguments":""}}]},"finish_reason":null}]}`, id, name),
-		fmt.Sprintf(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":%q}}]},"finish_reason":null}]}`, a[:half]),
-		fmt.Sprintf(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":%q}}]},"finish_reason":null}]}`, a[half:]),
-		`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
-	)
+	return sseToolCalls(toolCall{id: id, name: name, args: args})
+}
+
+// toolCall is one call of a scripted model answer.
+type toolCall struct {
+	id, name string
+	args     map[string]any
+}
+
+// sseToolCalls answers with several tool calls at once, as models that
+// call tools in parallel do: each call's arguments in two deltas.
+func sseToolCalls(calls ...toolCall) func(http.ResponseWriter) {
+	chunks := []string{`{"choices":[{"index":0,"delta":{"role":"assistant","content":"On it."},"finish_reason":null}]}`}
+	for i, c := range calls {
+		a, _ := json.Marshal(c.args)
+		half := len(a) / 2
+		chunks = append(chunks,
+			fmt.Sprintf(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":%d,"id":%q,"type":"function","function":{"name":%q,"arguments":""}}]},"finish_reason":null}]}`, i, c.id, c.name),
+			fmt.Sprintf(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":%d,"function":{"arguments":%q}}]},"finish_reason":null}]}`, i, a[:half]),
+			fmt.Sprintf(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":%d,"function":{"arguments":%q}}]},"finish_reason":null}]}`, i, a[half:]))
+	}
+	return sse(append(chunks, `{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`)...)
 }
 
 func sseText(text string) func(http.ResponseWriter) {
