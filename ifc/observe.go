@@ -38,7 +38,7 @@ func (t *Tracker) Observe(ctx context.Context, in Input, out Output) error {
 		// Without a session nothing is tainted: what the agent saw
 		// matters only for the labels of what the action wrote.
 		var err error
-		if seen, err = t.seenOrigin(ctx, in.Action, eff, out); err != nil {
+		if seen, err = t.seenOrigin(ctx, in.Action, in.Resolved, eff, out); err != nil {
 			return fmt.Errorf("ifc observe: %w", err)
 		}
 	}
@@ -54,9 +54,9 @@ func (t *Tracker) Observe(ctx context.Context, in Input, out Output) error {
 }
 
 // seenOrigin is the highest level of what the action showed the agent.
-func (t *Tracker) seenOrigin(ctx context.Context, a *action.Action, eff *shell.Effects, out Output) (origin, error) {
+func (t *Tracker) seenOrigin(ctx context.Context, a *action.Action, resolved []action.PathField, eff *shell.Effects, out Output) (origin, error) {
 	var best origin
-	for _, pf := range a.Payload.PathFields() {
+	for _, pf := range fieldsOf(a, resolved) {
 		if pf.Access&action.AccessRead == 0 {
 			continue
 		}
@@ -96,7 +96,7 @@ func (t *Tracker) seenOrigin(ctx context.Context, a *action.Action, eff *shell.E
 // directories below them, written text) and, at taint sinks, the session
 // taint. A file whose own path already classifies that high is skipped.
 func (t *Tracker) labelWrites(ctx context.Context, in Input, eff *shell.Effects) error {
-	writes := t.writtenPaths(in.Action, eff)
+	writes := t.writtenPaths(in.Action, in.Resolved, eff)
 	if len(writes) == 0 {
 		return nil
 	}
@@ -145,7 +145,7 @@ func (o origin) short() string {
 
 // writtenPaths lists the literal files an action creates or overwrites.
 // Glob targets name no single file and are skipped.
-func (t *Tracker) writtenPaths(a *action.Action, eff *shell.Effects) []string {
+func (t *Tracker) writtenPaths(a *action.Action, resolved []action.PathField, eff *shell.Effects) []string {
 	var out []string
 	add := func(p string) {
 		if !path.IsAbs(p) || harmlessWrites[p] {
@@ -158,7 +158,7 @@ func (t *Tracker) writtenPaths(a *action.Action, eff *shell.Effects) []string {
 		}
 		out = append(out, path.Clean(p))
 	}
-	for _, pf := range a.Payload.PathFields() {
+	for _, pf := range fieldsOf(a, resolved) {
 		if pf.Access&action.AccessWrite != 0 {
 			add(*pf.Path)
 		}

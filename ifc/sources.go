@@ -93,12 +93,12 @@ var harmlessWrites = map[string]bool{
 
 // sinksOf lists the sinks an action reaches: its type's sink, the
 // places it writes, and what its shell code does.
-func (t *Tracker) sinksOf(a *action.Action, eff *shell.Effects) sinkSet {
+func (t *Tracker) sinksOf(a *action.Action, resolved []action.PathField, eff *shell.Effects) sinkSet {
 	var set sinkSet
 	if s, ok := typeSinks[action.SinkOf(a.Type)]; ok && !noDataTypes[a.Type] {
 		set.add(s)
 	}
-	for _, pf := range a.Payload.PathFields() {
+	for _, pf := range fieldsOf(a, resolved) {
 		if pf.Access&action.AccessWrite != 0 && !harmlessWrites[*pf.Path] {
 			set.add(t.writeSink(*pf.Path, false))
 		}
@@ -181,9 +181,9 @@ const (
 // flowOrigin returns the highest level the action carries: its read
 // paths, file URLs, env-dumping commands piped to the network, and its
 // outbound text when a classifier is set.
-func (t *Tracker) flowOrigin(ctx context.Context, a *action.Action, eff *shell.Effects) (origin, error) {
+func (t *Tracker) flowOrigin(ctx context.Context, a *action.Action, resolved []action.PathField, eff *shell.Effects) (origin, error) {
 	var best origin
-	for _, pf := range a.Payload.PathFields() {
+	for _, pf := range fieldsOf(a, resolved) {
 		if pf.Access&action.AccessRead == 0 {
 			continue
 		}

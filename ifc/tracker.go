@@ -99,6 +99,19 @@ type Input struct {
 	// Observe for the same action, so it is not computed twice. Use a
 	// fresh Memo per action.
 	Memo *Memo
+	// Resolved are more paths the action touches: where its path fields
+	// lead when that is elsewhere (symlinks resolved by the executor's
+	// plan). They are read from and written to as the fields are.
+	Resolved []action.PathField
+}
+
+// fieldsOf lists an action's path fields and the resolved ones.
+func fieldsOf(a *action.Action, resolved []action.PathField) []action.PathField {
+	fs := a.Payload.PathFields()
+	if len(resolved) == 0 {
+		return fs
+	}
+	return append(fs, resolved...)
 }
 
 // Memo is what Evaluate leaves for Observe about one action.
@@ -148,7 +161,7 @@ func (t *Tracker) evaluate(ctx context.Context, in Input) (Result, error) {
 		return Result{}, errors.New("ifc evaluate: no action")
 	}
 	eff := t.effects(in)
-	sinks := t.sinksOf(in.Action, eff)
+	sinks := t.sinksOf(in.Action, in.Resolved, eff)
 	if sinks.empty() {
 		return Result{Decision: verdict.Allow, Rule: RuleNoSink, Reason: "ifc: the action reaches no sink"}, nil
 	}
@@ -177,7 +190,7 @@ func (t *Tracker) memoFlow(ctx context.Context, in Input, eff *shell.Effects) (o
 	if in.Memo != nil && in.Memo.flowDone {
 		return in.Memo.flow, nil
 	}
-	o, err := t.flowOrigin(ctx, in.Action, eff)
+	o, err := t.flowOrigin(ctx, in.Action, in.Resolved, eff)
 	if err == nil && in.Memo != nil {
 		in.Memo.flow, in.Memo.flowDone = o, true
 	}

@@ -280,9 +280,12 @@ type state struct {
 	guard   *guard.Guard // the gate's guard with a filesystem memo for this decision
 	ifcMemo ifc.Memo     // what the IFC stage computed, for observe
 	paths   []policy.PathRef
-	hosts   []string
-	fast    bool
-	minTier int
+	// resolved are the plan's paths that lead elsewhere than named, for
+	// the information-flow stage.
+	resolved []action.PathField
+	hosts    []string
+	fast     bool
+	minTier  int
 	// tierRule and tierReason say who raised minTier.
 	tierRule, tierReason string
 	pol                  policy.Result

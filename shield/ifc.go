@@ -42,7 +42,7 @@ func newTracker(cfg Config, ws, home string) (*ifc.Tracker, error) {
 // session's taint, against the sinks it reaches.
 func (g *Gate) flows(st *state) (verdict.Verdict, bool) {
 	res, err := g.ifc.Evaluate(st.ctx, ifc.Input{Session: st.req.Session, Action: st.act, Effects: st.effects,
-		Memo: &st.ifcMemo})
+		Memo: &st.ifcMemo, Resolved: st.resolved})
 	if err != nil && res.Decision != verdict.Block {
 		return block(verdict.StageIFC, 1, ifc.RuleError, "ifc: "+err.Error()+"; blocked to fail closed")
 	}
@@ -78,7 +78,7 @@ func (g *Gate) observe(st *state, v verdict.Verdict) verdict.Verdict {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	in := ifc.Input{Session: st.req.Session, Action: st.act, Effects: st.effects, Memo: &st.ifcMemo}
+	in := ifc.Input{Session: st.req.Session, Action: st.act, Effects: st.effects, Memo: &st.ifcMemo, Resolved: st.resolved}
 	err := g.ifc.Observe(ctx, in, ifc.Output{Text: st.req.Result})
 	if err == nil {
 		err = g.raiseInjection(ctx, st.req.Session, string(st.act.Type), scanResult(st.req.Result))
@@ -165,7 +165,7 @@ func (g *Gate) ObserveReport(ctx context.Context, r Request) (obs Observation, e
 			return obs, fmt.Errorf("observe: %w", err)
 		}
 	}
-	in := ifc.Input{Session: r.Session, Action: a, Effects: eff}
+	in := ifc.Input{Session: r.Session, Action: a, Effects: eff, Resolved: elsewhere(r.Resolved)}
 	if err := g.ifc.Observe(ctx, in, ifc.Output{Level: lvl, Labels: labels}); err != nil {
 		return obs, fmt.Errorf("observe: %w", err)
 	}

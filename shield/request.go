@@ -15,4 +15,8 @@ type Request struct {
 	// Result is what the tool returned when the action ran; it is
 	// classified and taints the session for later requests.
 	Result string `json:"result,omitempty"`
+	// Resolved is the executor's plan: the action's paths as they will be
+	// touched, taken before the decision. The gate judges where they
+	// lead, and the verdict's hash covers them (PlanHash).
+	Resolved []ResolvedPath `json:"resolved,omitempty"`
 }

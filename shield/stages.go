@@ -68,7 +68,7 @@ func (g *Gate) verify(st *state) (verdict.Verdict, bool) {
 		// file:// in a URL field is a read of that file.
 		st.paths = append(st.paths, policy.PathRef{Path: p, Access: action.AccessRead})
 	}
-	return verdict.Verdict{}, false
+	return g.judgePlan(st)
 }
 
 // readTree returns "ROOT/**" for a typed action that reads a whole tree

@@ -30,7 +30,7 @@ func BenchmarkHandleOverhead(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			var entered time.Time
-			noop := ExecutorFunc(func(context.Context, *action.Action) (Result, error) {
+			noop := ExecutorFunc(func(context.Context, Call) (Result, error) {
 				entered = time.Now()
 				return Result{Output: "ok"}, nil
 			})

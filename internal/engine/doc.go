@@ -13,33 +13,46 @@
 //
 //  1. executor lookup: a type no executor runs is refused (no_executor)
 //     before anyone is asked to approve it;
-//  2. the gate (shield.Gate.Evaluate): strict decode, guard, fast path,
+//  2. the executor's plan (Preparer), taken before the decision: the
+//     action's paths resolved, with the identity of what is along them.
+//     A plan that cannot be taken refuses the call
+//     (executor_prepare_failed);
+//  3. the gate (shield.Gate.Evaluate) on the action and its plan: it judges
+//     where each path leads too (a write leading out of the workspace is
+//     path_resolved_elsewhere) and its hash binds the plan
+//     (shield.PlanHash). Strict decode, guard, fast path,
 //     policy, heuristics, IFC, judge and human when configured; the gate
 //     writes its decision to the audit chain before it returns;
-//  3. an ESCALATE nobody answered ends as BLOCK (escalation_unanswered);
+//  4. an ESCALATE nobody answered ends as BLOCK (escalation_unanswered);
 //     an approver that fails or times out is the gate's approval_error
 //     BLOCK;
-//  4. the Chronicle snapshot of what the call may change: write and
+//  5. the Chronicle snapshot of what the call may change: write and
 //     delete path fields, the written and deleted paths of a shell
 //     command's analysed effects, the whole workspace for git checkout
 //     and pull. A snapshot that fails, or no Chronicle at all, refuses
 //     the call (chronicle_snapshot_failed, audited);
-//  5. the executor's plan (Preparer), re-hashed from the action about to
-//     run and compared with the hash the gate decided: any difference is
-//     hash_mismatch, audited, and nothing runs;
-//  6. a durable ActionStarted entry; if it cannot be written nothing runs
+//  6. the action re-hashed with the decided plan and compared with the
+//     hash the gate decided (hash_mismatch), then the plan taken again
+//     and compared with the decided one: a path that now leads elsewhere
+//     or to another file is path_changed. Either is audited and nothing
+//     runs;
+//  7. the executor's optional Validate and Provision (its sandbox); a
+//     failure refuses the call (executor_validate_failed,
+//     executor_provision_failed);
+//  8. a durable ActionStarted entry; if it cannot be written nothing runs
 //     (audit_error);
-//  7. the executor;
-//  8. the result classified by Gate.ObserveReport (DLP labels, session
+//  9. the executor, with Call{Action, Plan, Session, CallID, Verdict,
+//     State}, then its Cleanup (always, once Provision succeeded);
+//  10. the result classified by Gate.ObserveReport (DLP labels, session
 //     taint, injection); with Redact, what DLP masks is masked and what it
 //     blocks withholds the result (result_withheld); a result that cannot
 //     be classified is withheld and the session counted as having seen
 //     critical data (result_observe_error); one that reads as orders gets
 //     a warning first;
-//  9. an ActionExecuted or ActionFailed entry holding the result's
+//  11. an ActionExecuted or ActionFailed entry holding the result's
 //     SHA-256, size, exit code and duration, never its content; if it
 //     cannot be written the result is withheld;
-//  10. the answer: the result, or "Blocked by Parallax (rule): reason".
+//  12. the answer: the result, or "Blocked by Parallax (rule): reason".
 //
 // Guarantees and defenses:
 //   - Fail closed: no path allows on error. A panic in the pipeline is an
@@ -87,6 +100,7 @@
 //     all of them through the approval broker, first answer wins.
 //
 // Executors (internal/tools/<group>) and the agent link plug in through
-// the small interfaces here: Executor, Preparer, Snapshotter, Gate,
+// the small interfaces here: Executor (with its optional Preparer,
+// Validator, Provisioner and Cleaner), Snapshotter, Gate,
 // Models, UsageStore.
 package engine

@@ -25,7 +25,10 @@ const (
 	RuleSnapshotFailed       = "chronicle_snapshot_failed"
 	RulePrepareFailed        = "executor_prepare_failed"
 	RuleHashMismatch         = "hash_mismatch"
-	RulePathResolved         = "path_resolved_elsewhere"
+	RulePathResolved         = shield.RulePathResolved
+	RulePathChanged          = "path_changed"
+	RuleProvisionFailed      = "executor_provision_failed"
+	RuleValidateFailed       = "executor_validate_failed"
 	RuleAuditError           = shield.RuleAuditError
 	RuleExecutorError        = "executor_error"
 	RuleExecutorPanic        = "executor_panic"
@@ -55,47 +58,75 @@ type Gate interface {
 
 var _ Gate = (*shield.Gate)(nil)
 
-// Executor runs one kind of action (internal/tools/<group>). Execute
-// gets the action exactly as it was judged (decoded, normalised, its
-// hash re-verified) and returns what the agent reads; an error is a
-// failure the agent is told about.
+// Call is one decided call as its executor gets it.
+type Call struct {
+	// Action is the action exactly as it was judged: decoded, normalised,
+	// its hash (and its plan's) re-verified.
+	Action *action.Action
+	// Plan is what the executor's Prepare returned before the decision
+	// (nil for an executor without one); the gate judged its paths.
+	Plan Plan
+	// Session and CallID name the session and the model's tool call.
+	Session, CallID string
+	// Verdict is the gate's ALLOW.
+	Verdict verdict.Verdict
+	// State is what Provision set up for this call (nil without one).
+	State any
+}
+
+// Executor runs one kind of action (internal/tools/<group>) and returns
+// what the agent reads; an error is a failure the agent is told about.
+//
+// The pipeline drives an executor's optional steps in this one order:
+// Prepare (before the gate: the plan the gate judges) → the gate →
+// Chronicle snapshot → Prepare again (the new plan must hash as the
+// decided one) → Validate → Provision → ActionStarted audit entry →
+// Execute → Cleanup (always, once Provision succeeded) → classification
+// → ActionExecuted or ActionFailed entry. A failure before Execute is a
+// refused call; nothing ran.
 type Executor interface {
-	Execute(ctx context.Context, act *action.Action) (Result, error)
+	Execute(ctx context.Context, c Call) (Result, error)
 }
 
-// Preparer is implemented by executors that resolve what they will run
-// before running it (a TOCTOU plan: the command line, the resolved
-// file). The engine hashes the returned action and refuses it unless it
-// is the one the gate decided.
+// Plan is what a call will touch, fixed before the decision: its paths
+// as they resolve now, with the identity of what is there. The gate
+// judges them and the verdict's hash covers them (shield.PlanHash).
+type Plan interface {
+	Paths() []shield.ResolvedPath
+}
+
+// Preparer is implemented by executors that resolve what they will touch
+// before the gate decides (symlinks, identities to pin).
 type Preparer interface {
-	Prepare(ctx context.Context, act *action.Action) (*action.Action, error)
+	Prepare(ctx context.Context, act *action.Action) (Plan, error)
 }
 
-// Resolver is a Preparer whose plan follows the action's paths to what
-// they will touch (symlinks resolved). The pipeline judges each resolved
-// path again: a link flipped between the decision and the plan (a
-// workspace name turned into a link to ~/.aws/credentials or ~/.bashrc)
-// is refused, not acted on. Discard drops the plan of a call that ends
-// before its executor runs.
-type Resolver interface {
-	Preparer
-	Resolved(act *action.Action) []ResolvedPath
-	Discard(act *action.Action)
+// Validator checks a decided call once more just before it is
+// provisioned; an error refuses it.
+type Validator interface {
+	Validate(ctx context.Context, c Call) error
 }
 
-// ResolvedPath is one path of a plan: the payload field, the path the
-// gate judged, where it leads now, and the access the action makes.
-type ResolvedPath struct {
-	Field, Named, Resolved string
-	Access                 action.Access
+// Provisioner sets up what one call needs (its sandbox) after the
+// decision; the state it returns reaches Execute and Cleanup as
+// Call.State. An error refuses the call; a Provisioner must release
+// what it made before returning one.
+type Provisioner interface {
+	Provision(ctx context.Context, c Call) (any, error)
+}
+
+// Cleaner releases what Provision set up, once, whatever the call's end
+// (an executor error, a panic); it may add notes to the result.
+type Cleaner interface {
+	Cleanup(ctx context.Context, c Call, res *Result)
 }
 
 // ExecutorFunc adapts a function to Executor.
-type ExecutorFunc func(ctx context.Context, act *action.Action) (Result, error)
+type ExecutorFunc func(ctx context.Context, c Call) (Result, error)
 
 // Execute calls f.
-func (f ExecutorFunc) Execute(ctx context.Context, act *action.Action) (Result, error) {
-	return f(ctx, act)
+func (f ExecutorFunc) Execute(ctx context.Context, c Call) (Result, error) {
+	return f(ctx, c)
 }
 
 // Result is what an action returned, as the agent reads it.

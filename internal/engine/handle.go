@@ -2,13 +2,12 @@ package engine
 
 import (
 	"context"
+	"crypto/subtle"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/audit"
-	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/internal/gateway/snapshot"
 	"github.com/parallax/parallax/shield"
 	"github.com/parallax/parallax/verdict"
@@ -16,21 +15,24 @@ import (
 
 // call is one proposal moving through the pipeline.
 type call struct {
-	pr      Proposal
-	v       verdict.Verdict
-	act     *action.Action
-	ex      Executor
-	out     Outcome
-	audited bool
+	pr       Proposal
+	v        verdict.Verdict
+	act      *action.Action
+	ex       Executor
+	plan     Plan                  // the executor's plan, taken before the decision
+	resolved []shield.ResolvedPath // its paths, as the gate judged them
+	out      Outcome
+	audited  bool
 }
 
-// Handle runs one proposal through every step, in order: executor
-// lookup, the gate (decode, every stage, judge and human as
-// configured; the gate audits its decision), escalation → BLOCK,
-// Chronicle snapshot of what it may change, the executor's plan, the
-// hash re-verified against the decided one, an ActionStarted entry,
-// the executor, classification of the result, an ActionExecuted or
-// ActionFailed entry, the answer. A step that fails ends the call with a
+// Handle runs one proposal through every step, in order (doc.go):
+// executor lookup, the executor's plan, the gate on action and plan
+// (decode, every stage, judge and human as configured; the gate audits
+// its decision), escalation → BLOCK, Chronicle snapshot of what it may
+// change, the hash of action and plan re-verified and the plan taken
+// again, the executor's Validate and Provision, an ActionStarted entry,
+// the executor and its Cleanup, classification of the result, an
+// ActionExecuted or ActionFailed entry, the answer. A step that fails ends the call with a
 // BLOCK or an error result carrying its reason code; a panic anywhere
 // is an engine_internal_error BLOCK, never an ALLOW.
 func (p *Pipeline) Handle(ctx context.Context, pr Proposal) (out Outcome) {
@@ -56,7 +58,24 @@ func (p *Pipeline) run(ctx context.Context, c *call) Outcome {
 		return p.refuse(ctx, c, RuleNoExecutor, fmt.Sprintf("no executor runs %q actions here", clipName(c.pr.Type)))
 	}
 	c.pr.Payload = resolveRelative(c.pr.Type, c.pr.Payload, p.cfg.Workspace)
-	c.v = p.cfg.Gate.Evaluate(ctx, shield.Request{Session: c.pr.Session, Type: c.pr.Type, Payload: c.pr.Payload})
+	req := shield.Request{Session: c.pr.Session, Type: c.pr.Type, Payload: c.pr.Payload}
+	// The plan is taken before the decision, so that the gate judges what
+	// will be touched. An action that does not decode is the gate's to
+	// refuse.
+	act, decodeErr := action.Decode(c.pr.Type, c.pr.Payload)
+	if decodeErr == nil {
+		decodeErr = action.Normalize(act, action.Env{Home: p.cfg.Home})
+	}
+	prep, _ := c.ex.(Preparer)
+	if decodeErr == nil && prep != nil {
+		var err error
+		if c.plan, err = p.prepare(ctx, prep, act); err != nil {
+			return p.refuse(ctx, c, RulePrepareFailed, "the executor could not plan the action: "+p.mask(err.Error()))
+		}
+		req.Resolved = c.plan.Paths()
+	}
+	c.resolved = req.Resolved
+	c.v = p.cfg.Gate.Evaluate(ctx, req)
 	switch c.v.Decision {
 	case verdict.Allow:
 	case verdict.Escalate:
@@ -66,85 +85,94 @@ func (p *Pipeline) run(ctx context.Context, c *call) Outcome {
 		c.audited = c.v.Rule != RuleAuditError
 		return p.blocked(c, c.v)
 	}
-	act, err := action.Decode(c.pr.Type, c.pr.Payload)
-	if err == nil {
-		err = action.Normalize(act, action.Env{Home: p.cfg.Home})
-	}
-	if err != nil {
-		return p.refuse(ctx, c, RuleDecodeError, "cannot decode the action the gate allowed: "+err.Error())
+	if decodeErr != nil {
+		return p.refuse(ctx, c, RuleDecodeError, "cannot decode the action the gate allowed: "+decodeErr.Error())
 	}
 	c.act = act
 	if out, stop := p.snapshot(ctx, c); stop {
 		return out
 	}
-	plan := act
-	if prep, ok := c.ex.(Preparer); ok {
-		if plan, err = p.prepare(ctx, prep, act); err != nil {
-			return p.refuse(ctx, c, RulePrepareFailed, "the executor could not plan the action: "+p.mask(err.Error()))
-		}
+	// TOCTOU: what is about to run must be what was decided, and its
+	// paths must still lead where they led.
+	h, err := action.Hash(act)
+	if err == nil && subtle.ConstantTimeCompare([]byte(shield.PlanHash(h, c.resolved)), []byte(c.v.Hash)) != 1 {
+		err = fmt.Errorf("%w: the action or its plan is not the one evaluated", action.ErrHashMismatch)
 	}
-	// A plan that will not reach its executor is dropped, whatever ends
-	// the call.
-	executed := false
-	if res, ok := c.ex.(Resolver); ok {
-		defer func() {
-			if !executed {
-				res.Discard(plan)
-			}
-		}()
-		if why := p.resolvedElsewhere(res.Resolved(plan)); why != "" {
-			return p.refuse(ctx, c, RulePathResolved, why)
-		}
-	}
-	// TOCTOU: what is about to run must be what was decided.
-	if err := action.Verify(plan, c.v.Hash); err != nil {
+	if err != nil {
 		return p.refuse(ctx, c, RuleHashMismatch, "the action changed between the decision and its execution ("+
 			p.mask(err.Error())+"); refused")
 	}
+	if prep != nil {
+		now, err := p.prepare(ctx, prep, act)
+		if err != nil {
+			return p.refuse(ctx, c, RulePrepareFailed, "the executor could not plan the action again: "+p.mask(err.Error()))
+		}
+		if changed := planChange(c.resolved, now.Paths()); changed != "" || shield.PlanHash(h, now.Paths()) != c.v.Hash {
+			return p.refuse(ctx, c, RulePathChanged, "a path resolves differently than when the call was decided ("+
+				changed+"); refused")
+		}
+	}
+	call := Call{Action: act, Plan: c.plan, Session: c.pr.Session, CallID: c.pr.CallID, Verdict: c.v}
+	if v, ok := c.ex.(Validator); ok {
+		if err := p.step(func() error { return v.Validate(ctx, call) }); err != nil {
+			return p.refuse(ctx, c, RuleValidateFailed, "the executor refused the call: "+p.mask(err.Error()))
+		}
+	}
+	if pv, ok := c.ex.(Provisioner); ok {
+		err := p.step(func() (err error) { call.State, err = pv.Provision(ctx, call); return err })
+		if err != nil {
+			return p.refuse(ctx, c, RuleProvisionFailed, "the call's sandbox or resources could not be set up: "+p.mask(err.Error()))
+		}
+	}
 	if err := p.append(ctx, p.event(c, audit.ActionStarted, CodeStarted)); err != nil {
+		p.cleanup(ctx, c.ex, call, &Result{})
 		return p.refuse(ctx, c, RuleAuditError, "the start of the execution could not be written to the audit chain; blocked to fail closed")
 	}
-	executed = true
-	return p.execute(ctx, c, plan)
+	return p.execute(ctx, c, call)
 }
 
-// resolvedElsewhere judges again each path of a plan that leads somewhere
-// other than the path the gate decided on: the gate's guard must find
-// nothing there for the access the action makes, and a write must stay
-// in the workspace if its name was there. It says why not, or "".
-func (p *Pipeline) resolvedElsewhere(paths []ResolvedPath) string {
-	g, _ := p.cfg.Gate.(interface{ Guard() *guard.Guard })
-	ws, realWS := p.cfg.Workspace, ""
-	for _, rp := range paths {
-		if rp.Resolved == "" || rp.Resolved == rp.Named {
-			continue
-		}
-		if realWS == "" { // only when a path leads elsewhere: not on every call
-			var err error
-			if realWS, err = filepath.EvalSymlinks(ws); err != nil {
-				realWS = ws
-			}
-		}
-		if g == nil || g.Guard() == nil {
-			return fmt.Sprintf("%s leads elsewhere than the path decided on and there is no guard to judge it; refused", rp.Field)
-		}
-		acc := rp.Access
-		if acc == 0 {
-			acc = action.AccessRead
-		}
-		if f, found := g.Guard().Check(rp.Resolved, acc); found && f.Decision != verdict.Allow {
-			return fmt.Sprintf("%s now leads to a path the gate protects (%s); refused", rp.Field, f.Rule)
-		}
-		inside := func(p string) bool { return within(p, ws) || within(p, realWS) }
-		if acc&(action.AccessWrite|action.AccessDelete) != 0 && inside(rp.Named) && !inside(rp.Resolved) {
-			return fmt.Sprintf("%s names a file in the workspace but now leads outside it; refused", rp.Field)
+// planChange names the first path of a plan that resolves differently
+// now, or "" when none does.
+func planChange(was, now []shield.ResolvedPath) string {
+	if len(was) != len(now) {
+		return "the plan has another number of paths"
+	}
+	for i := range was {
+		if was[i] != now[i] {
+			return clipName(was[i].Field) + " now leads elsewhere or to another file"
 		}
 	}
 	return ""
 }
 
+// step runs one of an executor's optional steps, a panic being its
+// error.
+func (p *Pipeline) step(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the executor panicked")
+		}
+	}()
+	return f()
+}
+
+// cleanup runs the executor's Cleanup, if it has one; a panic is
+// logged, never raised.
+func (p *Pipeline) cleanup(ctx context.Context, ex Executor, call Call, res *Result) {
+	cl, ok := ex.(Cleaner)
+	if !ok {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			p.log.Error("engine: executor cleanup panicked", "type", call.Action.Type)
+		}
+	}()
+	cl.Cleanup(ctx, call, res)
+}
+
 // prepare calls the executor's planner, a panic being its error.
-func (p *Pipeline) prepare(ctx context.Context, prep Preparer, act *action.Action) (plan *action.Action, err error) {
+func (p *Pipeline) prepare(ctx context.Context, prep Preparer, act *action.Action) (plan Plan, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			plan, err = nil, fmt.Errorf("the planner panicked")
@@ -152,7 +180,7 @@ func (p *Pipeline) prepare(ctx context.Context, prep Preparer, act *action.Actio
 	}()
 	plan, err = prep.Prepare(ctx, act)
 	if err == nil && plan == nil {
-		err = fmt.Errorf("the planner returned no action")
+		err = fmt.Errorf("the planner returned no plan")
 	}
 	return plan, err
 }

@@ -119,13 +119,14 @@ func (e *env) executed() []string {
 }
 
 func (e *env) record(out string) Executor {
-	return ExecutorFunc(func(_ context.Context, act *action.Action) (Result, error) {
-		e.note(act)
+	return ExecutorFunc(func(_ context.Context, c Call) (Result, error) {
+		e.note(c.Action)
 		return Result{Output: out}, nil
 	})
 }
 
-func (e *env) readFile(_ context.Context, act *action.Action) (Result, error) {
+func (e *env) readFile(_ context.Context, c Call) (Result, error) {
+	act := c.Action
 	e.note(act)
 	b, err := os.ReadFile(act.Payload.(*action.ReadFilePayload).Path)
 	if err != nil {
@@ -134,7 +135,8 @@ func (e *env) readFile(_ context.Context, act *action.Action) (Result, error) {
 	return Result{Output: string(b)}, nil
 }
 
-func (e *env) writeFile(_ context.Context, act *action.Action) (Result, error) {
+func (e *env) writeFile(_ context.Context, c Call) (Result, error) {
+	act := c.Action
 	e.note(act)
 	p := act.Payload.(*action.WriteFilePayload)
 	if err := os.WriteFile(p.Path, []byte(p.Content), 0o600); err != nil {

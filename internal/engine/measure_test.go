@@ -119,13 +119,13 @@ type timedExecutor struct {
 	enter func()
 }
 
-func (x timedExecutor) Prepare(ctx context.Context, act *action.Action) (*action.Action, error) {
+func (x timedExecutor) Prepare(ctx context.Context, act *action.Action) (Plan, error) {
 	return x.inner.Prepare(ctx, act)
 }
 
-func (x timedExecutor) Execute(ctx context.Context, act *action.Action) (Result, error) {
+func (x timedExecutor) Execute(ctx context.Context, c Call) (Result, error) {
 	x.enter()
-	return x.inner.Execute(ctx, act)
+	return x.inner.Execute(ctx, c)
 }
 
 // waitAgent waits until a welcomed agent is there.

@@ -142,41 +142,79 @@ func TestWriteSnapshotHoldsTheOldContent(t *testing.T) {
 	}
 }
 
-// planner changes the action it is asked to plan, as a TOCTOU race
-// would (a file swapped, a command rewritten).
+// planner plans every call with the next of its plans, as a race that
+// changes a path between two plans would.
 type planner struct {
 	Executor
-	swap func(*action.Action) *action.Action
+	plans []fixedPlan
+	n     int
 }
 
-func (p planner) Prepare(_ context.Context, act *action.Action) (*action.Action, error) {
-	return p.swap(act), nil
+type fixedPlan []shield.ResolvedPath
+
+func (f fixedPlan) Paths() []shield.ResolvedPath { return f }
+
+func (p *planner) Prepare(context.Context, *action.Action) (Plan, error) {
+	pl := p.plans[min(p.n, len(p.plans)-1)]
+	p.n++
+	return pl, nil
 }
 
-func TestHashMismatchIsBlocked(t *testing.T) {
+// rehash is the real gate whose verdicts carry another hash, as a
+// decision about another action would.
+type rehash struct{ Gate }
+
+func (r rehash) Evaluate(ctx context.Context, req shield.Request) verdict.Verdict {
+	v := r.Gate.Evaluate(ctx, req)
+	v.Hash = "sha256:" + strings.Repeat("0", 64)
+	return v
+}
+
+// What runs is what was decided: an action whose hash is not the
+// decided one is refused (hash_mismatch), and so is one whose plan, taken
+// again just before it runs, no longer resolves as the plan the gate
+// judged (path_changed). Neither enters the executor; both are audited.
+func TestHashOrPlanMismatchIsBlocked(t *testing.T) {
 	var entered bool
-	exec := ExecutorFunc(func(context.Context, *action.Action) (Result, error) {
+	exec := ExecutorFunc(func(context.Context, Call) (Result, error) {
 		entered = true
 		return Result{Output: "should not run"}, nil
 	})
+	same := func(root string) fixedPlan {
+		p := filepath.Join(root, "n.txt")
+		return fixedPlan{{Field: "path", Path: p, Resolved: p, Access: action.AccessRead, Identity: "1:2:0"}}
+	}
+	other := func(root string) fixedPlan {
+		p := same(root)
+		p[0].Identity = "1:3:0" // another file under the same name
+		return p
+	}
 	cases := []struct {
-		name string
-		swap func(*action.Action) *action.Action
-		want string
+		name   string
+		plans  func(root string) []fixedPlan
+		rehash bool
+		want   string
 	}{
-		{"path swapped", func(a *action.Action) *action.Action {
-			return &action.Action{Type: a.Type, Payload: &action.ReadFilePayload{Path: "/etc/shadow"}}
-		}, RuleHashMismatch},
-		{"same action", func(a *action.Action) *action.Action { return a }, ""},
+		{"plan changed", func(r string) []fixedPlan { return []fixedPlan{same(r), other(r)} }, false, RulePathChanged},
+		{"hash of another action", func(r string) []fixedPlan { return []fixedPlan{same(r)} }, true, RuleHashMismatch},
+		{"same action and plan", func(r string) []fixedPlan { return []fixedPlan{same(r)} }, false, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			entered = false
-			e := newEnv(t, envOptions{executors: map[action.Type]Executor{action.ReadFile: planner{exec, c.swap}}})
+			var pl *planner
+			e := newEnv(t, envOptions{executors: map[action.Type]Executor{action.ReadFile: exec}, wrap: func(cfg Config) Config {
+				pl = &planner{Executor: exec, plans: c.plans(cfg.Workspace)}
+				cfg.Executors = map[action.Type]Executor{action.ReadFile: pl}
+				if c.rehash {
+					cfg.Gate = rehash{cfg.Gate}
+				}
+				return cfg
+			}})
 			writeFile(t, filepath.Join(e.root, "n.txt"), "n")
 			out := e.handle("s1", "read_file", map[string]any{"path": filepath.Join(e.root, "n.txt")})
 			if out.Verdict.Rule != c.want && c.want != "" || c.want == "" && out.Verdict.Decision != verdict.Allow {
-				t.Fatalf("got %v %s, want rule %q", out.Verdict.Decision, out.Verdict.Rule, c.want)
+				t.Fatalf("got %v %s (%s), want rule %q", out.Verdict.Decision, out.Verdict.Rule, out.Result.Output, c.want)
 			}
 			if entered != (c.want == "") {
 				t.Errorf("executor entered: got %v, want %v", entered, c.want == "")
@@ -184,16 +222,124 @@ func TestHashMismatchIsBlocked(t *testing.T) {
 			if c.want != "" {
 				es := e.entries()
 				last := es[len(es)-1]
-				if last.Type != audit.ActionBlocked || last.Rule != RuleHashMismatch {
-					t.Errorf("last entry: got %s %s, want ActionBlocked %s", last.Type, last.Rule, RuleHashMismatch)
+				if last.Type != audit.ActionBlocked || last.Rule != c.want {
+					t.Errorf("last entry: got %s %s, want ActionBlocked %s", last.Type, last.Rule, c.want)
 				}
 			}
 		})
 	}
 }
 
+// lifecycle records the order in which the pipeline drives an
+// executor's steps, and can fail or panic in one of them.
+type lifecycle struct {
+	steps    []string
+	fail     string // the step that returns an error
+	panicIn  string // the step that panics
+	starting func() // runs in Execute: sees the chain at that moment
+}
+
+func (l *lifecycle) at(step string) error {
+	l.steps = append(l.steps, step)
+	if l.panicIn == step {
+		panic("boom")
+	}
+	if l.fail == step {
+		return errors.New(step + " failed")
+	}
+	return nil
+}
+
+func (l *lifecycle) Prepare(context.Context, *action.Action) (Plan, error) {
+	return fixedPlan(nil), l.at("prepare")
+}
+func (l *lifecycle) Validate(context.Context, Call) error { return l.at("validate") }
+func (l *lifecycle) Provision(_ context.Context, c Call) (any, error) {
+	if c.Session == "" || c.CallID == "" || c.Verdict.Decision != verdict.Allow {
+		l.steps = append(l.steps, "provision without the call's session, id or verdict")
+	}
+	return "state", l.at("provision")
+}
+func (l *lifecycle) Execute(_ context.Context, c Call) (Result, error) {
+	if c.State != "state" {
+		l.steps = append(l.steps, "execute without the provisioned state")
+	}
+	if l.starting != nil {
+		l.starting()
+	}
+	return Result{Output: "ran"}, l.at("execute")
+}
+func (l *lifecycle) Cleanup(_ context.Context, c Call, res *Result) {
+	if c.State != "state" {
+		l.steps = append(l.steps, "cleanup without the provisioned state")
+	}
+	_ = l.at("cleanup")
+	res.Output += " +cleaned"
+}
+
+// The pipeline drives an executor's optional steps in its one documented
+// order, with the call's session, id, verdict and provisioned state;
+// Cleanup runs exactly once whenever Provision succeeded (also after an
+// executor error or panic), and a failing Validate or Provision refuses
+// the call before its ActionStarted entry.
+func TestExecutorStepsRunInOrder(t *testing.T) {
+	cases := []struct {
+		name, fail, panicIn string
+		want                []string
+		executed            bool
+		rule                string
+	}{
+		{"all steps", "", "", []string{"prepare", "prepare", "validate", "provision", "execute", "cleanup"}, true, ""},
+		{"validate fails", "validate", "", []string{"prepare", "prepare", "validate"}, false, RuleValidateFailed},
+		{"provision fails", "provision", "", []string{"prepare", "prepare", "validate", "provision"}, false, RuleProvisionFailed},
+		{"provision panics", "", "provision", []string{"prepare", "prepare", "validate", "provision"}, false, RuleProvisionFailed},
+		{"execute fails", "execute", "", []string{"prepare", "prepare", "validate", "provision", "execute", "cleanup"}, true, RuleExecutorError},
+		{"execute panics", "", "execute", []string{"prepare", "prepare", "validate", "provision", "execute", "cleanup"}, true, RuleExecutorPanic},
+		{"cleanup panics", "", "cleanup", []string{"prepare", "prepare", "validate", "provision", "execute", "cleanup"}, true, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := &lifecycle{fail: c.fail, panicIn: c.panicIn}
+			e := newEnv(t, envOptions{executors: map[action.Type]Executor{action.ListDirectory: l}})
+			started := 0
+			l.starting = func() {
+				for _, en := range e.entries() {
+					if en.Type == audit.ActionStarted {
+						started++
+					}
+				}
+			}
+			out := e.handle("s1", "list_directory", map[string]any{"path": e.root})
+			if !slices.Equal(l.steps, c.want) {
+				t.Errorf("steps: got %v, want %v", l.steps, c.want)
+			}
+			if out.Executed != c.executed {
+				t.Errorf("executed: got %v, want %v (%s)", out.Executed, c.executed, out.Result.Output)
+			}
+			if c.executed && started != 1 {
+				t.Errorf("ActionStarted entries before Execute: %d, want 1", started)
+			}
+			var rule string
+			for _, en := range e.entries() {
+				switch {
+				case en.Type == audit.ActionStarted && !c.executed:
+					t.Error("an ActionStarted entry for a refused call")
+				case en.Type == audit.ActionBlocked && en.Stage == string(StageEngine), en.Type == audit.ActionFailed:
+					rule = en.Rule
+				}
+			}
+			if rule != c.rule {
+				t.Errorf("rule: got %q, want %q", rule, c.rule)
+			}
+			if c.name == "all steps" && out.Result.Output != "ran +cleaned" {
+				t.Errorf("result: %q, want Cleanup's note on it", out.Result.Output)
+			}
+		})
+	}
+}
+
 func TestExecutorPanicIsAnErrorAndTheEngineLives(t *testing.T) {
-	boom := ExecutorFunc(func(context.Context, *action.Action) (Result, error) { panic("secret " + testToken) })
+	boom := ExecutorFunc(func(context.Context, Call) (Result, error) { panic("secret " + testToken) })
 	e := newEnv(t, envOptions{executors: map[action.Type]Executor{action.ListDirectory: boom}})
 	out := e.handle("s1", "list_directory", map[string]any{"path": e.root})
 	if !out.Executed || !out.Result.IsError || !strings.Contains(out.Result.Output, RuleExecutorPanic) {
@@ -216,7 +362,7 @@ func TestExecutorPanicIsAnErrorAndTheEngineLives(t *testing.T) {
 }
 
 func TestExecutorErrorIsMasked(t *testing.T) {
-	fail := ExecutorFunc(func(context.Context, *action.Action) (Result, error) {
+	fail := ExecutorFunc(func(context.Context, Call) (Result, error) {
 		return Result{}, errors.New("cannot list: token " + testToken)
 	})
 	e := newEnv(t, envOptions{executors: map[action.Type]Executor{action.ListDirectory: fail}})

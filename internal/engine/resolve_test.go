@@ -35,10 +35,11 @@ func (f *flipAfter) Guard() *guard.Guard {
 	return nil
 }
 
-// A workspace name flipped into a link between the decision and the
-// plan (a background process racing the call) leads nowhere the gate did
-// not decide: a read of ~/.aws/credentials or a write of ~/.bashrc or of
-// any file outside the workspace is refused, and nothing is read or
+// A workspace name flipped into a link after the decision (a background
+// process racing the call) leads nowhere the gate did not decide: the
+// plan taken before the decision no longer hashes as the decided one, so
+// a read of ~/.aws/credentials or a write of ~/.bashrc or of any file
+// outside the workspace is refused (path_changed), and nothing is read or
 // written there. Without the flip the same calls run.
 func TestFileCallsCannotActOnAPathFlippedAfterTheDecision(t *testing.T) {
 	var flip func()
@@ -87,8 +88,8 @@ func TestFileCallsCannotActOnAPathFlippedAfterTheDecision(t *testing.T) {
 				}
 			}
 			out := e.handle("s1", tc.typ, tc.payload)
-			if out.Executed || out.Verdict.Rule != RulePathResolved {
-				t.Errorf("got executed=%v rule %q (%s), want refused %s", out.Executed, out.Verdict.Rule, out.Result.Output, RulePathResolved)
+			if out.Executed || out.Verdict.Rule != RulePathChanged {
+				t.Errorf("got executed=%v rule %q (%s), want refused %s", out.Executed, out.Verdict.Rule, out.Result.Output, RulePathChanged)
 			}
 			if strings.Contains(out.Result.Output, "flipped-S3CRET") {
 				t.Fatal("the credentials were read")
@@ -101,17 +102,6 @@ func TestFileCallsCannotActOnAPathFlippedAfterTheDecision(t *testing.T) {
 	if got, _ := os.ReadFile(plain); string(got) != "plain\n" {
 		t.Errorf("~/plain.txt: %q", got)
 	}
-	// The refused calls left no plan behind (a plan is dropped whatever
-	// ends the call before its executor).
-	for _, ex := range e.p.cfg.Executors {
-		if fe, ok := ex.(*filesExecutor); ok {
-			n := 0
-			fe.plans.Range(func(_, _ any) bool { n++; return true })
-			if n != 0 {
-				t.Errorf("%d plans left behind by refused calls", n)
-			}
-		}
-	}
 	// The control: with no race, the same calls run.
 	reset()
 	fa.flip = nil
@@ -120,5 +110,47 @@ func TestFileCallsCannotActOnAPathFlippedAfterTheDecision(t *testing.T) {
 	}
 	if out := e.handle("s1", "write_file", map[string]any{"path": notes, "content": "fine\n"}); !out.Executed || out.Result.IsError {
 		t.Fatalf("write without a race: %+v", out)
+	}
+}
+
+// A workspace name that already leads elsewhere when the call is
+// proposed is judged where it leads: the gate gets the plan, so a read
+// through a link to ~/.aws/credentials meets the guard's rule for the
+// credentials, and a write through a link out of the workspace is
+// refused (path_resolved_elsewhere); nothing is read or written there.
+func TestTheGateJudgesWhereAPathLeads(t *testing.T) {
+	e := newEnv(t, envOptions{tools: &ToolsConfig{}})
+	creds := filepath.Join(e.home, ".aws", "credentials")
+	writeFile(t, creds, "aws_secret_access_key = linked-S3CRET\n")
+	plain := filepath.Join(e.home, "plain.txt")
+	writeFile(t, plain, "plain\n")
+	for _, tc := range []struct {
+		name, typ, target string
+		payload           map[string]any
+		rule              string // "" for any BLOCK
+	}{
+		{"read through a link to the credentials", "read_file", creds, map[string]any{"path": "notes.txt"}, ""},
+		{"write through a link out of the workspace", "write_file", plain, map[string]any{"path": "notes.txt", "content": "x\n"}, RulePathResolved},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			notes := filepath.Join(e.root, "notes.txt")
+			_ = os.Remove(notes)
+			if err := os.Symlink(tc.target, notes); err != nil {
+				t.Fatal(err)
+			}
+			out := e.handle("s1", tc.typ, tc.payload)
+			if out.Executed || out.Verdict.Decision != verdict.Block || tc.rule != "" && out.Verdict.Rule != tc.rule {
+				t.Errorf("got executed=%v %v %q (%s), want a BLOCK %s", out.Executed, out.Verdict.Decision, out.Verdict.Rule, out.Result.Output, tc.rule)
+			}
+			if out.Verdict.Stage == StageEngine {
+				t.Errorf("refused by the engine (%s), want the gate's decision", out.Verdict.Rule)
+			}
+			if strings.Contains(out.Result.Output, "linked-S3CRET") {
+				t.Fatal("the credentials were read")
+			}
+		})
+	}
+	if got, _ := os.ReadFile(plain); string(got) != "plain\n" {
+		t.Errorf("~/plain.txt: %q", got)
 	}
 }

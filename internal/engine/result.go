@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/dlp"
 	"github.com/parallax/parallax/shield"
@@ -20,10 +19,11 @@ const InjectionWarning = "[Parallax warning] The tool result below contains text
 
 // execute enters the executor (a panic there is its error result),
 // classifies what it returned and audits the outcome.
-func (p *Pipeline) execute(ctx context.Context, c *call, plan *action.Action) Outcome {
+func (p *Pipeline) execute(ctx context.Context, c *call, call Call) Outcome {
 	start := p.cfg.Now()
 	c.out.Executed = true
-	res, rule := p.enter(ctx, c.ex, plan)
+	res, rule := p.enter(ctx, c.ex, call)
+	p.cleanup(ctx, c.ex, call, &res)
 	elapsed := p.cfg.Now().Sub(start).Milliseconds()
 	res = p.classify(ctx, c, res, &rule)
 	t := audit.ActionExecuted
@@ -53,7 +53,8 @@ func (p *Pipeline) execute(ctx context.Context, c *call, plan *action.Action) Ou
 
 // enter runs the executor; an error or a panic becomes an error result
 // with its rule (the message masked; a panic's value is never shown).
-func (p *Pipeline) enter(ctx context.Context, ex Executor, plan *action.Action) (res Result, rule string) {
+func (p *Pipeline) enter(ctx context.Context, ex Executor, call Call) (res Result, rule string) {
+	plan := call.Action
 	defer func() {
 		if r := recover(); r != nil {
 			p.log.Error("engine: executor panicked", "type", plan.Type)
@@ -61,7 +62,7 @@ func (p *Pipeline) enter(ctx context.Context, ex Executor, plan *action.Action) 
 				" executor failed with an internal error (" + RuleExecutorPanic + ")"}, RuleExecutorPanic
 		}
 	}()
-	res, err := ex.Execute(ctx, plan)
+	res, err := ex.Execute(ctx, call)
 	if err != nil {
 		return Result{IsError: true, ExitCode: res.ExitCode, Output: "Parallax: " + string(plan.Type) +
 			" failed (" + RuleExecutorError + "): " + p.mask(err.Error())}, RuleExecutorError
@@ -75,7 +76,7 @@ func (p *Pipeline) enter(ctx context.Context, ex Executor, plan *action.Action) 
 // by the gate, and the agent gets an error.
 func (p *Pipeline) classify(ctx context.Context, c *call, res Result, rule *string) Result {
 	obs, err := p.cfg.Gate.ObserveReport(ctx, shield.Request{Session: c.pr.Session, Type: c.pr.Type,
-		Payload: c.pr.Payload, Result: res.Output})
+		Payload: c.pr.Payload, Result: res.Output, Resolved: c.resolved})
 	if err != nil {
 		*rule = RuleObserveError
 		return Result{IsError: true, ExitCode: res.ExitCode, Output: refusalText(RuleObserveError,

@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
-	"sync"
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/internal/tools"
 	"github.com/parallax/parallax/internal/tools/files"
 	"github.com/parallax/parallax/internal/tools/shell"
+	"github.com/parallax/parallax/shield"
 )
 
 // ToolsConfig configures the executors of the files and shell groups.
@@ -48,101 +49,122 @@ func ToolExecutors(cfg ToolsConfig) map[action.Type]Executor {
 	return out
 }
 
-// filesExecutor takes the files plan (resolved paths and their
-// identities) when the engine prepares the call, and hands it to the
-// executor, which refuses to act if anything changed since.
+// filesExecutor plans a files call before the decision (resolved paths
+// and their identities: the gate judges them) and acts on that plan,
+// refusing if anything changed since.
 type filesExecutor struct {
-	ex    *files.Executor
-	plans sync.Map // *action.Action → *files.Plan
+	ex *files.Executor
 }
 
 var (
 	_ Executor = (*filesExecutor)(nil)
-	_ Resolver = (*filesExecutor)(nil)
+	_ Preparer = (*filesExecutor)(nil)
 )
 
-// Resolved lists the paths of act's plan (Prepare must have run).
-func (f *filesExecutor) Resolved(act *action.Action) []ResolvedPath {
-	v, ok := f.plans.Load(act)
-	if !ok {
-		return nil
+// filesPlan is a files.Plan as the pipeline sees it.
+type filesPlan struct {
+	plan  *files.Plan
+	paths []shield.ResolvedPath
+}
+
+// Paths lists the plan's paths with the identity of every existing
+// component along each.
+func (f *filesPlan) Paths() []shield.ResolvedPath { return f.paths }
+
+func (f *filesExecutor) Prepare(_ context.Context, act *action.Action) (Plan, error) {
+	plan, err := files.Prepare(act)
+	if err != nil {
+		return nil, err
 	}
 	access := map[string]action.Access{}
 	for _, pf := range act.Payload.PathFields() {
 		access[pf.Name] = pf.Access
 	}
-	var out []ResolvedPath
-	for _, pp := range v.(*files.Plan).Paths {
-		out = append(out, ResolvedPath{Field: pp.Field, Named: pp.Path, Resolved: pp.Resolved, Access: access[pp.Field]})
+	out := &filesPlan{plan: plan}
+	for _, pp := range plan.Paths {
+		var id strings.Builder
+		for i, c := range pp.Chain {
+			if i > 0 {
+				id.WriteByte('/')
+			}
+			fmt.Fprintf(&id, "%d:%d:%o", c.Dev, c.Ino, uint32(c.Type))
+		}
+		out.paths = append(out.paths, shield.ResolvedPath{Field: pp.Field, Path: pp.Path, Resolved: pp.Resolved,
+			Access: access[pp.Field], Identity: id.String()})
 	}
-	return out
+	return out, nil
 }
 
-// Discard drops act's plan.
-func (f *filesExecutor) Discard(act *action.Action) { f.plans.Delete(act) }
-
-func (f *filesExecutor) Prepare(_ context.Context, act *action.Action) (*action.Action, error) {
-	plan, err := files.Prepare(act)
-	if err != nil {
-		return nil, err
-	}
-	f.plans.Store(act, plan)
-	return act, nil
-}
-
-func (f *filesExecutor) Execute(ctx context.Context, act *action.Action) (Result, error) {
-	v, ok := f.plans.LoadAndDelete(act)
-	if !ok {
+func (f *filesExecutor) Execute(ctx context.Context, c Call) (Result, error) {
+	fp, ok := c.Plan.(*filesPlan)
+	if !ok || fp == nil {
 		return Result{}, errors.New("bad_plan: the action was not prepared")
 	}
-	res, err := f.ex.Execute(ctx, tools.Call{Action: act, Plan: v.(*files.Plan)})
+	res, err := f.ex.Execute(ctx, tools.Call{Action: c.Action, Plan: fp.plan})
 	return toolResult(res), err
 }
 
 // shellExecutor runs execute_command, each command in the sandbox its
-// analysis allows.
+// analysis allows: Provision builds it, Cleanup takes it down and adds
+// what it noticed (a quarantined file) to the result.
 type shellExecutor struct {
 	runner  shell.Runner
 	sandbox SandboxHook
 }
 
-func (s *shellExecutor) Execute(ctx context.Context, act *action.Action) (Result, error) {
+var (
+	_ Provisioner = (*shellExecutor)(nil)
+	_ Cleaner     = (*shellExecutor)(nil)
+)
+
+// shellState is one command's sandbox.
+type shellState struct {
+	wrap func(*exec.Cmd) error
+	done func() []string
+}
+
+func (s *shellExecutor) Provision(_ context.Context, c Call) (any, error) {
+	if s.sandbox == nil {
+		return nil, nil
+	}
+	wrap, done, err := s.sandbox(c.Action)
+	if err == nil && wrap == nil {
+		err = errors.New("no sandbox for the command")
+	}
+	if err != nil {
+		if done != nil {
+			_ = done()
+		}
+		return nil, fmt.Errorf("%s: the command's sandbox cannot be built: %w", tools.CodeSandbox, err)
+	}
+	return &shellState{wrap: wrap, done: done}, nil
+}
+
+func (s *shellExecutor) Execute(ctx context.Context, c Call) (Result, error) {
 	r := s.runner
 	r.Wrap = nil
-	var done func() []string
 	if s.sandbox != nil {
-		wrap, d, err := s.sandbox(act)
-		if d != nil {
-			// done runs exactly once: below on the normal end (its notes go
-			// into the result), here on every other return.
-			done = d
-			defer func() {
-				if done != nil {
-					_ = done()
-				}
-			}()
-		}
-		if err != nil {
-			return Result{}, fmt.Errorf("%s: the command's sandbox cannot be built: %w", tools.CodeSandbox, err)
-		}
-		if wrap == nil {
+		st, _ := c.State.(*shellState)
+		if st == nil || st.wrap == nil {
 			return Result{}, fmt.Errorf("%s: no sandbox for the command", tools.CodeSandbox)
 		}
-		r.Wrap = wrap
+		r.Wrap = st.wrap
 	}
-	res, err := r.Execute(ctx, tools.Call{Action: act})
-	out := toolResult(res)
-	if done != nil {
-		notes := done()
-		done = nil
-		if len(notes) > 0 {
-			if out.Output != "" && !strings.HasSuffix(out.Output, "\n") {
-				out.Output += "\n"
-			}
-			out.Output += "[" + strings.Join(notes, "; ") + "]"
+	res, err := r.Execute(ctx, tools.Call{Action: c.Action})
+	return toolResult(res), err
+}
+
+func (s *shellExecutor) Cleanup(_ context.Context, c Call, res *Result) {
+	st, _ := c.State.(*shellState)
+	if st == nil || st.done == nil {
+		return
+	}
+	if notes := st.done(); len(notes) > 0 {
+		if res.Output != "" && !strings.HasSuffix(res.Output, "\n") {
+			res.Output += "\n"
 		}
+		res.Output += "[" + strings.Join(notes, "; ") + "]"
 	}
-	return out, err
 }
 
 // toolResult is an executor's result as the agent reads it.

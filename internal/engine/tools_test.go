@@ -89,12 +89,12 @@ func TestFilesPlanRefusesASwap(t *testing.T) {
 	if err := os.Symlink(secret, f); err != nil {
 		t.Fatal(err)
 	}
-	res, err := ex.Execute(t.Context(), plan)
+	res, err := ex.Execute(t.Context(), Call{Action: act, Plan: plan})
 	if err == nil || strings.Contains(res.Output, "s3cret") || !strings.Contains(res.Output, "path_changed") {
 		t.Fatalf("swapped file read: %+v, %v", res, err)
 	}
 	// Executing what was never prepared is refused.
-	if _, err := ex.Execute(t.Context(), &action.Action{Type: action.ReadFile, Payload: &action.ReadFilePayload{Path: f}}); err == nil {
+	if _, err := ex.Execute(t.Context(), Call{Action: &action.Action{Type: action.ReadFile, Payload: &action.ReadFilePayload{Path: f}}}); err == nil {
 		t.Fatal("an unprepared call ran")
 	}
 }
