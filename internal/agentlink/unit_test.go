@@ -8,8 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,14 +89,15 @@ func TestAttach(t *testing.T) {
 	if _, err := p.Serve(t.Context(), 1, Config{Agent: engineFunc{}}); err == nil {
 		t.Fatal("Serve before Attach succeeded")
 	}
-	cmd := exec.Command("/bin/true")
-	cmd.ExtraFiles = []*os.File{os.Stdin, os.Stdout}
-	cmd.Env = []string{"HOME=/h", EnvFD + "=9", EnvToken + "=stale", "X=1"}
-	if err := p.Attach(cmd); err != nil {
+	inFiles := make([]*os.File, 2, 8) // spare capacity Attach must not write into
+	inFiles[0], inFiles[1] = os.Stdin, os.Stdout
+	inEnv := []string{"HOME=/h", EnvFD + "=9", EnvToken + "=stale", "X=1"}
+	files, env, err := p.Attach(inFiles, slices.Clone(inEnv))
+	if err != nil {
 		t.Fatal(err)
 	}
 	var fds, toks []string
-	for _, kv := range cmd.Env {
+	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
 		case EnvFD:
@@ -106,19 +107,47 @@ func TestAttach(t *testing.T) {
 		}
 	}
 	if len(fds) != 1 || fds[0] != "5" {
-		t.Fatalf("%s values %v, want [5] (after two ExtraFiles)", EnvFD, fds)
+		t.Fatalf("%s values %v, want [5] (after two extra files)", EnvFD, fds)
 	}
 	if len(toks) != 1 || !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(toks[0]) || toks[0] != string(p.token) {
 		t.Fatalf("%s values: %d, want the pair's token once", EnvToken, len(toks))
 	}
-	if got := cmd.ExtraFiles[2]; got != p.agent {
-		t.Fatalf("ExtraFiles[2] = %v, want the agent's end", got)
+	if !slices.Contains(env, "HOME=/h") || !slices.Contains(env, "X=1") {
+		t.Fatalf("env %d entries, want HOME and X kept", len(env))
 	}
-	if err := p.Attach(exec.Command("/bin/true")); err == nil {
+	if len(files) != 3 || files[0] != os.Stdin || files[1] != os.Stdout || files[2] != p.agent {
+		t.Fatalf("files = %v, want stdin, stdout and the agent's end", files)
+	}
+	if full := inFiles[:3]; full[2] != nil {
+		t.Fatal("Attach wrote into the caller's spare capacity")
+	}
+	if _, _, err := p.Attach(nil, nil); err == nil {
 		t.Fatal("second Attach succeeded")
 	}
 	if _, err := p.Serve(t.Context(), 0, Config{Agent: engineFunc{}}); err == nil {
 		t.Fatal("Serve with pid 0 succeeded")
+	}
+}
+
+// Without an environment, Attach starts from this process's.
+func TestAttachInheritsEnvironment(t *testing.T) {
+	p, err := NewPair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, env, err := p.Attach(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := len(os.Environ()) + 2
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, EnvFD+"=") || strings.HasPrefix(kv, EnvToken+"=") {
+			want--
+		}
+	}
+	if len(env) != want || !slices.Contains(env, EnvFD+"=3") {
+		t.Fatalf("env has %d entries, want %d ending with %s=3", len(env), want, EnvFD)
 	}
 }
 
