@@ -39,15 +39,6 @@ type engineFunc struct {
 
 func (e engineFunc) Connect(st connectStream) error { return e.fn(st) }
 
-// subAgents answers Spawn, to drive the unary path.
-type subAgents struct {
-	parallaxv1.UnimplementedSubAgentServiceServer
-}
-
-func (subAgents) Spawn(_ context.Context, r *parallaxv1.SpawnRequest) (*parallaxv1.SpawnResponse, error) {
-	return &parallaxv1.SpawnResponse{AgentId: "sub-for-" + r.GetTask()}, nil
-}
-
 // link is one spawned test agent and the engine serving it.
 type link struct {
 	cmd      *exec.Cmd
@@ -114,9 +105,8 @@ func spawn(t *testing.T, ctx context.Context, scenario string, fn func(*link, co
 			l.handlers <- err
 			return err
 		}},
-		SubAgents: subAgents{},
-		Refused:   func(e *RefusedError) { l.refused <- e },
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Refused: func(e *RefusedError) { l.refused <- e },
+		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
 		l.cmd.Process.Kill()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -15,6 +16,11 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
 )
 
 func TestDialRefusesBadEnvironment(t *testing.T) {
@@ -284,5 +290,57 @@ func TestDialerOnce(t *testing.T) {
 		if c2, err := d.dial(context.Background(), ""); !errors.Is(err, ErrRedial) {
 			t.Fatalf("second dial: got %v, %v, want ErrRedial", c2, err)
 		}
+	}
+}
+
+// The link registers no unary service today; the guard still stands in
+// front of any that is added, checking the peer and the token per call.
+func TestUnaryGuardChecksPeerAndToken(t *testing.T) {
+	uid := uint32(os.Getuid())
+	good := PeerAddr{Pid: 42, Uid: uid}
+	tests := []struct {
+		name   string
+		peer   net.Addr // nil: no peer in the context
+		tokens []string
+		want   codes.Code
+	}{
+		{"the spawned agent with its token", good, []string{"tok"}, codes.OK},
+		{"no peer", nil, []string{"tok"}, codes.PermissionDenied},
+		{"a peer that is not the link", &net.UnixAddr{Name: "@x", Net: "unix"}, []string{"tok"}, codes.PermissionDenied},
+		{"another pid", PeerAddr{Pid: 43, Uid: uid}, []string{"tok"}, codes.PermissionDenied},
+		{"another uid", PeerAddr{Pid: 42, Uid: uid + 1}, []string{"tok"}, codes.PermissionDenied},
+		{"no token", good, nil, codes.Unauthenticated},
+		{"wrong token", good, []string{"tak"}, codes.Unauthenticated},
+		{"two tokens", good, []string{"tok", "tok"}, codes.Unauthenticated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var refused []*RefusedError
+			s := &Server{pid: 42, uid: uid, token: "tok", cfg: Config{
+				Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+				Refused: func(e *RefusedError) { refused = append(refused, e) },
+			}}
+			ctx := t.Context()
+			if tt.peer != nil {
+				ctx = peer.NewContext(ctx, &peer.Peer{Addr: tt.peer})
+			}
+			md := metadata.MD{}
+			for _, tok := range tt.tokens {
+				md.Append(tokenKey, tok)
+			}
+			ctx = metadata.NewIncomingContext(ctx, md)
+			ran := false
+			_, err := s.unaryGuard(ctx, nil, &grpc.UnaryServerInfo{FullMethod: "/parallax.v1.Any/Call"},
+				func(context.Context, any) (any, error) { ran = true; return nil, nil })
+			if got := status.Code(err); got != tt.want {
+				t.Fatalf("got %v (%v), want %v", got, err, tt.want)
+			}
+			if ran != (tt.want == codes.OK) {
+				t.Fatalf("handler ran: %v, want %v", ran, tt.want == codes.OK)
+			}
+			if (len(refused) == 1) != (tt.want != codes.OK) {
+				t.Fatalf("refusals reported: %d", len(refused))
+			}
+		})
 	}
 }
