@@ -78,7 +78,7 @@ func (c *client) String() string { return "llm.Provider(" + c.ref.Name + ")" }
 func (c *client) GoString() string { return c.String() }
 
 func (c *client) prepare(req *Request) error {
-	if err := req.validate(); err != nil {
+	if err := req.Validate(); err != nil {
 		return &Error{Kind: KindInvalid, Model: c.ref.Name, Provider: c.ref.Provider, Detail: err.Error()}
 	}
 	if req.Model == "" {

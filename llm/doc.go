@@ -11,6 +11,12 @@
 // Every call reports its token usage (Response.Usage, the Done event).
 // FakeProvider plays scripted answers for other packages' tests.
 //
+// The provider-neutral vocabulary (Message, Part, Tool, Request,
+// Response, Event, Provider, Stream, Collect, request validation) is
+// defined in package llm/chat, which links no SDK and no net/http, and
+// aliased here under the same names. The sandboxed agent imports llm/chat
+// alone; the convention tests fail if it imports this package.
+//
 // Scripted models: provider kind `scripted` replays a file (YAML, or
 // JSON) instead of calling a network; tests and the demo name it in
 // config.yaml like any model (`llm.roles.chat: demo`):

@@ -67,7 +67,7 @@ func (f *FakeProvider) Remaining() int {
 }
 
 func (f *FakeProvider) take(ctx context.Context, req Request) (*Response, error) {
-	if err := req.validate(); err != nil {
+	if err := req.Validate(); err != nil {
 		return nil, &Error{Kind: KindInvalid, Model: "fake", Detail: err.Error()}
 	}
 	f.mu.Lock()

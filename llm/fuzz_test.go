@@ -67,7 +67,7 @@ func checkEvents(t *testing.T, src eventSource, limit int) {
 		}
 		switch ev.Kind {
 		case EventToolEnd:
-			if !isJSONObject(ev.ToolCall.Input) || ev.ToolCall.ID == "" || ev.ToolCall.Name == "" {
+			if _, err := toolInput(string(ev.ToolCall.Input)); err != nil || len(ev.ToolCall.Input) == 0 || ev.ToolCall.ID == "" || ev.ToolCall.Name == "" {
 				t.Fatalf("tool end %+v: want an id, a name and an object input", ev.ToolCall)
 			}
 		case EventDone:

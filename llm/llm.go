@@ -1,324 +1,101 @@
 package llm
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"strings"
+
+	"github.com/parallax/parallax/llm/chat"
 )
 
-// Provider is one configured model that completes chats. Implementations
-// are safe for concurrent use.
-type Provider interface {
-	// Complete sends the request and returns the whole answer.
-	Complete(ctx context.Context, req Request) (*Response, error)
-	// Stream sends the request and returns the answer as events. The
-	// caller must Close the stream.
-	Stream(ctx context.Context, req Request) (Stream, error)
-}
+// The provider-neutral vocabulary lives in package chat, which the
+// sandboxed agent imports without linking any provider; these aliases keep
+// it usable as llm.Request, llm.Event, … for the engine, the judge and the
+// commands. They are the same types, not copies.
+type (
+	// Provider is one configured model that completes chats (chat.Provider).
+	Provider = chat.Provider
+	// Stream is an answer arriving in pieces (chat.Stream). A failure of
+	// one of this package's streams is an *Error.
+	Stream = chat.Stream
+	// MessageRole is who wrote a message (chat.MessageRole).
+	MessageRole = chat.MessageRole
+	// PartKind says which fields of a Part are set (chat.PartKind).
+	PartKind = chat.PartKind
+	// Part is one piece of a message's content (chat.Part).
+	Part = chat.Part
+	// ToolResult is the outcome of a tool call (chat.ToolResult).
+	ToolResult = chat.ToolResult
+	// Message is one turn of the conversation (chat.Message).
+	Message = chat.Message
+	// Tool is a function the model may call (chat.Tool).
+	Tool = chat.Tool
+	// Request is one chat completion (chat.Request).
+	Request = chat.Request
+	// ToolCall is the model asking for a tool to run (chat.ToolCall).
+	ToolCall = chat.ToolCall
+	// Usage is what one call cost in tokens (chat.Usage).
+	Usage = chat.Usage
+	// StopReason is why the model stopped (chat.StopReason).
+	StopReason = chat.StopReason
+	// Response is a whole answer (chat.Response).
+	Response = chat.Response
+	// EventKind says which fields of an Event are set (chat.EventKind).
+	EventKind = chat.EventKind
+	// Event is one piece of a streamed answer (chat.Event).
+	Event = chat.Event
+)
 
-// Stream is an answer arriving in pieces. Next returns the next event;
-// after the EventDone event it returns io.EOF. An error other than io.EOF
-// ends the stream (an *Error). Close releases the connection; it is safe
-// to call more than once and from another goroutine than Next.
-type Stream interface {
-	Next() (Event, error)
-	Close() error
-}
-
-// MessageRole is who wrote a message.
-type MessageRole string
-
-// Message roles. The system prompt is Request.System.
+// Message roles (chat.User, chat.Assistant).
 const (
-	User      MessageRole = "user"
-	Assistant MessageRole = "assistant"
+	User      = chat.User
+	Assistant = chat.Assistant
 )
 
-// PartKind says which fields of a Part are set.
-type PartKind uint8
-
-// Part kinds.
+// Part kinds (chat.PartText, …).
 const (
-	PartText       PartKind = iota + 1 // Text
-	PartToolUse                        // ToolCall: a call the assistant made earlier
-	PartToolResult                     // ToolResult: what the call returned
+	PartText       = chat.PartText
+	PartToolUse    = chat.PartToolUse
+	PartToolResult = chat.PartToolResult
 )
 
-// Part is one piece of a message's content.
-type Part struct {
-	Kind       PartKind
-	Text       string
-	ToolCall   ToolCall
-	ToolResult ToolResult
-}
+// Stop reasons (chat.StopEnd, …).
+const (
+	StopEnd       = chat.StopEnd
+	StopToolUse   = chat.StopToolUse
+	StopMaxTokens = chat.StopMaxTokens
+	StopSequence  = chat.StopSequence
+	StopRefusal   = chat.StopRefusal
+	StopOther     = chat.StopOther
+)
 
-// ToolResult is the outcome of a tool call, sent back in a user message.
-type ToolResult struct {
-	// ID is the ToolCall.ID it answers.
-	ID      string
-	Content string
-	IsError bool
-}
+// Stream event kinds (chat.EventText, …).
+const (
+	EventText      = chat.EventText
+	EventToolStart = chat.EventToolStart
+	EventToolDelta = chat.EventToolDelta
+	EventToolEnd   = chat.EventToolEnd
+	EventDone      = chat.EventDone
+)
 
-// Message is one turn of the conversation.
-type Message struct {
-	Role    MessageRole
-	Content []Part
-}
+// TextPart returns a text part (chat.TextPart).
+func TextPart(s string) Part { return chat.TextPart(s) }
 
-// TextPart returns a text part.
-func TextPart(s string) Part { return Part{Kind: PartText, Text: s} }
+// ToolUsePart returns the part recording a call the assistant made
+// (chat.ToolUsePart).
+func ToolUsePart(c ToolCall) Part { return chat.ToolUsePart(c) }
 
-// ToolUsePart returns the part recording a call the assistant made.
-func ToolUsePart(c ToolCall) Part { return Part{Kind: PartToolUse, ToolCall: c} }
-
-// ToolResultPart returns the part answering tool call id.
+// ToolResultPart returns the part answering tool call id
+// (chat.ToolResultPart).
 func ToolResultPart(id, content string, isError bool) Part {
-	return Part{Kind: PartToolResult, ToolResult: ToolResult{ID: id, Content: content, IsError: isError}}
+	return chat.ToolResultPart(id, content, isError)
 }
 
-// UserText is a user message holding one text part.
-func UserText(s string) Message { return Message{Role: User, Content: []Part{TextPart(s)}} }
+// UserText is a user message holding one text part (chat.UserText).
+func UserText(s string) Message { return chat.UserText(s) }
 
-// Tool is a function the model may call. InputSchema is a JSON Schema
-// object ({"type":"object","properties":…}).
-type Tool struct {
-	Name        string
-	Description string
-	InputSchema json.RawMessage
-}
+// Collect reads s to its end and returns the answer it carried; it
+// closes s (chat.Collect).
+func Collect(s Stream) (*Response, error) { return chat.Collect(s) }
 
-// Request is one chat completion.
-type Request struct {
-	// Model overrides the configured model name; empty uses it.
-	Model    string
-	System   string
-	Messages []Message
-	Tools    []Tool
-	// MaxTokens bounds the answer; 0 uses the model's configured default.
-	MaxTokens     int
-	Temperature   *float64
-	StopSequences []string
-}
-
-// ToolCall is the model asking for a tool to run. Input is a JSON object.
-type ToolCall struct {
-	ID    string
-	Name  string
-	Input json.RawMessage
-}
-
-// Usage is what one call cost in tokens, as the provider reported it.
-type Usage struct {
-	InputTokens  int64
-	OutputTokens int64
-}
-
-// StopReason is why the model stopped, normalised across providers.
-type StopReason string
-
-// Stop reasons.
-const (
-	StopEnd       StopReason = "end"        // the model finished its turn
-	StopToolUse   StopReason = "tool_use"   // the model wants tool results
-	StopMaxTokens StopReason = "max_tokens" // MaxTokens reached
-	StopSequence  StopReason = "stop_sequence"
-	StopRefusal   StopReason = "refusal" // refused or filtered by the provider
-	StopOther     StopReason = "other"
-)
-
-// Response is a whole answer.
-type Response struct {
-	Text       string
-	ToolCalls  []ToolCall
-	StopReason StopReason
-	Usage      Usage
-	// Model is the model that answered, as the provider named it.
-	Model string
-	// Attempts is how many requests were sent (1 without retries).
-	Attempts int
-}
-
-// EventKind says which fields of an Event are set.
-type EventKind uint8
-
-// Stream event kinds.
-const (
-	EventText      EventKind = iota + 1 // Text
-	EventToolStart                      // Index, ToolCall.ID, ToolCall.Name
-	EventToolDelta                      // Index, Delta: a piece of the arguments' JSON
-	EventToolEnd                        // Index, ToolCall complete with Input
-	EventDone                           // StopReason, Usage, Model, Attempts
-)
-
-// String names the kind.
-func (k EventKind) String() string {
-	switch k {
-	case EventText:
-		return "text"
-	case EventToolStart:
-		return "tool_start"
-	case EventToolDelta:
-		return "tool_delta"
-	case EventToolEnd:
-		return "tool_end"
-	case EventDone:
-		return "done"
-	}
-	return fmt.Sprintf("event(%d)", uint8(k))
-}
-
-// Event is one piece of a streamed answer.
-type Event struct {
-	Kind EventKind
-	Text string
-	// Index numbers the tool calls of this answer from 0.
-	Index      int
-	ToolCall   ToolCall
-	Delta      string
-	StopReason StopReason
-	Usage      Usage
-	Model      string
-	// Attempts is how many requests the stream took to start.
-	Attempts int
-}
-
-// Collect reads s to its end and returns the answer it carried. It
-// closes s.
-func Collect(s Stream) (resp *Response, err error) {
-	defer func() {
-		if cerr := s.Close(); err == nil && cerr != nil {
-			resp, err = nil, cerr
-		}
-	}()
-	var text strings.Builder
-	out := &Response{}
-	for {
-		ev, err := s.Next()
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("collect stream: ended without a done event")
-		}
-		if err != nil {
-			return nil, err
-		}
-		switch ev.Kind {
-		case EventText:
-			text.WriteString(ev.Text)
-		case EventToolEnd:
-			out.ToolCalls = append(out.ToolCalls, ev.ToolCall)
-		case EventDone:
-			out.Text = text.String()
-			out.StopReason, out.Usage, out.Model, out.Attempts = ev.StopReason, ev.Usage, ev.Model, ev.Attempts
-			return out, nil
-		case EventToolStart, EventToolDelta:
-		}
-	}
-}
-
-// validate checks a request before anything is sent: the shape errors a
-// provider would reject anyway, found here with their position.
-func (r *Request) validate() error {
-	if len(r.Messages) == 0 {
-		return errors.New("request has no messages")
-	}
-	if r.MaxTokens < 0 {
-		return fmt.Errorf("max tokens %d is negative", r.MaxTokens)
-	}
-	for i, t := range r.Tools {
-		if t.Name == "" {
-			return fmt.Errorf("tool %d has no name", i)
-		}
-		if err := checkSchema(t.InputSchema); err != nil {
-			return fmt.Errorf("tool %q: %w", t.Name, err)
-		}
-	}
-	calls := map[string]bool{}
-	for i, m := range r.Messages {
-		if m.Role != User && m.Role != Assistant {
-			return fmt.Errorf("message %d: role %q (want user or assistant)", i, m.Role)
-		}
-		if len(m.Content) == 0 {
-			return fmt.Errorf("message %d: no content", i)
-		}
-		for j, p := range m.Content {
-			if err := p.validate(m.Role); err != nil {
-				return fmt.Errorf("message %d part %d: %w", i, j, err)
-			}
-			switch p.Kind {
-			case PartToolUse:
-				calls[p.ToolCall.ID] = true
-			case PartToolResult:
-				if !calls[p.ToolResult.ID] {
-					return fmt.Errorf("message %d part %d: tool result %q answers no earlier tool use", i, j, p.ToolResult.ID)
-				}
-			case PartText:
-			}
-		}
-	}
-	return nil
-}
-
-func (p *Part) validate(role MessageRole) error {
-	switch p.Kind {
-	case PartText:
-		return nil
-	case PartToolUse:
-		if role != Assistant {
-			return errors.New("tool use in a user message")
-		}
-		if p.ToolCall.ID == "" || p.ToolCall.Name == "" {
-			return errors.New("tool use without id or name")
-		}
-		if len(p.ToolCall.Input) > 0 && !isJSONObject(p.ToolCall.Input) {
-			return fmt.Errorf("tool use %q: input is not a JSON object", p.ToolCall.ID)
-		}
-		return nil
-	case PartToolResult:
-		if role != User {
-			return errors.New("tool result in an assistant message")
-		}
-		if p.ToolResult.ID == "" {
-			return errors.New("tool result without id")
-		}
-		return nil
-	}
-	return fmt.Errorf("unknown part kind %d", p.Kind)
-}
-
-// checkSchema accepts an empty schema (no parameters) or a JSON object
-// whose type, if given, is "object".
-func checkSchema(s json.RawMessage) error {
-	if len(s) == 0 {
-		return nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(s, &m); err != nil || m == nil {
-		return errors.New("input schema is not a JSON object")
-	}
-	if t, ok := m["type"]; ok && string(t) != `"object"` {
-		return fmt.Errorf("input schema type is %s (want \"object\")", t)
-	}
-	return nil
-}
-
-// isJSONObject reports whether b is one valid JSON object.
-func isJSONObject(b []byte) bool {
-	var m map[string]json.RawMessage
-	return json.Unmarshal(b, &m) == nil && m != nil
-}
-
-// toolInput turns the arguments a model produced into a JSON object:
-// empty means {}; anything else must be a valid object.
-func toolInput(raw string) (json.RawMessage, error) {
-	s := strings.TrimSpace(raw)
-	if s == "" {
-		return json.RawMessage("{}"), nil
-	}
-	if !isJSONObject([]byte(s)) {
-		return nil, errors.New("tool call arguments are not a JSON object")
-	}
-	return json.RawMessage(s), nil
-}
+// toolInput turns the arguments a model produced into a JSON object
+// (chat.ToolInput).
+func toolInput(raw string) (json.RawMessage, error) { return chat.ToolInput(raw) }

@@ -228,7 +228,7 @@ func (p *Scripted) playChunk(ctx context.Context, req Request) (*Response, int, 
 	if err := ctx.Err(); err != nil {
 		return nil, 0, p.fail(KindCanceled, err.Error(), err)
 	}
-	if err := req.validate(); err != nil {
+	if err := req.Validate(); err != nil {
 		return nil, 0, p.fail(KindInvalid, err.Error(), nil)
 	}
 	results := lastToolResults(req)

@@ -72,7 +72,7 @@ func TestScriptedPlays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Text != "it said hello" || r.StopReason != StopEnd || r.Usage != (Usage{7, 3}) {
+	if r.Text != "it said hello" || r.StopReason != StopEnd || r.Usage != (Usage{InputTokens: 7, OutputTokens: 3}) {
 		t.Fatalf("turn 3: got %+v", r)
 	}
 	_, err = p.Complete(ctx, toolResultReq("x", false))

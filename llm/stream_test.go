@@ -103,18 +103,3 @@ func TestStreamEOFAfterDone(t *testing.T) {
 		}
 	}
 }
-
-func TestCollectWithoutDone(t *testing.T) {
-	s := &fakeStream{events: []Event{{Kind: EventText, Text: "partial"}}}
-	if _, err := Collect(s); err == nil {
-		t.Fatal("collect of a stream without done: got nil error, want one")
-	}
-}
-
-func TestEventKindString(t *testing.T) {
-	cases := map[EventKind]string{EventText: "text", EventToolStart: "tool_start", EventToolDelta: "tool_delta",
-		EventToolEnd: "tool_end", EventDone: "done", 99: "event(99)"}
-	for k, want := range cases {
-		expectEqual(t, "kind", k.String(), want)
-	}
-}

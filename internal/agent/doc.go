@@ -1,7 +1,7 @@
 // Package agent is the conversation loop of Parallax's own agent: the
 // part that talks to the model, keeps the context and proposes tool
 // calls. It runs inside the sandboxed agent process and can do nothing
-// itself: the model is reached through an llm.Provider the engine
+// itself: the model is reached through a chat.Provider the engine
 // answers (the agent holds no key), and every tool call is a proposal
 // the engine decides, executes and answers (Proposer).
 //

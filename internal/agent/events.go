@@ -3,7 +3,7 @@ package agent
 import (
 	"encoding/json"
 
-	"github.com/parallax/parallax/llm"
+	"github.com/parallax/parallax/llm/chat"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -54,7 +54,7 @@ type Event struct {
 	Reason   string
 	Output   string
 	IsError  bool
-	Usage    llm.Usage
+	Usage    chat.Usage
 	Err      string
 }
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/parallax/parallax/action"
-	"github.com/parallax/parallax/llm"
+	"github.com/parallax/parallax/llm/chat"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -78,7 +78,7 @@ type Config struct {
 	Model   string
 	System  string
 	Limits  Limits
-	LLM     llm.Provider
+	LLM     chat.Provider
 	Tools   Proposer
 	// Sink receives the turn's events; nil discards them.
 	Sink Sink
@@ -90,7 +90,7 @@ type Config struct {
 type Conversation struct {
 	cfg     Config
 	lim     Limits
-	history []llm.Message
+	history []chat.Message
 	tools   *Toolset
 	summary string
 	calls   int
@@ -113,7 +113,7 @@ func New(cfg Config) (*Conversation, error) {
 }
 
 // History returns a copy of the messages kept verbatim.
-func (c *Conversation) History() []llm.Message { return append([]llm.Message(nil), c.history...) }
+func (c *Conversation) History() []chat.Message { return append([]chat.Message(nil), c.history...) }
 
 // Summary returns the summary of compacted exchanges, if any.
 func (c *Conversation) Summary() string { return c.summary }
@@ -128,7 +128,7 @@ type Reply struct {
 	Rounds int
 	// LimitReached is set when the turn stopped at MaxToolRounds.
 	LimitReached bool
-	Usage        llm.Usage
+	Usage        chat.Usage
 }
 
 // Turn runs one user message to the model's final answer, proposing the
@@ -138,17 +138,17 @@ func (c *Conversation) Turn(ctx context.Context, text string) (rep Reply, err er
 	if strings.TrimSpace(text) == "" {
 		return rep, errors.New("agent: empty message")
 	}
-	c.history = append(c.history, llm.UserText(text))
+	c.history = append(c.history, chat.UserText(text))
 	defer func() {
 		if err == nil {
 			c.emit(Event{Kind: EventTurnDone, Text: rep.Text, Usage: rep.Usage})
 			return
 		}
-		if n := len(c.history); rep.Rounds == 0 && n > 0 && c.history[n-1].Role == llm.User {
+		if n := len(c.history); rep.Rounds == 0 && n > 0 && c.history[n-1].Role == chat.User {
 			c.history = c.history[:n-1] // nothing happened: the message can be sent again
 		} else {
-			c.history = append(c.history, llm.Message{Role: llm.Assistant,
-				Content: []llm.Part{llm.TextPart("[turn ended early: " + oneLine(err.Error()) + "]")}})
+			c.history = append(c.history, chat.Message{Role: chat.Assistant,
+				Content: []chat.Part{chat.TextPart("[turn ended early: " + oneLine(err.Error()) + "]")}})
 		}
 		c.emit(Event{Kind: EventTurnError, Err: err.Error()})
 	}()
@@ -182,8 +182,8 @@ func (c *Conversation) Turn(ctx context.Context, text string) (rep Reply, err er
 }
 
 // ask streams one model answer, forwarding text as it comes.
-func (c *Conversation) ask(ctx context.Context) (*llm.Response, error) {
-	req := llm.Request{Model: c.cfg.Model, System: c.system(), Messages: c.history,
+func (c *Conversation) ask(ctx context.Context) (*chat.Response, error) {
+	req := chat.Request{Model: c.cfg.Model, System: c.system(), Messages: c.history,
 		Tools: c.tools.Tools(), MaxTokens: c.lim.MaxResponseTokens}
 	st, err := c.cfg.LLM.Stream(ctx, req)
 	if err != nil {
@@ -191,7 +191,7 @@ func (c *Conversation) ask(ctx context.Context) (*llm.Response, error) {
 	}
 	defer st.Close()
 	var text strings.Builder
-	out := &llm.Response{}
+	out := &chat.Response{}
 	for {
 		ev, err := st.Next()
 		if errors.Is(err, io.EOF) {
@@ -201,15 +201,15 @@ func (c *Conversation) ask(ctx context.Context) (*llm.Response, error) {
 			return nil, fmt.Errorf("model: %w", err)
 		}
 		switch ev.Kind {
-		case llm.EventText:
+		case chat.EventText:
 			text.WriteString(ev.Text)
 			c.emit(Event{Kind: EventTextDelta, Text: ev.Text})
-		case llm.EventToolEnd:
+		case chat.EventToolEnd:
 			out.ToolCalls = append(out.ToolCalls, ev.ToolCall)
-		case llm.EventDone:
+		case chat.EventDone:
 			out.Text, out.StopReason, out.Usage, out.Model = text.String(), ev.StopReason, ev.Usage, ev.Model
 			return out, nil
-		case llm.EventToolStart, llm.EventToolDelta:
+		case chat.EventToolStart, chat.EventToolDelta:
 		}
 	}
 }
@@ -221,48 +221,48 @@ func (c *Conversation) system() string {
 	return c.cfg.System + "\n# Earlier in this conversation (summary)\n" + c.summary + "\n"
 }
 
-func assistantMessage(r *llm.Response) llm.Message {
-	m := llm.Message{Role: llm.Assistant}
+func assistantMessage(r *chat.Response) chat.Message {
+	m := chat.Message{Role: chat.Assistant}
 	if r.Text != "" {
-		m.Content = append(m.Content, llm.TextPart(r.Text))
+		m.Content = append(m.Content, chat.TextPart(r.Text))
 	}
 	for _, tc := range r.ToolCalls {
-		m.Content = append(m.Content, llm.ToolUsePart(tc))
+		m.Content = append(m.Content, chat.ToolUsePart(tc))
 	}
 	if len(m.Content) == 0 {
-		m.Content = []llm.Part{llm.TextPart("(no answer)")}
+		m.Content = []chat.Part{chat.TextPart("(no answer)")}
 	}
 	return m
 }
 
 // runCalls proposes each call in order and appends their results as one
 // user message.
-func (c *Conversation) runCalls(ctx context.Context, calls []llm.ToolCall) {
-	parts := make([]llm.Part, 0, len(calls))
+func (c *Conversation) runCalls(ctx context.Context, calls []chat.ToolCall) {
+	parts := make([]chat.Part, 0, len(calls))
 	for _, tc := range calls {
 		out, isErr := c.runCall(ctx, tc)
 		if len(out) > c.lim.MaxToolOutput {
 			out = truncateUTF8(out, c.lim.MaxToolOutput) + fmt.Sprintf("\n[cut: %d bytes in all]", len(out))
 		}
 		c.emit(Event{Kind: EventToolResult, CallID: tc.ID, Tool: tc.Name, Output: out, IsError: isErr})
-		parts = append(parts, llm.ToolResultPart(tc.ID, out, isErr))
+		parts = append(parts, chat.ToolResultPart(tc.ID, out, isErr))
 	}
-	c.history = append(c.history, llm.Message{Role: llm.User, Content: parts})
+	c.history = append(c.history, chat.Message{Role: chat.User, Content: parts})
 }
 
 // answerAll answers every call with the same error, running none.
-func (c *Conversation) answerAll(calls []llm.ToolCall, msg string) {
-	parts := make([]llm.Part, 0, len(calls))
+func (c *Conversation) answerAll(calls []chat.ToolCall, msg string) {
+	parts := make([]chat.Part, 0, len(calls))
 	for _, tc := range calls {
 		c.emit(Event{Kind: EventToolResult, CallID: tc.ID, Tool: tc.Name, Output: msg, IsError: true})
-		parts = append(parts, llm.ToolResultPart(tc.ID, msg, true))
+		parts = append(parts, chat.ToolResultPart(tc.ID, msg, true))
 	}
-	c.history = append(c.history, llm.Message{Role: llm.User, Content: parts})
+	c.history = append(c.history, chat.Message{Role: chat.User, Content: parts})
 }
 
 // runCall answers one call: load_tools here, a tool of a loaded group
 // through the engine, anything else with an error.
-func (c *Conversation) runCall(ctx context.Context, tc llm.ToolCall) (out string, isErr bool) {
+func (c *Conversation) runCall(ctx context.Context, tc chat.ToolCall) (out string, isErr bool) {
 	if tc.Name == LoadToolsName {
 		return c.tools.runLoadTools(tc.Input)
 	}
@@ -315,10 +315,10 @@ func oneLine(s string) string {
 
 // Restore gives a conversation that has run no turn the earlier
 // exchanges of its session (an agent process restarted by the engine).
-func (c *Conversation) Restore(history []llm.Message) error {
+func (c *Conversation) Restore(history []chat.Message) error {
 	if len(c.history) > 0 {
 		return errors.New("agent: restore: the conversation has already started")
 	}
-	c.history = append([]llm.Message(nil), history...)
+	c.history = append([]chat.Message(nil), history...)
 	return nil
 }

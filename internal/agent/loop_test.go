@@ -10,6 +10,7 @@ import (
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/llm"
+	"github.com/parallax/parallax/llm/chat"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -37,16 +38,16 @@ func (f *fakeEngine) Propose(_ context.Context, p Proposal) (Outcome, error) {
 	return Outcome{Decision: verdict.Allow, Output: "contents of " + in.Path}, nil
 }
 
-func call(id, name, input string) llm.ToolCall {
-	return llm.ToolCall{ID: id, Name: name, Input: json.RawMessage(input)}
+func call(id, name, input string) chat.ToolCall {
+	return chat.ToolCall{ID: id, Name: name, Input: json.RawMessage(input)}
 }
 
-func toolTurn(calls ...llm.ToolCall) llm.FakeTurn {
-	return llm.FakeTurn{Response: &llm.Response{ToolCalls: calls, StopReason: llm.StopToolUse, Model: "fake",
-		Usage: llm.Usage{InputTokens: 5, OutputTokens: 5}}}
+func toolTurn(calls ...chat.ToolCall) llm.FakeTurn {
+	return llm.FakeTurn{Response: &chat.Response{ToolCalls: calls, StopReason: chat.StopToolUse, Model: "fake",
+		Usage: chat.Usage{InputTokens: 5, OutputTokens: 5}}}
 }
 
-func newConv(t *testing.T, p llm.Provider, e Proposer, lim Limits) (*Conversation, *[]Event) {
+func newConv(t *testing.T, p chat.Provider, e Proposer, lim Limits) (*Conversation, *[]Event) {
 	t.Helper()
 	var evs []Event
 	c, err := New(Config{Session: "s1", Model: "fake", System: "sys", Limits: lim, LLM: p, Tools: e,
@@ -58,12 +59,12 @@ func newConv(t *testing.T, p llm.Provider, e Proposer, lim Limits) (*Conversatio
 }
 
 // lastResults returns the tool results of the last message of a request.
-func lastResults(t *testing.T, req llm.Request) []llm.ToolResult {
+func lastResults(t *testing.T, req chat.Request) []chat.ToolResult {
 	t.Helper()
 	m := req.Messages[len(req.Messages)-1]
-	var out []llm.ToolResult
+	var out []chat.ToolResult
 	for _, p := range m.Content {
-		if p.Kind == llm.PartToolResult {
+		if p.Kind == chat.PartToolResult {
 			out = append(out, p.ToolResult)
 		}
 	}
@@ -143,7 +144,7 @@ func TestToolsOutsideLoadedGroups(t *testing.T) {
 	}
 }
 
-func hasTool(ts []llm.Tool, name string) bool {
+func hasTool(ts []chat.Tool, name string) bool {
 	for _, t := range ts {
 		if t.Name == name {
 			return true
@@ -169,7 +170,7 @@ func TestMaxToolRoundsEndsTheTurn(t *testing.T) {
 	}
 	h := c.History()
 	last := h[len(h)-1]
-	if last.Role != llm.User || last.Content[0].Kind != llm.PartToolResult || !strings.Contains(last.Content[0].ToolResult.Content, "limit of 3") {
+	if last.Role != chat.User || last.Content[0].Kind != chat.PartToolResult || !strings.Contains(last.Content[0].ToolResult.Content, "limit of 3") {
 		t.Fatalf("the unrun call is not answered: %+v", last)
 	}
 	fp.Push(llm.FakeReply("next"))
@@ -222,7 +223,7 @@ func TestModelErrors(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	h := c.History()
-	if len(h) != 4 || h[3].Role != llm.Assistant || !strings.Contains(h[3].Content[0].Text, "turn ended early") {
+	if len(h) != 4 || h[3].Role != chat.Assistant || !strings.Contains(h[3].Content[0].Text, "turn ended early") {
 		t.Fatalf("history after a mid-turn error: %+v", h)
 	}
 	if rep, err := c.Turn(context.Background(), "again"); err != nil || rep.Text != "back" {
@@ -295,7 +296,7 @@ func TestElideOldResultsKeepsRecentRounds(t *testing.T) {
 	var kept, elided int
 	for _, m := range c.History() {
 		for _, p := range m.Content {
-			if p.Kind == llm.PartToolResult {
+			if p.Kind == chat.PartToolResult {
 				if p.ToolResult.Content == elidedOutput {
 					elided++
 				} else {

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/parallax/parallax/action"
-	"github.com/parallax/parallax/llm"
+	"github.com/parallax/parallax/llm/chat"
 )
 
 // LoadToolsName is the meta-tool the model calls to add a group of tools.
@@ -133,8 +133,8 @@ func GroupOf(name string) (string, bool) {
 
 // Tools returns the tool definitions for the model: the loaded groups'
 // tools and load_tools, which lists the groups not loaded yet.
-func (t *Toolset) Tools() []llm.Tool {
-	var out []llm.Tool
+func (t *Toolset) Tools() []chat.Tool {
+	var out []chat.Tool
 	var others []string
 	for _, g := range groups() {
 		if !slices.Contains(t.loaded, g.name) {
@@ -142,7 +142,7 @@ func (t *Toolset) Tools() []llm.Tool {
 			continue
 		}
 		for _, s := range g.tools {
-			out = append(out, llm.Tool{Name: string(s.typ), Description: s.description, InputSchema: json.RawMessage(s.schema)})
+			out = append(out, chat.Tool{Name: string(s.typ), Description: s.description, InputSchema: json.RawMessage(s.schema)})
 		}
 	}
 	desc := "Load more tools by group name."
@@ -151,7 +151,7 @@ func (t *Toolset) Tools() []llm.Tool {
 	} else {
 		desc += " Every group is loaded."
 	}
-	out = append(out, llm.Tool{Name: LoadToolsName, Description: desc, InputSchema: json.RawMessage(
+	out = append(out, chat.Tool{Name: LoadToolsName, Description: desc, InputSchema: json.RawMessage(
 		`{"type":"object","properties":{"groups":{"type":"array","items":{"type":"string"}}},"required":["groups"]}`)})
 	return out
 }

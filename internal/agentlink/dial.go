@@ -93,11 +93,6 @@ func waitReady(ctx context.Context, cc *grpc.ClientConn) error {
 // Agent is the AgentService client.
 func (c *Client) Agent() parallaxv1.AgentServiceClient { return parallaxv1.NewAgentServiceClient(c.cc) }
 
-// SubAgents is the SubAgentService client.
-func (c *Client) SubAgents() parallaxv1.SubAgentServiceClient {
-	return parallaxv1.NewSubAgentServiceClient(c.cc)
-}
-
 // Hello is the first message of the Connect stream.
 func (c *Client) Hello(agentVersion string) *parallaxv1.AgentMessage {
 	return &parallaxv1.AgentMessage{Msg: &parallaxv1.AgentMessage_Hello{Hello: &parallaxv1.Hello{

@@ -7,7 +7,7 @@
 //
 //	p, err := agentlink.NewPair()
 //	cmd := exec.Command(agentBinary)
-//	err = p.Attach(cmd)                 // fd 3 (after any ExtraFiles) and the token in cmd.Env
+//	cmd.ExtraFiles, cmd.Env, err = p.Attach(cmd.ExtraFiles, cmd.Env) // fd 3 + len(ExtraFiles), the token in Env
 //	err = cmd.Start()
 //	srv, err := p.Serve(ctx, cmd.Process.Pid, agentlink.Config{Agent: engine, Refused: audit})
 //	err = srv.Wait()                    // nil when the agent hung up; a *RefusedError for a foreign peer
@@ -27,8 +27,8 @@
 //     connection). This is what lets seccomp deny socket, socketpair and
 //     connect to the agent outright.
 //   - Private by construction: both ends are close-on-exec; only the end
-//     placed in exec.Cmd.ExtraFiles reaches the one child, and the engine
-//     closes its copy of that end in Serve. Transport credentials are
+//     Attach adds to the command's extra files reaches the one child, and
+//     the engine closes its copy of that end in Serve. Transport credentials are
 //     insecure on purpose: no other process holds either end.
 //   - The peer is the spawned process: on a socketpair SO_PEERCRED names
 //     the creator (the engine), so the engine sets SO_PASSCRED before the
@@ -45,6 +45,9 @@
 //     refused. Its first message must be a Hello with this build's
 //     parallaxv1.ProtocolVersion, the token and the child's pid; until it
 //     is, the engine's handler can neither see other messages nor send.
+//   - The package links no os/exec (nor any provider or executor): the
+//     agent imports it to Dial and starts no process. The engine hands
+//     Attach its command's files and environment instead of the command.
 //   - Every refusal is returned to the caller as a *RefusedError (through
 //     Config.Refused, and from Wait for the handshake) for the audit chain,
 //     and the agent gets a gRPC status naming the reason.

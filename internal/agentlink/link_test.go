@@ -39,15 +39,6 @@ type engineFunc struct {
 
 func (e engineFunc) Connect(st connectStream) error { return e.fn(st) }
 
-// subAgents answers Spawn, to drive the unary path.
-type subAgents struct {
-	parallaxv1.UnimplementedSubAgentServiceServer
-}
-
-func (subAgents) Spawn(_ context.Context, r *parallaxv1.SpawnRequest) (*parallaxv1.SpawnResponse, error) {
-	return &parallaxv1.SpawnResponse{AgentId: "sub-for-" + r.GetTask()}, nil
-}
-
 // link is one spawned test agent and the engine serving it.
 type link struct {
 	cmd      *exec.Cmd
@@ -75,6 +66,16 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// attach gives p's child end to cmd, as the engine does.
+func attach(p *Pair, cmd *exec.Cmd) error {
+	files, env, err := p.Attach(cmd.ExtraFiles, cmd.Env)
+	if err != nil {
+		return err
+	}
+	cmd.ExtraFiles, cmd.Env = files, env
+	return nil
+}
+
 // spawn starts the test binary as the agent running scenario, served by
 // fn. pidFor picks the pid the engine expects (nil: the child's).
 func spawn(t *testing.T, ctx context.Context, scenario string, fn func(*link, connectStream) error, pidFor func(child int) int) *link {
@@ -87,7 +88,7 @@ func spawn(t *testing.T, ctx context.Context, scenario string, fn func(*link, co
 	l.cmd = exec.Command(os.Args[0], "-test.run=^$")
 	l.cmd.Env = append(os.Environ(), childEnv+"="+scenario)
 	l.cmd.Stderr = l.stderr
-	if err := p.Attach(l.cmd); err != nil {
+	if err := attach(p, l.cmd); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.cmd.Start(); err != nil {
@@ -104,9 +105,8 @@ func spawn(t *testing.T, ctx context.Context, scenario string, fn func(*link, co
 			l.handlers <- err
 			return err
 		}},
-		SubAgents: subAgents{},
-		Refused:   func(e *RefusedError) { l.refused <- e },
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Refused: func(e *RefusedError) { l.refused <- e },
+		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
 		l.cmd.Process.Kill()
@@ -478,7 +478,7 @@ func BenchmarkProposalVerdict(b *testing.B) {
 	cmd.Env = append(os.Environ(), childEnv+"=bench")
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
-	if err := p.Attach(cmd); err != nil {
+	if err := attach(p, cmd); err != nil {
 		b.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {

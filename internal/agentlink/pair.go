@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,8 +57,8 @@ type Pair struct {
 }
 
 // NewPair creates the socketpair and the token. Both ends are
-// close-on-exec: only the end passed through exec.Cmd.ExtraFiles reaches a
-// child, and only that child.
+// close-on-exec: only the end Attach adds to a command's extra files
+// reaches a child, and only that child.
 func NewPair() (*Pair, error) {
 	var raw [tokenBytes]byte
 	if _, err := rand.Read(raw[:]); err != nil {
@@ -89,20 +89,22 @@ func (p *Pair) String() string { return "agentlink.Pair" }
 // GoString keeps the token out of %#v.
 func (p *Pair) GoString() string { return "agentlink.Pair" }
 
-// Attach gives the child's end to cmd: appended to cmd.ExtraFiles, its fd
-// number and the token in cmd.Env (os.Environ() when cmd.Env is nil), any
-// earlier values of those variables dropped. Call it once, before
-// cmd.Start; then call Serve with the started child's pid.
-func (p *Pair) Attach(cmd *exec.Cmd) error {
+// Attach hands the child's end to a command about to start. It takes the
+// command's extra files and environment (nil env means os.Environ()) and
+// returns them with the end appended to the files, and its fd number and
+// the token in the environment, any earlier values of those variables
+// dropped: assign them to exec.Cmd.ExtraFiles and exec.Cmd.Env. The
+// slices given are not modified. Call it once, before the child starts;
+// then call Serve with the started child's pid.
+func (p *Pair) Attach(files []*os.File, env []string) ([]*os.File, []string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.attached {
-		return errors.New("agentlink: pair already attached to a command")
+		return nil, nil, errors.New("agentlink: pair already attached to a command")
 	}
 	if p.agent == nil {
-		return errors.New("agentlink: pair is closed")
+		return nil, nil, errors.New("agentlink: pair is closed")
 	}
-	env := cmd.Env
 	if env == nil {
 		env = os.Environ()
 	}
@@ -113,11 +115,10 @@ func (p *Pair) Attach(cmd *exec.Cmd) error {
 		}
 		kept = append(kept, kv)
 	}
-	fd := 3 + len(cmd.ExtraFiles)
-	cmd.ExtraFiles = append(cmd.ExtraFiles, p.agent)
-	cmd.Env = append(kept, EnvFD+"="+strconv.Itoa(fd), EnvToken+"="+string(p.token))
+	fd := 3 + len(files)
+	files = append(slices.Clip(files), p.agent)
 	p.attached = true
-	return nil
+	return files, append(kept, EnvFD+"="+strconv.Itoa(fd), EnvToken+"="+string(p.token)), nil
 }
 
 // Close releases both ends if Serve has not taken them (a child that

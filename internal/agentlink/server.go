@@ -50,8 +50,6 @@ type Config struct {
 	// stream whose first message has been checked to be the spawned
 	// agent's Hello, and it cannot send before that.
 	Agent parallaxv1.AgentServiceServer
-	// SubAgents serves SubAgentService; nil leaves it unimplemented.
-	SubAgents parallaxv1.SubAgentServiceServer
 	// Refused is called, from the goroutine that refused it, with every
 	// refused attempt. It must not block for long.
 	Refused func(*RefusedError)
@@ -125,9 +123,6 @@ func (p *Pair) Serve(ctx context.Context, pid int, cfg Config) (*Server, error) 
 		grpc.WaitForHandlers(true),
 	)
 	parallaxv1.RegisterAgentServiceServer(s.grpc, cfg.Agent)
-	if cfg.SubAgents != nil {
-		parallaxv1.RegisterSubAgentServiceServer(s.grpc, cfg.SubAgents)
-	}
 	go s.run()
 	go func() {
 		select {

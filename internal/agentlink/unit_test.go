@@ -5,16 +5,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
 )
 
 func TestDialRefusesBadEnvironment(t *testing.T) {
@@ -89,14 +95,15 @@ func TestAttach(t *testing.T) {
 	if _, err := p.Serve(t.Context(), 1, Config{Agent: engineFunc{}}); err == nil {
 		t.Fatal("Serve before Attach succeeded")
 	}
-	cmd := exec.Command("/bin/true")
-	cmd.ExtraFiles = []*os.File{os.Stdin, os.Stdout}
-	cmd.Env = []string{"HOME=/h", EnvFD + "=9", EnvToken + "=stale", "X=1"}
-	if err := p.Attach(cmd); err != nil {
+	inFiles := make([]*os.File, 2, 8) // spare capacity Attach must not write into
+	inFiles[0], inFiles[1] = os.Stdin, os.Stdout
+	inEnv := []string{"HOME=/h", EnvFD + "=9", EnvToken + "=stale", "X=1"}
+	files, env, err := p.Attach(inFiles, slices.Clone(inEnv))
+	if err != nil {
 		t.Fatal(err)
 	}
 	var fds, toks []string
-	for _, kv := range cmd.Env {
+	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
 		case EnvFD:
@@ -106,19 +113,47 @@ func TestAttach(t *testing.T) {
 		}
 	}
 	if len(fds) != 1 || fds[0] != "5" {
-		t.Fatalf("%s values %v, want [5] (after two ExtraFiles)", EnvFD, fds)
+		t.Fatalf("%s values %v, want [5] (after two extra files)", EnvFD, fds)
 	}
 	if len(toks) != 1 || !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(toks[0]) || toks[0] != string(p.token) {
 		t.Fatalf("%s values: %d, want the pair's token once", EnvToken, len(toks))
 	}
-	if got := cmd.ExtraFiles[2]; got != p.agent {
-		t.Fatalf("ExtraFiles[2] = %v, want the agent's end", got)
+	if !slices.Contains(env, "HOME=/h") || !slices.Contains(env, "X=1") {
+		t.Fatalf("env %d entries, want HOME and X kept", len(env))
 	}
-	if err := p.Attach(exec.Command("/bin/true")); err == nil {
+	if len(files) != 3 || files[0] != os.Stdin || files[1] != os.Stdout || files[2] != p.agent {
+		t.Fatalf("files = %v, want stdin, stdout and the agent's end", files)
+	}
+	if full := inFiles[:3]; full[2] != nil {
+		t.Fatal("Attach wrote into the caller's spare capacity")
+	}
+	if _, _, err := p.Attach(nil, nil); err == nil {
 		t.Fatal("second Attach succeeded")
 	}
 	if _, err := p.Serve(t.Context(), 0, Config{Agent: engineFunc{}}); err == nil {
 		t.Fatal("Serve with pid 0 succeeded")
+	}
+}
+
+// Without an environment, Attach starts from this process's.
+func TestAttachInheritsEnvironment(t *testing.T) {
+	p, err := NewPair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, env, err := p.Attach(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := len(os.Environ()) + 2
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, EnvFD+"=") || strings.HasPrefix(kv, EnvToken+"=") {
+			want--
+		}
+	}
+	if len(env) != want || !slices.Contains(env, EnvFD+"=3") {
+		t.Fatalf("env has %d entries, want %d ending with %s=3", len(env), want, EnvFD)
 	}
 }
 
@@ -255,5 +290,57 @@ func TestDialerOnce(t *testing.T) {
 		if c2, err := d.dial(context.Background(), ""); !errors.Is(err, ErrRedial) {
 			t.Fatalf("second dial: got %v, %v, want ErrRedial", c2, err)
 		}
+	}
+}
+
+// The link registers no unary service today; the guard still stands in
+// front of any that is added, checking the peer and the token per call.
+func TestUnaryGuardChecksPeerAndToken(t *testing.T) {
+	uid := uint32(os.Getuid())
+	good := PeerAddr{Pid: 42, Uid: uid}
+	tests := []struct {
+		name   string
+		peer   net.Addr // nil: no peer in the context
+		tokens []string
+		want   codes.Code
+	}{
+		{"the spawned agent with its token", good, []string{"tok"}, codes.OK},
+		{"no peer", nil, []string{"tok"}, codes.PermissionDenied},
+		{"a peer that is not the link", &net.UnixAddr{Name: "@x", Net: "unix"}, []string{"tok"}, codes.PermissionDenied},
+		{"another pid", PeerAddr{Pid: 43, Uid: uid}, []string{"tok"}, codes.PermissionDenied},
+		{"another uid", PeerAddr{Pid: 42, Uid: uid + 1}, []string{"tok"}, codes.PermissionDenied},
+		{"no token", good, nil, codes.Unauthenticated},
+		{"wrong token", good, []string{"tak"}, codes.Unauthenticated},
+		{"two tokens", good, []string{"tok", "tok"}, codes.Unauthenticated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var refused []*RefusedError
+			s := &Server{pid: 42, uid: uid, token: "tok", cfg: Config{
+				Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+				Refused: func(e *RefusedError) { refused = append(refused, e) },
+			}}
+			ctx := t.Context()
+			if tt.peer != nil {
+				ctx = peer.NewContext(ctx, &peer.Peer{Addr: tt.peer})
+			}
+			md := metadata.MD{}
+			for _, tok := range tt.tokens {
+				md.Append(tokenKey, tok)
+			}
+			ctx = metadata.NewIncomingContext(ctx, md)
+			ran := false
+			_, err := s.unaryGuard(ctx, nil, &grpc.UnaryServerInfo{FullMethod: "/parallax.v1.Any/Call"},
+				func(context.Context, any) (any, error) { ran = true; return nil, nil })
+			if got := status.Code(err); got != tt.want {
+				t.Fatalf("got %v (%v), want %v", got, err, tt.want)
+			}
+			if ran != (tt.want == codes.OK) {
+				t.Fatalf("handler ran: %v, want %v", ran, tt.want == codes.OK)
+			}
+			if (len(refused) == 1) != (tt.want != codes.OK) {
+				t.Fatalf("refusals reported: %d", len(refused))
+			}
+		})
 	}
 }

@@ -11,6 +11,12 @@
 //   - No function changes a package-level variable after start, except
 //     inside a sync.Once that builds it once, or for the few process
 //     states listed in writers, each with its reason.
+//
+// And for the layers: the gate's packages import no LLM provider, and the
+// sandboxed agent's packages import no executor, engine, os/exec,
+// net/http, provider SDK or llm itself (llm/chat only). A forbidden
+// import one package still needs is a waiver naming that package and why;
+// a waiver that is no longer needed fails too.
 package convention
 
 // Finding is a place that breaks a convention.

@@ -62,9 +62,11 @@ func (r *Runtime) runAgent(ctx context.Context) (how string, err error) {
 		return "not started: " + err.Error(), err
 	}
 	defer pair.Close()
-	if err := pair.Attach(cmd); err != nil {
+	files, env, err := pair.Attach(cmd.ExtraFiles, cmd.Env)
+	if err != nil {
 		return "not started: " + err.Error(), err
 	}
+	cmd.ExtraFiles, cmd.Env = files, env
 	spawned, mono := r.opts.Now(), time.Now()
 	if err := cmd.Start(); err != nil {
 		return "not started: " + err.Error(), fmt.Errorf("engine: start agent: %w", err)

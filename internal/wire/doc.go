@@ -1,4 +1,4 @@
-// Package wire converts between the runtime's Go types (llm requests and
+// Package wire converts between the runtime's Go types (chat requests and
 // events, tool proposals) and their parallax.v1 protocol messages, in
 // both directions, so the engine and the agent translate the same way.
 //

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/parallax/parallax/llm"
+	"github.com/parallax/parallax/llm/chat"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
 
 // Request returns the protocol form of an LLM request of session.
-func Request(id, session string, r llm.Request) *pb.LLMRequest {
+func Request(id, session string, r chat.Request) *pb.LLMRequest {
 	out := &pb.LLMRequest{RequestId: id, SessionId: session, Model: r.Model, System: r.System,
 		MaxTokens: uint32(max(r.MaxTokens, 0)), Temperature: r.Temperature, StopSequences: r.StopSequences}
 	for _, m := range r.Messages {
@@ -22,7 +22,7 @@ func Request(id, session string, r llm.Request) *pb.LLMRequest {
 }
 
 // Messages returns the protocol form of a conversation's messages.
-func Messages(ms []llm.Message) []*pb.Message {
+func Messages(ms []chat.Message) []*pb.Message {
 	out := make([]*pb.Message, 0, len(ms))
 	for _, m := range ms {
 		out = append(out, message(m))
@@ -31,8 +31,8 @@ func Messages(ms []llm.Message) []*pb.Message {
 }
 
 // FromMessages is the llm form of protocol messages.
-func FromMessages(ms []*pb.Message) ([]llm.Message, error) {
-	out := make([]llm.Message, 0, len(ms))
+func FromMessages(ms []*pb.Message) ([]chat.Message, error) {
+	out := make([]chat.Message, 0, len(ms))
 	for i, m := range ms {
 		msg, err := fromMessage(m)
 		if err != nil {
@@ -43,18 +43,18 @@ func FromMessages(ms []*pb.Message) ([]llm.Message, error) {
 	return out, nil
 }
 
-func message(m llm.Message) *pb.Message {
+func message(m chat.Message) *pb.Message {
 	out := &pb.Message{Role: pb.Role_ROLE_USER}
-	if m.Role == llm.Assistant {
+	if m.Role == chat.Assistant {
 		out.Role = pb.Role_ROLE_ASSISTANT
 	}
 	for _, p := range m.Content {
 		switch p.Kind {
-		case llm.PartText:
+		case chat.PartText:
 			out.Content = append(out.Content, &pb.Part{Kind: &pb.Part_Text{Text: p.Text}})
-		case llm.PartToolUse:
+		case chat.PartToolUse:
 			out.Content = append(out.Content, &pb.Part{Kind: &pb.Part_ToolUse{ToolUse: toolCall(p.ToolCall)}})
-		case llm.PartToolResult:
+		case chat.PartToolResult:
 			out.Content = append(out.Content, &pb.Part{Kind: &pb.Part_ToolResult{ToolResult: &pb.ToolResultPart{
 				CallId: p.ToolResult.ID, Content: p.ToolResult.Content, IsError: p.ToolResult.IsError}}})
 		}
@@ -62,45 +62,45 @@ func message(m llm.Message) *pb.Message {
 	return out
 }
 
-func toolCall(c llm.ToolCall) *pb.ToolCall {
+func toolCall(c chat.ToolCall) *pb.ToolCall {
 	return &pb.ToolCall{Id: c.ID, Name: c.Name, InputJson: c.Input}
 }
 
-// FromRequest is the llm.Request a protocol request carries.
-func FromRequest(r *pb.LLMRequest) (llm.Request, error) {
-	out := llm.Request{Model: r.GetModel(), System: r.GetSystem(), MaxTokens: int(r.GetMaxTokens()),
+// FromRequest is the chat.Request a protocol request carries.
+func FromRequest(r *pb.LLMRequest) (chat.Request, error) {
+	out := chat.Request{Model: r.GetModel(), System: r.GetSystem(), MaxTokens: int(r.GetMaxTokens()),
 		Temperature: r.Temperature, StopSequences: r.GetStopSequences()}
 	for i, m := range r.GetMessages() {
 		msg, err := fromMessage(m)
 		if err != nil {
-			return llm.Request{}, fmt.Errorf("llm request %s: message %d: %w", r.GetRequestId(), i, err)
+			return chat.Request{}, fmt.Errorf("llm request %s: message %d: %w", r.GetRequestId(), i, err)
 		}
 		out.Messages = append(out.Messages, msg)
 	}
 	for _, t := range r.GetTools() {
-		out.Tools = append(out.Tools, llm.Tool{Name: t.GetName(), Description: t.GetDescription(), InputSchema: t.GetInputSchemaJson()})
+		out.Tools = append(out.Tools, chat.Tool{Name: t.GetName(), Description: t.GetDescription(), InputSchema: t.GetInputSchemaJson()})
 	}
 	return out, nil
 }
 
-func fromMessage(m *pb.Message) (llm.Message, error) {
-	var out llm.Message
+func fromMessage(m *pb.Message) (chat.Message, error) {
+	var out chat.Message
 	switch m.GetRole() {
 	case pb.Role_ROLE_USER:
-		out.Role = llm.User
+		out.Role = chat.User
 	case pb.Role_ROLE_ASSISTANT:
-		out.Role = llm.Assistant
+		out.Role = chat.Assistant
 	default:
 		return out, fmt.Errorf("unknown role %v", m.GetRole())
 	}
 	for j, p := range m.GetContent() {
 		switch k := p.GetKind().(type) {
 		case *pb.Part_Text:
-			out.Content = append(out.Content, llm.TextPart(k.Text))
+			out.Content = append(out.Content, chat.TextPart(k.Text))
 		case *pb.Part_ToolUse:
-			out.Content = append(out.Content, llm.ToolUsePart(FromToolCall(k.ToolUse)))
+			out.Content = append(out.Content, chat.ToolUsePart(FromToolCall(k.ToolUse)))
 		case *pb.Part_ToolResult:
-			out.Content = append(out.Content, llm.ToolResultPart(k.ToolResult.GetCallId(), k.ToolResult.GetContent(), k.ToolResult.GetIsError()))
+			out.Content = append(out.Content, chat.ToolResultPart(k.ToolResult.GetCallId(), k.ToolResult.GetContent(), k.ToolResult.GetIsError()))
 		default:
 			return out, fmt.Errorf("part %d has no known kind", j)
 		}
@@ -109,23 +109,23 @@ func fromMessage(m *pb.Message) (llm.Message, error) {
 }
 
 // FromToolCall is the llm form of a protocol tool call.
-func FromToolCall(c *pb.ToolCall) llm.ToolCall {
-	return llm.ToolCall{ID: c.GetId(), Name: c.GetName(), Input: json.RawMessage(c.GetInputJson())}
+func FromToolCall(c *pb.ToolCall) chat.ToolCall {
+	return chat.ToolCall{ID: c.GetId(), Name: c.GetName(), Input: json.RawMessage(c.GetInputJson())}
 }
 
 // Chunk returns the protocol form of one streamed event.
-func Chunk(id string, ev llm.Event) *pb.LLMChunk {
+func Chunk(id string, ev chat.Event) *pb.LLMChunk {
 	c := &pb.LLMChunk{RequestId: id}
 	switch ev.Kind {
-	case llm.EventText:
+	case chat.EventText:
 		c.Event = &pb.LLMChunk_Text{Text: ev.Text}
-	case llm.EventToolStart:
+	case chat.EventToolStart:
 		c.Event = &pb.LLMChunk_ToolStart{ToolStart: &pb.ToolStart{Index: uint32(max(ev.Index, 0)), CallId: ev.ToolCall.ID, Name: ev.ToolCall.Name}}
-	case llm.EventToolDelta:
+	case chat.EventToolDelta:
 		c.Event = &pb.LLMChunk_ToolDelta{ToolDelta: &pb.ToolDelta{Index: uint32(max(ev.Index, 0)), Json: ev.Delta}}
-	case llm.EventToolEnd:
+	case chat.EventToolEnd:
 		c.Event = &pb.LLMChunk_ToolEnd{ToolEnd: &pb.ToolEnd{Index: uint32(max(ev.Index, 0)), Call: toolCall(ev.ToolCall)}}
-	case llm.EventDone:
+	case chat.EventDone:
 		c.Event = &pb.LLMChunk_Done{Done: &pb.LLMDone{StopReason: Stop(ev.StopReason), Usage: Usage(ev.Usage), Model: ev.Model}}
 	}
 	return c
@@ -138,39 +138,39 @@ func ChunkError(id, code, msg string, retryable bool) *pb.LLMChunk {
 
 // FromChunk is the llm event a chunk carries; ok is false for an error
 // chunk or an empty one.
-func FromChunk(c *pb.LLMChunk) (llm.Event, bool) {
+func FromChunk(c *pb.LLMChunk) (chat.Event, bool) {
 	switch e := c.GetEvent().(type) {
 	case *pb.LLMChunk_Text:
-		return llm.Event{Kind: llm.EventText, Text: e.Text}, true
+		return chat.Event{Kind: chat.EventText, Text: e.Text}, true
 	case *pb.LLMChunk_ToolStart:
-		return llm.Event{Kind: llm.EventToolStart, Index: int(e.ToolStart.GetIndex()),
-			ToolCall: llm.ToolCall{ID: e.ToolStart.GetCallId(), Name: e.ToolStart.GetName()}}, true
+		return chat.Event{Kind: chat.EventToolStart, Index: int(e.ToolStart.GetIndex()),
+			ToolCall: chat.ToolCall{ID: e.ToolStart.GetCallId(), Name: e.ToolStart.GetName()}}, true
 	case *pb.LLMChunk_ToolDelta:
-		return llm.Event{Kind: llm.EventToolDelta, Index: int(e.ToolDelta.GetIndex()), Delta: e.ToolDelta.GetJson()}, true
+		return chat.Event{Kind: chat.EventToolDelta, Index: int(e.ToolDelta.GetIndex()), Delta: e.ToolDelta.GetJson()}, true
 	case *pb.LLMChunk_ToolEnd:
-		return llm.Event{Kind: llm.EventToolEnd, Index: int(e.ToolEnd.GetIndex()), ToolCall: FromToolCall(e.ToolEnd.GetCall())}, true
+		return chat.Event{Kind: chat.EventToolEnd, Index: int(e.ToolEnd.GetIndex()), ToolCall: FromToolCall(e.ToolEnd.GetCall())}, true
 	case *pb.LLMChunk_Done:
-		return llm.Event{Kind: llm.EventDone, StopReason: FromStop(e.Done.GetStopReason()),
+		return chat.Event{Kind: chat.EventDone, StopReason: FromStop(e.Done.GetStopReason()),
 			Usage: FromUsage(e.Done.GetUsage()), Model: e.Done.GetModel()}, true
 	}
-	return llm.Event{}, false
+	return chat.Event{}, false
 }
 
 // stops pairs the llm stop reasons with their protocol values.
 var stops = []struct {
-	l llm.StopReason
+	l chat.StopReason
 	p pb.StopReason
 }{
-	{llm.StopEnd, pb.StopReason_STOP_REASON_END},
-	{llm.StopToolUse, pb.StopReason_STOP_REASON_TOOL_USE},
-	{llm.StopMaxTokens, pb.StopReason_STOP_REASON_MAX_TOKENS},
-	{llm.StopSequence, pb.StopReason_STOP_REASON_STOP_SEQUENCE},
-	{llm.StopRefusal, pb.StopReason_STOP_REASON_REFUSAL},
-	{llm.StopOther, pb.StopReason_STOP_REASON_OTHER},
+	{chat.StopEnd, pb.StopReason_STOP_REASON_END},
+	{chat.StopToolUse, pb.StopReason_STOP_REASON_TOOL_USE},
+	{chat.StopMaxTokens, pb.StopReason_STOP_REASON_MAX_TOKENS},
+	{chat.StopSequence, pb.StopReason_STOP_REASON_STOP_SEQUENCE},
+	{chat.StopRefusal, pb.StopReason_STOP_REASON_REFUSAL},
+	{chat.StopOther, pb.StopReason_STOP_REASON_OTHER},
 }
 
 // Stop is the protocol stop reason; an unknown one is OTHER.
-func Stop(s llm.StopReason) pb.StopReason {
+func Stop(s chat.StopReason) pb.StopReason {
 	for _, e := range stops {
 		if e.l == s {
 			return e.p
@@ -180,21 +180,21 @@ func Stop(s llm.StopReason) pb.StopReason {
 }
 
 // FromStop is the llm stop reason; an unknown one is "other".
-func FromStop(s pb.StopReason) llm.StopReason {
+func FromStop(s pb.StopReason) chat.StopReason {
 	for _, e := range stops {
 		if e.p == s {
 			return e.l
 		}
 	}
-	return llm.StopOther
+	return chat.StopOther
 }
 
 // Usage is the protocol form of token usage.
-func Usage(u llm.Usage) *pb.Usage {
+func Usage(u chat.Usage) *pb.Usage {
 	return &pb.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 }
 
 // FromUsage is the llm form of token usage.
-func FromUsage(u *pb.Usage) llm.Usage {
-	return llm.Usage{InputTokens: u.GetInputTokens(), OutputTokens: u.GetOutputTokens()}
+func FromUsage(u *pb.Usage) chat.Usage {
+	return chat.Usage{InputTokens: u.GetInputTokens(), OutputTokens: u.GetOutputTokens()}
 }

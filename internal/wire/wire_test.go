@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/parallax/parallax/llm"
+	"github.com/parallax/parallax/llm/chat"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
 
@@ -13,16 +13,16 @@ func TestRequestRoundTrip(t *testing.T) {
 	temp := 0.5
 	tests := []struct {
 		name string
-		req  llm.Request
+		req  chat.Request
 	}{
-		{"text only", llm.Request{System: "sys", Messages: []llm.Message{llm.UserText("hi")}, MaxTokens: 100}},
-		{"tools and results", llm.Request{Temperature: &temp, StopSequences: []string{"END"},
-			Messages: []llm.Message{
-				llm.UserText("list"),
-				{Role: llm.Assistant, Content: []llm.Part{llm.TextPart("ok"), llm.ToolUsePart(llm.ToolCall{ID: "c1", Name: "list_directory", Input: json.RawMessage(`{"path":"/w"}`)})}},
-				{Role: llm.User, Content: []llm.Part{llm.ToolResultPart("c1", "a\nb", true)}},
+		{"text only", chat.Request{System: "sys", Messages: []chat.Message{chat.UserText("hi")}, MaxTokens: 100}},
+		{"tools and results", chat.Request{Temperature: &temp, StopSequences: []string{"END"},
+			Messages: []chat.Message{
+				chat.UserText("list"),
+				{Role: chat.Assistant, Content: []chat.Part{chat.TextPart("ok"), chat.ToolUsePart(chat.ToolCall{ID: "c1", Name: "list_directory", Input: json.RawMessage(`{"path":"/w"}`)})}},
+				{Role: chat.User, Content: []chat.Part{chat.ToolResultPart("c1", "a\nb", true)}},
 			},
-			Tools: []llm.Tool{{Name: "read_file", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}}}},
+			Tools: []chat.Tool{{Name: "read_file", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,12 +49,12 @@ func TestFromRequestRefusesUnknownRole(t *testing.T) {
 }
 
 func TestChunkRoundTrip(t *testing.T) {
-	events := []llm.Event{
-		{Kind: llm.EventText, Text: "hello"},
-		{Kind: llm.EventToolStart, Index: 1, ToolCall: llm.ToolCall{ID: "c", Name: "read_file"}},
-		{Kind: llm.EventToolDelta, Index: 1, Delta: `{"pa`},
-		{Kind: llm.EventToolEnd, Index: 1, ToolCall: llm.ToolCall{ID: "c", Name: "read_file", Input: json.RawMessage(`{"path":"/x"}`)}},
-		{Kind: llm.EventDone, StopReason: llm.StopToolUse, Usage: llm.Usage{InputTokens: 3, OutputTokens: 4}, Model: "m"},
+	events := []chat.Event{
+		{Kind: chat.EventText, Text: "hello"},
+		{Kind: chat.EventToolStart, Index: 1, ToolCall: chat.ToolCall{ID: "c", Name: "read_file"}},
+		{Kind: chat.EventToolDelta, Index: 1, Delta: `{"pa`},
+		{Kind: chat.EventToolEnd, Index: 1, ToolCall: chat.ToolCall{ID: "c", Name: "read_file", Input: json.RawMessage(`{"path":"/x"}`)}},
+		{Kind: chat.EventDone, StopReason: chat.StopToolUse, Usage: chat.Usage{InputTokens: 3, OutputTokens: 4}, Model: "m"},
 	}
 	for _, ev := range events {
 		t.Run(ev.Kind.String(), func(t *testing.T) {

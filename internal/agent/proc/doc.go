@@ -9,8 +9,8 @@
 //   - Nothing is read before the sandbox is applied; a sandbox that
 //     cannot be applied ends the process with an error (the engine runs
 //     it with the sandbox reported disabled only when agent.sandbox: off).
-//   - The agent holds no key and opens no connection: its model is an
-//     llm.Provider whose requests travel over the link to the engine's
+//   - The agent holds no key and opens no connection: its model is a
+//     chat.Provider whose requests travel over the link to the engine's
 //     broker, and its tool calls are proposals the engine decides.
 //   - Fail closed: a proposal the engine does not answer with ALLOW (an
 //     unknown decision, a dropped link, a cancelled turn) is a BLOCK the

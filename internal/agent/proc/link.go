@@ -10,7 +10,7 @@ import (
 
 	"github.com/parallax/parallax/internal/agent"
 	"github.com/parallax/parallax/internal/wire"
-	"github.com/parallax/parallax/llm"
+	"github.com/parallax/parallax/llm/chat"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 	"github.com/parallax/parallax/verdict"
 )
@@ -125,17 +125,17 @@ type linkLLM struct {
 	session string
 }
 
-var _ llm.Provider = (*linkLLM)(nil)
+var _ chat.Provider = (*linkLLM)(nil)
 
-func (l *linkLLM) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
+func (l *linkLLM) Complete(ctx context.Context, req chat.Request) (*chat.Response, error) {
 	st, err := l.Stream(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	return llm.Collect(st)
+	return chat.Collect(st)
 }
 
-func (l *linkLLM) Stream(ctx context.Context, req llm.Request) (llm.Stream, error) {
+func (l *linkLLM) Stream(ctx context.Context, req chat.Request) (chat.Stream, error) {
 	l.p.mu.Lock()
 	l.p.nextID++
 	id := "r" + strconv.FormatUint(l.p.nextID, 10)
@@ -160,25 +160,25 @@ type linkStream struct {
 	closed   sync.Once
 }
 
-func (s *linkStream) Next() (llm.Event, error) {
+func (s *linkStream) Next() (chat.Event, error) {
 	if s.finished {
-		return llm.Event{}, io.EOF
+		return chat.Event{}, io.EOF
 	}
 	select {
 	case <-s.ctx.Done():
-		return llm.Event{}, s.ctx.Err()
+		return chat.Event{}, s.ctx.Err()
 	case <-s.r.done:
-		return llm.Event{}, s.r.err
+		return chat.Event{}, s.r.err
 	case c := <-s.r.chunks:
 		if e := c.GetError(); e != nil {
 			s.finished = true
-			return llm.Event{}, fmt.Errorf("%s: %s", e.GetCode(), e.GetMessage())
+			return chat.Event{}, fmt.Errorf("%s: %s", e.GetCode(), e.GetMessage())
 		}
 		ev, ok := wire.FromChunk(c)
 		if !ok {
-			return llm.Event{}, errors.New("the engine sent an empty model chunk")
+			return chat.Event{}, errors.New("the engine sent an empty model chunk")
 		}
-		if ev.Kind == llm.EventDone {
+		if ev.Kind == chat.EventDone {
 			s.finished = true
 		}
 		return ev, nil

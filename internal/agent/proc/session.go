@@ -6,7 +6,7 @@ import (
 
 	"github.com/parallax/parallax/internal/agent"
 	"github.com/parallax/parallax/internal/wire"
-	"github.com/parallax/parallax/llm"
+	"github.com/parallax/parallax/llm/chat"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
 
@@ -63,7 +63,7 @@ func (s *session) turnOnce(ctx context.Context, m *pb.UserMessage) {
 		cfg.Sink = s.sink
 		conv, err := agent.New(cfg)
 		if err == nil && len(m.GetHistory()) > 0 {
-			var hist []llm.Message
+			var hist []chat.Message
 			if hist, err = wire.FromMessages(m.GetHistory()); err == nil {
 				err = conv.Restore(hist)
 			}
