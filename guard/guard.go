@@ -192,6 +192,17 @@ func New(workspace, home string, opts ...Option) *Guard {
 	return g
 }
 
+// Spec returns what the guard was built from, so that another process
+// (a confined helper) can build the same guard: the workspace, the home
+// and the paths added with WithProtected. A broken guard returns empty
+// paths, from which New builds a broken one again.
+func (g *Guard) Spec() (workspace, home string, protected []string) {
+	if g.broken != "" {
+		return "", "", nil
+	}
+	return g.workspace, g.home, append([]string(nil), g.extra...)
+}
+
 // Check says whether acc on path is restricted. The path must be absolute
 // ("~" and "~/" expand to the home). ok is false when nothing applies:
 // the access is free as far as the guard is concerned. An access set of
