@@ -41,7 +41,8 @@ func closure(t *testing.T, root string, pkgs ...string) map[string]string {
 // The layers keep to their side: the gate's packages reach no LLM
 // provider (a judge is handed to the gate, never imported by it), and
 // the agent, which only proposes, imports no executor, the engine, the
-// egress proxy or the shell runner.
+// egress proxy or the shell runner; nor does the tool table both of
+// them read (internal/toolgroup), which links no LLM provider either.
 func TestLayersImportNothingAcrossTheirBoundary(t *testing.T) {
 	root := filepath.Join("..", "..")
 	cases := []struct {
@@ -57,6 +58,11 @@ func TestLayersImportNothingAcrossTheirBoundary(t *testing.T) {
 			[]string{module + "/internal/agent", module + "/internal/agent/proc"},
 			[]string{module + "/internal/tools", module + "/internal/engine", module + "/internal/egress",
 				module + "/internal/gateway", module + "/chronicle", module + "/internal/store"}},
+		{"the tool table imports no executor or provider",
+			[]string{module + "/internal/toolgroup"},
+			[]string{module + "/internal/tools", module + "/internal/engine", module + "/internal/egress",
+				module + "/internal/gateway", module + "/internal/agent", module + "/shell", module + "/llm",
+				module + "/judge", "github.com/anthropics/", "github.com/openai/", "os/exec", "net/http"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
