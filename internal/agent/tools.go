@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/internal/toolgroup"
 	"github.com/parallax/parallax/llm/chat"
 )
 
@@ -15,62 +16,10 @@ import (
 const LoadToolsName = "load_tools"
 
 // CoreGroup is the group the model starts with.
-const CoreGroup = "core"
-
-// toolSpec is one tool the model can be given: the catalog's action type
-// is its name, so what the model calls is what the gate judges.
-type toolSpec struct {
-	typ         action.Type
-	description string
-	schema      string
-}
-
-// group is a named set of tools loaded together.
-type group struct {
-	name        string
-	description string
-	tools       []toolSpec
-}
-
-// groups is the static, ordered table of tool groups. Names are action
-// types; schemas follow the payloads in package action.
-func groups() []group {
-	return []group{
-		{CoreGroup, "read, write and edit files, list and search them, run shell commands", []toolSpec{
-			{action.ReadFile, "Read a text file. offset and limit select lines (1-based offset).",
-				`{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0}},"required":["path"]}`},
-			{action.WriteFile, "Write a whole file (created if missing); append=true adds to its end.",
-				`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"},"append":{"type":"boolean"}},"required":["path","content"]}`},
-			{action.EditFile, "Replace the one exact occurrence of old with new in a file; fails when old occurs zero or several times.",
-				`{"type":"object","properties":{"path":{"type":"string"},"old":{"type":"string"},"new":{"type":"string"}},"required":["path","old","new"]}`},
-			{action.ListDirectory, "List a directory, recursively when asked.",
-				`{"type":"object","properties":{"path":{"type":"string"},"recursive":{"type":"boolean"}},"required":["path"]}`},
-			{action.SearchFiles, "Search under path: pattern is a regular expression over contents, or a glob over names when it starts with glob:.",
-				`{"type":"object","properties":{"path":{"type":"string"},"pattern":{"type":"string"}},"required":["path","pattern"]}`},
-			{action.ExecuteCommand, "Run a shell command in the workspace (its own sandbox; 30 s default timeout).",
-				`{"type":"object","properties":{"command":{"type":"string"},"timeout_seconds":{"type":"integer","minimum":1}},"required":["command"]}`},
-		}},
-		{"files", "delete, move and copy files, create directories", []toolSpec{
-			{action.DeleteFile, "Delete a file, or a directory with recursive=true.",
-				`{"type":"object","properties":{"path":{"type":"string"},"recursive":{"type":"boolean"}},"required":["path"]}`},
-			{action.MoveFile, "Move or rename a file or directory.",
-				`{"type":"object","properties":{"source":{"type":"string"},"destination":{"type":"string"}},"required":["source","destination"]}`},
-			{action.CopyFile, "Copy a file.",
-				`{"type":"object","properties":{"source":{"type":"string"},"destination":{"type":"string"}},"required":["source","destination"]}`},
-			{action.CreateDirectory, "Create a directory and its parents.",
-				`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`},
-		}},
-	}
-}
+const CoreGroup = toolgroup.Core
 
 // Groups returns the names of the tool groups, in table order.
-func Groups() []string {
-	var out []string
-	for _, g := range groups() {
-		out = append(out, g.name)
-	}
-	return out
-}
+func Groups() []string { return toolgroup.Names() }
 
 // Toolset is the set of groups a conversation has loaded.
 type Toolset struct {
@@ -106,43 +55,25 @@ func (t *Toolset) Load(names []string) error {
 
 // Allowed reports whether name is a tool of a loaded group.
 func (t *Toolset) Allowed(name string) bool {
-	for _, g := range groups() {
-		if !slices.Contains(t.loaded, g.name) {
-			continue
-		}
-		for _, s := range g.tools {
-			if string(s.typ) == name {
-				return true
-			}
-		}
-	}
-	return false
+	g, ok := GroupOf(name)
+	return ok && slices.Contains(t.loaded, g)
 }
 
 // GroupOf returns the group that holds the tool name, if any.
-func GroupOf(name string) (string, bool) {
-	for _, g := range groups() {
-		for _, s := range g.tools {
-			if string(s.typ) == name {
-				return g.name, true
-			}
-		}
-	}
-	return "", false
-}
+func GroupOf(name string) (string, bool) { return toolgroup.GroupOf(action.Type(name)) }
 
 // Tools returns the tool definitions for the model: the loaded groups'
 // tools and load_tools, which lists the groups not loaded yet.
 func (t *Toolset) Tools() []chat.Tool {
 	var out []chat.Tool
 	var others []string
-	for _, g := range groups() {
-		if !slices.Contains(t.loaded, g.name) {
-			others = append(others, g.name+" ("+g.description+")")
+	for _, g := range toolgroup.Groups() {
+		if !slices.Contains(t.loaded, g.Name) {
+			others = append(others, g.Name+" ("+g.Description+")")
 			continue
 		}
-		for _, s := range g.tools {
-			out = append(out, chat.Tool{Name: string(s.typ), Description: s.description, InputSchema: json.RawMessage(s.schema)})
+		for _, s := range g.Tools {
+			out = append(out, chat.Tool{Name: string(s.Type), Description: s.Description, InputSchema: json.RawMessage(s.Schema)})
 		}
 	}
 	desc := "Load more tools by group name."

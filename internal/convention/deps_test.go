@@ -58,7 +58,9 @@ type waiver struct {
 // the agent, which only proposes, imports no executor, the engine, the
 // egress proxy, the shell runner, os/exec, net/http, a provider SDK or
 // the provider layer llm: it speaks to models through llm/chat, the
-// provider-neutral vocabulary, and the engine makes the calls.
+// provider-neutral vocabulary, and the engine makes the calls. Nor does
+// the tool table both of them read (internal/toolgroup), which links no
+// LLM provider either.
 //
 // Only the module's own packages are entered: what an outside module
 // imports is not checked here (gRPC, which the agent's link speaks,
@@ -88,6 +90,11 @@ func TestLayersImportNothingAcrossTheirBoundary(t *testing.T) {
 				"the agent confines itself with sandbox.ConfineAgent, and the same package builds the " +
 					"commands' exec.Cmd (CommandSpec.Command) for the engine; until the agent's half is its " +
 					"own package the agent links os/exec that its seccomp filter forbids it to use"}}},
+		{name: "the tool table imports no executor or provider",
+			pkgs: []string{module + "/internal/toolgroup"},
+			forbidden: []string{module + "/internal/tools", module + "/internal/engine", module + "/internal/egress",
+				module + "/internal/gateway", module + "/internal/agent", module + "/shell", module + "/llm",
+				module + "/judge", "github.com/anthropics/", "github.com/openai/", "google.golang.org/genai", "os/exec", "net/http"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/approval"
 	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/internal/toolgroup"
 	"github.com/parallax/parallax/internal/wire"
 	"github.com/parallax/parallax/llm"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
@@ -263,8 +264,25 @@ func (r *Runtime) agentConfig() *pb.AgentConfig {
 	return cfg
 }
 
-// readOnlyTypes are the only tools an off-the-record session may use.
-var readOnlyTypes = map[string]bool{string(action.ReadFile): true, string(action.ListDirectory): true, string(action.SearchFiles): true}
+// otrRefusal is the reason an off-the-record session is refused a tool
+// that is not read-only (toolgroup.ReadOnly).
+var otrRefusal = "this session is off the record: only " + andList(toolgroup.ReadOnlyTypes()) + " may run"
+
+// andList joins types as English does: "a", "a and b", "a, b and c".
+func andList(types []action.Type) string {
+	var b strings.Builder
+	for i, t := range types {
+		switch {
+		case i == 0:
+		case i == len(types)-1:
+			b.WriteString(" and ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(string(t))
+	}
+	return b.String()
+}
 
 // propose runs one proposal: the session checks (known, OTR read-only)
 // then the pipeline; the agent gets the verdict and the result, the
@@ -284,8 +302,8 @@ func (r *Runtime) propose(ctx context.Context, c *agentConn, p *pb.ToolProposal)
 	switch {
 	case err != nil:
 		out = r.refuseProposal(ctx, p, RuleUnknownSession, "the proposal names no session this engine runs")
-	case info.OTR && !readOnlyTypes[p.GetActionType()]:
-		out = r.refuseProposal(ctx, p, RuleOTRReadOnly, "this session is off the record: only read_file, list_directory and search_files may run")
+	case info.OTR && !toolgroup.ReadOnly(action.Type(p.GetActionType())):
+		out = r.refuseProposal(ctx, p, RuleOTRReadOnly, otrRefusal)
 	case r.shareTaint(ctx, session) != nil:
 		out = r.refuseProposal(ctx, p, RuleSharedTaint, "the taint the agent process carries from its other sessions could not be applied to this one; blocked to fail closed")
 	default:

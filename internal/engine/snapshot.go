@@ -7,6 +7,7 @@ import (
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/chronicle"
 	"github.com/parallax/parallax/internal/gateway/snapshot"
+	"github.com/parallax/parallax/internal/toolgroup"
 	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/shell"
 )
@@ -37,26 +38,23 @@ func (c *Chronicle) Snapshot(ctx context.Context, ev audit.Event, reason string,
 	return t.Take(ctx, reason, paths, skipped)
 }
 
-// treeChangers change files of the workspace without naming them in a
-// path field (git rewrites the working tree): the whole workspace is
-// their target.
-var treeChangers = map[action.Type]bool{
-	action.GitCheckout: true,
-	action.GitPull:     true,
-}
-
-// targets lists what act may change: its write and delete path fields,
-// for a shell command the written and deleted paths of its analysed
-// effects (the same analysis the gate judged), for a tree changer the
-// workspace. Reads are not targets.
+// targets lists what act may change, as the tool table says
+// (toolgroup.SnapshotOf): its write and delete path fields, for a shell
+// command the written and deleted paths of its analysed effects (the
+// same analysis the gate judged), for a tool that changes files it does
+// not name (a type outside the table that writes files: git_pull,
+// git_checkout) the workspace. Reads are not targets.
 func (p *Pipeline) targets(act *action.Action) []snapshot.Target {
+	kind := toolgroup.SnapshotOf(act.Type)
 	var out []snapshot.Target
-	for _, pf := range act.Payload.PathFields() {
-		if pf.Access&(action.AccessWrite|action.AccessDelete) != 0 {
-			out = append(out, snapshot.Target{Path: *pf.Path, Access: pf.Access})
+	if kind&toolgroup.SnapshotPaths != 0 {
+		for _, pf := range act.Payload.PathFields() {
+			if pf.Access&(action.AccessWrite|action.AccessDelete) != 0 {
+				out = append(out, snapshot.Target{Path: *pf.Path, Access: pf.Access})
+			}
 		}
 	}
-	if code := action.ShellCode(act); code != "" {
+	if code := action.ShellCode(act); code != "" && kind&toolgroup.SnapshotShell != 0 {
 		eff := shell.Analyze(code, shell.Options{Cwd: p.cfg.Workspace, Home: p.cfg.Home})
 		for _, u := range eff.Paths {
 			if u.Access&(action.AccessWrite|action.AccessDelete) != 0 {
@@ -64,7 +62,7 @@ func (p *Pipeline) targets(act *action.Action) []snapshot.Target {
 			}
 		}
 	}
-	if treeChangers[act.Type] {
+	if kind&toolgroup.SnapshotTree != 0 {
 		out = append(out, snapshot.Target{Path: p.cfg.Workspace, Access: action.AccessWrite})
 	}
 	return out
