@@ -50,6 +50,8 @@ func TestMain(m *testing.M) {
 		os.Exit(privChild())
 	case "socket":
 		os.Exit(socketChild())
+	case "files":
+		os.Exit(filesChild())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown role", os.Getenv(roleEnv))
 		os.Exit(2)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/parallax/parallax/internal/tools/files"
 	"github.com/parallax/parallax/sandbox"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,11 @@ func main() {
 	// unconfined on its way there.
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg {
 		os.Exit(sandbox.ExecMain(os.Args[2:]))
+	}
+	// So does a file operation's confined helper: it confines itself
+	// before it opens anything.
+	if len(os.Args) > 1 && os.Args[1] == files.ConfinedArg {
+		os.Exit(files.ConfinedMain(os.Stdin, os.Stdout))
 	}
 	if isHookCall(os.Args[1:]) { // every tool call of Claude Code: skip building the command tree
 		if err := runHook(context.Background(), os.Stdin, os.Stdout); err != nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/llm"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
+	"github.com/parallax/parallax/sandbox"
 	"github.com/parallax/parallax/shield"
 )
 
@@ -219,6 +220,13 @@ func OpenRuntime(ctx context.Context, opts RuntimeOptions) (rt *Runtime, err err
 	tc := &ToolsConfig{Files: files.Config{}, Shell: shell.Runner{Workspace: opts.Root,
 		DefaultTimeout: r.settings.CommandTimeout, OutputCap: r.settings.OutputCap,
 		Scrub: shell.Scrub{Allowlist: true, Drop: keyVars(r.ws.Config)}}, CommandSandbox: cmdSandbox}
+	if !r.settings.SandboxOff {
+		// File operations run in helpers confined to their plan's paths,
+		// started from the engine's own open executable.
+		if tc.ConfineFiles, err = sandbox.Self(); err != nil {
+			return nil, fmt.Errorf("engine: the files sandbox: %w", err)
+		}
+	}
 	var gateApprover shield.Approver
 	if !opts.NoApprovals {
 		r.asks = newClientApprovals(r.hub)

@@ -18,6 +18,7 @@ import (
 	"github.com/parallax/parallax/ifc"
 	"github.com/parallax/parallax/internal/agent/proc"
 	"github.com/parallax/parallax/internal/e2e"
+	"github.com/parallax/parallax/internal/tools/files"
 	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/llm"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
@@ -32,6 +33,9 @@ const envTestAgent = "PX_TEST_AGENT"
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ExecArg { // the per-command sandbox's re-executed copy
 		os.Exit(sandbox.ExecMain(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == files.ConfinedArg { // a file operation's confined helper
+		os.Exit(files.ConfinedMain(os.Stdin, os.Stdout))
 	}
 	if mode := os.Getenv(envTestAgent); mode != "" {
 		os.Exit(testAgent(mode))

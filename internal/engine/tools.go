@@ -9,6 +9,7 @@ import (
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/guard"
+	"github.com/parallax/parallax/internal/toolgroup"
 	"github.com/parallax/parallax/internal/tools"
 	"github.com/parallax/parallax/internal/tools/files"
 	"github.com/parallax/parallax/internal/tools/shell"
@@ -31,20 +32,33 @@ type ToolsConfig struct {
 	// in its own kernel sandbox (NewCommandSandbox). nil runs commands
 	// without one (agent.sandbox: off); an error refuses the command.
 	CommandSandbox SandboxHook
+	// ConfineFiles, when set, is the program (sandbox.Self) from which
+	// each file operation is started as a helper the kernel confines to
+	// the paths of its decided plan (files.Confined); the helper dispatch
+	// (files.ConfinedArg) must be in its main. Empty runs file
+	// operations in the engine (agent.sandbox: off).
+	ConfineFiles string
 }
 
-// ToolExecutors returns the executors of the files and shell groups by
-// action type.
+// ToolExecutors returns the executors of the tool table
+// (internal/toolgroup) by action type, each the one the table names.
 func ToolExecutors(cfg ToolsConfig) map[action.Type]Executor {
 	if cfg.Files.Judge == nil {
 		cfg.Files.Judge = files.GuardJudge(cfg.Guard)
 	}
-	fe := &filesExecutor{ex: files.New(cfg.Files)}
-	se := &shellExecutor{runner: cfg.Shell, sandbox: cfg.CommandSandbox}
-	out := map[action.Type]Executor{action.ExecuteCommand: se}
-	for _, t := range []action.Type{action.ReadFile, action.WriteFile, action.EditFile, action.DeleteFile, action.MoveFile,
-		action.CopyFile, action.ListDirectory, action.SearchFiles, action.CreateDirectory} {
-		out[t] = fe
+	var fx tools.Executor = files.New(cfg.Files)
+	if cfg.ConfineFiles != "" {
+		fx = &files.Confined{Self: cfg.ConfineFiles, Config: cfg.Files, Guard: cfg.Guard}
+	}
+	kinds := map[toolgroup.ExecutorKind]Executor{
+		toolgroup.FilesExecutor: &filesExecutor{ex: fx},
+		toolgroup.ShellExecutor: &shellExecutor{runner: cfg.Shell, sandbox: cfg.CommandSandbox},
+	}
+	out := map[action.Type]Executor{}
+	for t, kind := range toolgroup.Executors() {
+		if ex := kinds[kind]; ex != nil {
+			out[t] = ex
+		}
 	}
 	return out
 }
@@ -53,7 +67,7 @@ func ToolExecutors(cfg ToolsConfig) map[action.Type]Executor {
 // and their identities: the gate judges them) and acts on that plan,
 // refusing if anything changed since.
 type filesExecutor struct {
-	ex *files.Executor
+	ex tools.Executor // files.Executor, or files.Confined
 }
 
 var (

@@ -6,13 +6,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/guard"
@@ -73,6 +74,9 @@ type confinedAnswer struct {
 	Result tools.Result `json:"result"`
 	Code   string       `json:"code,omitempty"`
 	Err    string       `json:"error,omitempty"`
+	// Confined says the helper checked its confinement from inside: the
+	// root directory, which no spec grants, could not be opened.
+	Confined bool `json:"confined,omitempty"`
 }
 
 // Execute starts the helper with the call and its plan, and returns its
@@ -131,6 +135,9 @@ func (c *Confined) Execute(ctx context.Context, call tools.Call) (tools.Result, 
 	if ans.Err != "" {
 		return ans.Result, &tools.Error{Code: ans.Code, Op: op, Msg: ans.Err}
 	}
+	if !ans.Confined {
+		return tools.Fail(tools.Errorf(tools.CodeSandbox, op, "", "the helper answered without proving its confinement"))
+	}
 	if runErr != nil {
 		return tools.Fail(tools.Errorf(tools.CodeSandbox, op, "", "the confined helper failed: %v", runErr))
 	}
@@ -168,10 +175,10 @@ func ConfinedMain(stdin io.Reader, stdout io.Writer) int {
 	if err != nil {
 		return fail(tools.Errorf(tools.CodeBadInput, "confined", "", "decode the action: %v", err))
 	}
-	// The guard is built before confinement: it reads nothing but its
-	// tables, and the judge asks it about paths only.
+	// The guard judges a walk's entries; it is built before confinement
+	// (it reads nothing but its tables) and only for a walk.
 	cfg := req.Config
-	if req.Guard != nil {
+	if req.Guard != nil && (act.Type == action.ListDirectory || act.Type == action.SearchFiles) {
 		cfg.Judge = GuardJudge(guard.New(req.Guard.Workspace, req.Guard.Home, guard.WithProtected(req.Guard.Protected...)))
 	}
 	// What the kernel grants must be what the plan needs: the helper
@@ -182,11 +189,17 @@ func ConfinedMain(stdin io.Reader, stdout io.Writer) int {
 	if err := sandbox.ConfineFiles(req.Spec); err != nil {
 		return fail(tools.Errorf(tools.CodeSandbox, string(req.Type), "", "%v", err))
 	}
+	// The probe: no spec grants the root directory, so a confined helper
+	// cannot open it.
+	if fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+		_ = unix.Close(fd)
+		return fail(tools.Errorf(tools.CodeSandbox, string(req.Type), "", "the helper is not confined: it can read /"))
+	}
 	res, err := New(cfg).Execute(context.Background(), tools.Call{Action: act, Plan: req.Plan})
 	if err != nil {
-		return answer(confinedAnswer{Result: res, Code: tools.CodeOf(err), Err: err.Error()})
+		return answer(confinedAnswer{Result: res, Code: tools.CodeOf(err), Err: err.Error(), Confined: true})
 	}
-	return answer(confinedAnswer{Result: res})
+	return answer(confinedAnswer{Result: res, Confined: true})
 }
 
 // Confinement is the kernel confinement of the plan's operation: what it
@@ -208,6 +221,10 @@ func (p *Plan) Confinement() (sandbox.FilesSpec, error) {
 			modify = false
 		}
 		if !modify {
+			if pp.Resolved == "/" {
+				return sandbox.FilesSpec{}, tools.Errorf(tools.CodeSandbox, string(p.Type), pp.Path,
+					"the root directory cannot be read by a confined operation")
+			}
 			if pp.Exists() {
 				s.Read = appendNew(s.Read, pp.Resolved)
 			}
@@ -274,14 +291,4 @@ func (b *bounded) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return b.buf.Write(p)
-}
-
-var errNoSelf = errors.New("no program to start the confined helper from")
-
-// Validate reports whether c can run at all.
-func (c *Confined) Validate() error {
-	if c == nil || !filepath.IsAbs(c.Self) {
-		return errNoSelf
-	}
-	return nil
 }

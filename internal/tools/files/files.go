@@ -28,7 +28,7 @@ type Config struct {
 	// search_files over a directory) meets, before it is shown, read or
 	// entered. The engine passes GuardJudge of the gate's guard. nil
 	// refuses every walk (no_guard): a walk is never unguarded.
-	Judge Judge
+	Judge Judge `json:"-"`
 }
 
 // Judge says whether a walk withholds the entry at the absolute path p:
