@@ -176,9 +176,9 @@ func ConfinedMain(stdin io.Reader, stdout io.Writer) int {
 		return fail(tools.Errorf(tools.CodeBadInput, "confined", "", "decode the action: %v", err))
 	}
 	// The guard judges a walk's entries; it is built before confinement
-	// (it reads nothing but its tables) and only for a walk.
+	// (it reads nothing but its tables), for every type that may walk.
 	cfg := req.Config
-	if req.Guard != nil && (act.Type == action.ListDirectory || act.Type == action.SearchFiles) {
+	if req.Guard != nil && !walkless[act.Type] {
 		cfg.Judge = GuardJudge(guard.New(req.Guard.Workspace, req.Guard.Home, guard.WithProtected(req.Guard.Protected...)))
 	}
 	// What the kernel grants must be what the plan needs: the helper
@@ -201,6 +201,11 @@ func ConfinedMain(stdin io.Reader, stdout io.Writer) int {
 	}
 	return answer(confinedAnswer{Result: res, Confined: true})
 }
+
+// walkless are the operations that never walk a directory: their helper
+// needs no guard.
+var walkless = map[action.Type]bool{action.ReadFile: true, action.WriteFile: true, action.EditFile: true,
+	action.CreateDirectory: true}
 
 // Confinement is the kernel confinement of the plan's operation: what it
 // reads, the directories in which it creates, replaces or removes
