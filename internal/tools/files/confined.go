@@ -5,13 +5,14 @@ package files
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"encoding/gob"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -52,32 +53,41 @@ type Confined struct {
 
 var _ tools.Executor = (*Confined)(nil)
 
-// confinedRequest is what the helper reads.
+// confinedRequest is what the helper reads, gob-encoded: gob keeps
+// strings byte for byte (a file name or content that is not UTF-8
+// arrives as it is, where JSON would replace its bytes).
 type confinedRequest struct {
-	Spec    sandbox.FilesSpec `json:"spec"`
-	Config  Config            `json:"config"`
-	Guard   *guardSpec        `json:"guard,omitempty"`
-	Type    action.Type       `json:"type"`
-	Payload json.RawMessage   `json:"payload"`
-	Plan    *Plan             `json:"plan"`
+	Spec   sandbox.FilesSpec
+	Config Config
+	Guard  *guardSpec
+	Action *action.Action
+	Plan   *Plan
 }
 
 type guardSpec struct {
-	Workspace string   `json:"workspace"`
-	Home      string   `json:"home"`
-	Protected []string `json:"protected,omitempty"`
+	Workspace, Home string
+	Protected       []string
 }
 
-// confinedAnswer is what the helper writes: the result, and the error
-// the operation failed with ("" when none).
+// confinedAnswer is what the helper writes, gob-encoded: the result,
+// and the error the operation failed with ("" when none).
 type confinedAnswer struct {
-	Result tools.Result `json:"result"`
-	Code   string       `json:"code,omitempty"`
-	Err    string       `json:"error,omitempty"`
+	Result tools.Result
+	Code   string
+	Err    string
 	// Confined says the helper checked its confinement from inside: the
 	// root directory, which no spec grants, could not be opened.
-	Confined bool `json:"confined,omitempty"`
+	Confined bool
 }
+
+// registerPayloads tells gob the payload types of the file actions.
+var registerPayloads = sync.OnceFunc(func() {
+	for _, p := range []action.Payload{&action.ReadFilePayload{}, &action.WriteFilePayload{}, &action.EditFilePayload{},
+		&action.DeleteFilePayload{}, &action.TransferPayload{}, &action.ListDirectoryPayload{},
+		&action.SearchFilesPayload{}, &action.CreateDirectoryPayload{}} {
+		gob.Register(p)
+	}
+})
 
 // Execute starts the helper with the call and its plan, and returns its
 // answer. A helper that cannot be confined, dies or answers nothing
@@ -96,24 +106,21 @@ func (c *Confined) Execute(ctx context.Context, call tools.Call) (tools.Result, 
 	if err != nil {
 		return tools.Fail(err)
 	}
-	payload, err := json.Marshal(call.Action.Payload)
-	if err != nil {
-		return tools.Fail(tools.Errorf(tools.CodeBadInput, op, "", "encode the payload: %v", err))
-	}
-	req := confinedRequest{Spec: spec, Config: c.Config, Type: call.Action.Type, Payload: payload, Plan: plan}
+	req := confinedRequest{Spec: spec, Config: c.Config, Action: call.Action, Plan: plan}
 	req.Config.Judge = nil
 	if c.Guard != nil {
 		ws, home, prot := c.Guard.Spec()
 		req.Guard = &guardSpec{Workspace: ws, Home: home, Protected: prot}
 	}
-	in, err := json.Marshal(req)
-	if err != nil {
+	registerPayloads()
+	var in bytes.Buffer
+	if err := gob.NewEncoder(&in).Encode(&req); err != nil {
 		return tools.Fail(tools.Errorf(tools.CodeBadInput, op, "", "encode the request: %v", err))
 	}
 	cmd := exec.CommandContext(ctx, c.Self, ConfinedArg)
 	cmd.Env = []string{} // nothing of the engine's environment
 	cmd.Dir = "/"
-	cmd.Stdin = bytes.NewReader(in)
+	cmd.Stdin = &in
 	var out, errb bounded
 	out.max, errb.max = maxConfinedAnswer, 4<<10
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -125,7 +132,7 @@ func (c *Confined) Execute(ctx context.Context, call tools.Call) (tools.Result, 
 	if out.over {
 		return tools.Fail(tools.Errorf(tools.CodeTooLarge, op, "", "the confined helper's answer is over %d bytes", maxConfinedAnswer))
 	}
-	if err := json.Unmarshal(out.buf.Bytes(), &ans); err != nil {
+	if err := gob.NewDecoder(&out.buf).Decode(&ans); err != nil {
 		why := strings.TrimSpace(strings.ToValidUTF8(errb.buf.String(), "?"))
 		if runErr != nil && why == "" {
 			why = runErr.Error()
@@ -150,7 +157,7 @@ func (c *Confined) Execute(ctx context.Context, call tools.Call) (tools.Result, 
 // when it answered, 1 when it could not.
 func ConfinedMain(stdin io.Reader, stdout io.Writer) int {
 	answer := func(a confinedAnswer) int {
-		if err := json.NewEncoder(stdout).Encode(a); err != nil {
+		if err := gob.NewEncoder(stdout).Encode(&a); err != nil {
 			fmt.Fprintf(os.Stderr, "parallax files: write the answer: %v\n", err)
 			return 1
 		}
@@ -164,16 +171,14 @@ func ConfinedMain(stdin io.Reader, stdout io.Writer) int {
 	if err != nil || len(raw) > maxConfinedRequest {
 		return fail(tools.Errorf(tools.CodeBadInput, "confined", "", "the request is unreadable or too large"))
 	}
+	registerPayloads()
 	var req confinedRequest
-	if err := json.Unmarshal(raw, &req); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(raw)).Decode(&req); err != nil {
 		return fail(tools.Errorf(tools.CodeBadInput, "confined", "", "decode the request: %v", err))
 	}
-	if req.Plan == nil || req.Plan.Type != req.Type {
-		return fail(tools.Errorf(tools.CodeBadPlan, "confined", "", "no plan for the action"))
-	}
-	act, err := action.Decode(string(req.Type), req.Payload)
-	if err != nil {
-		return fail(tools.Errorf(tools.CodeBadInput, "confined", "", "decode the action: %v", err))
+	act := req.Action
+	if act == nil || act.Payload == nil || req.Plan == nil || req.Plan.Type != act.Type {
+		return fail(tools.Errorf(tools.CodeBadPlan, "confined", "", "no action, or no plan for it"))
 	}
 	// The guard judges a walk's entries; it is built before confinement
 	// (it reads nothing but its tables), for every type that may walk.
@@ -187,13 +192,13 @@ func ConfinedMain(stdin io.Reader, stdout io.Writer) int {
 		return fail(tools.Errorf(tools.CodeSandbox, "confined", "", "the request's confinement is not its plan's"))
 	}
 	if err := sandbox.ConfineFiles(req.Spec); err != nil {
-		return fail(tools.Errorf(tools.CodeSandbox, string(req.Type), "", "%v", err))
+		return fail(tools.Errorf(tools.CodeSandbox, string(act.Type), "", "%v", err))
 	}
 	// The probe: no spec grants the root directory, so a confined helper
 	// cannot open it.
 	if fd, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
 		_ = unix.Close(fd)
-		return fail(tools.Errorf(tools.CodeSandbox, string(req.Type), "", "the helper is not confined: it can read /"))
+		return fail(tools.Errorf(tools.CodeSandbox, string(act.Type), "", "the helper is not confined: it can read /"))
 	}
 	res, err := New(cfg).Execute(context.Background(), tools.Call{Action: act, Plan: req.Plan})
 	if err != nil {
