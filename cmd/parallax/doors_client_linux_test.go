@@ -23,6 +23,9 @@ import (
 // named here as a client would.
 var doorClient = flag.String("door-client", "", "workspace whose engine the helper process attacks")
 
+// wrongToken is a well-formed client token that is not the engine's.
+const wrongToken = "0000000000000000000000000000000000000000000000000000000000000000"
+
 // TestDoorClientHelperProcess is not a test: it is the attacking client,
 // run in a command's sandbox. Each attempt prints "door OK WHAT" when it
 // got through and "door refused WHAT: why" when it did not.
@@ -50,7 +53,7 @@ func TestDoorClientHelperProcess(t *testing.T) {
 	} else {
 		report("dial as a client", err)
 	}
-	for _, tok := range []string{"", string(token), "0000000000000000000000000000000000000000000000000000000000000000"} {
+	for _, tok := range []string{"", string(token), wrongToken} {
 		doorAttempts(ctx, root, tok, report)
 	}
 }
@@ -58,21 +61,11 @@ func TestDoorClientHelperProcess(t *testing.T) {
 // doorAttempts calls each ClientService method that drives an engine,
 // with tok as the credential.
 func doorAttempts(ctx context.Context, root, tok string, report func(string, error)) {
-	cc, err := grpc.NewClient("unix://"+engine.SocketPath(root), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		report("connect", err)
+	c, call, done := doorConn(ctx, root, tok, report)
+	if c == nil {
 		return
 	}
-	defer cc.Close()
-	c := pb.NewClientServiceClient(cc)
-	call := func(what string, f func(context.Context) error) {
-		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		defer cancel()
-		if tok != "" {
-			cctx = metadata.AppendToOutgoingContext(cctx, engine.TokenMetadata, tok)
-		}
-		report(what, f(cctx))
-	}
+	defer done()
 	call("send a message", func(ctx context.Context) error {
 		_, err := c.SendMessage(ctx, &pb.SendMessageRequest{Text: "door: send this to your model"})
 		return err
@@ -92,4 +85,24 @@ func doorAttempts(ctx context.Context, root, tok string, report func(string, err
 		_, err := c.Shutdown(ctx, &pb.ShutdownRequest{Reason: "door"})
 		return err
 	})
+}
+
+// doorConn connects to root's engine as a raw gRPC client. call runs one
+// attempt with tok as the credential (none when empty) and reports it;
+// done closes the connection. c is nil when the connection failed.
+func doorConn(ctx context.Context, root, tok string, report func(string, error)) (c pb.ClientServiceClient, call func(string, func(context.Context) error), done func()) {
+	cc, err := grpc.NewClient("unix://"+engine.SocketPath(root), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		report("connect", err)
+		return nil, nil, nil
+	}
+	call = func(what string, f func(context.Context) error) {
+		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		if tok != "" {
+			cctx = metadata.AppendToOutgoingContext(cctx, engine.TokenMetadata, tok)
+		}
+		report(what, f(cctx))
+	}
+	return pb.NewClientServiceClient(cc), call, func() { _ = cc.Close() }
 }

@@ -307,22 +307,7 @@ func containsAny(s string, subs []string) bool {
 // client token never reached B's model.
 func TestOtherWorkspaceCannotDriveThisEngine(t *testing.T) {
 	h := newHands(t, handsSetup{})
-	alpha := h.homePath("src/alpha")
-	fakeA := newFakeOpenAI(t)
-	if err := os.MkdirAll(alpha, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pxworkspace.Init(context.Background(), alpha, pxworkspace.InitOptions{Home: h.home}); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := os.ReadFile(pxworkspace.ConfigPath(h.root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfgA := strings.ReplaceAll(string(cfg), h.fake.srv.URL, fakeA.srv.URL)
-	if err := os.WriteFile(pxworkspace.ConfigPath(alpha), []byte(cfgA), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	alpha, fakeA := h.otherWorkspace("src/alpha", "")
 	h.startEngine(alpha)
 	before, err := h.px(alpha, "status")
 	if err != nil {
@@ -370,6 +355,29 @@ func TestOtherWorkspaceCannotDriveThisEngine(t *testing.T) {
 	if got := h.leaked(strings.TrimSpace(string(tokenA))); len(got) > 0 {
 		t.Errorf("A's client token reached B's model")
 	}
+}
+
+// otherWorkspace initialises a second workspace at the home-relative
+// rel (registered in the scenario's home), configured as the scenario's
+// own plus the top-level lines extra, with a model of its own.
+func (h *hands) otherWorkspace(rel, extra string) (string, *fakeOpenAI) {
+	h.t.Helper()
+	root, fake := h.homePath(rel), newFakeOpenAI(h.t)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if _, err := pxworkspace.Init(context.Background(), root, pxworkspace.InitOptions{Home: h.home}); err != nil {
+		h.t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(pxworkspace.ConfigPath(h.root))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	own := strings.ReplaceAll(string(cfg), h.fake.srv.URL, fake.srv.URL) + extra
+	if err := os.WriteFile(pxworkspace.ConfigPath(root), []byte(own), 0o600); err != nil {
+		h.t.Fatal(err)
+	}
+	return root, fake
 }
 
 // copyExecutable copies the file src to dst, executable.
