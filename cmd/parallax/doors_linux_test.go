@@ -4,19 +4,24 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unicode/utf8"
 
+	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/internal/engine"
 	"github.com/parallax/parallax/internal/wire"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
+	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
 
 // Issue 19, item 1: the files executor acts on what the gate decided. A
@@ -307,22 +312,7 @@ func containsAny(s string, subs []string) bool {
 // client token never reached B's model.
 func TestOtherWorkspaceCannotDriveThisEngine(t *testing.T) {
 	h := newHands(t, handsSetup{})
-	alpha := h.homePath("src/alpha")
-	fakeA := newFakeOpenAI(t)
-	if err := os.MkdirAll(alpha, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pxworkspace.Init(context.Background(), alpha, pxworkspace.InitOptions{Home: h.home}); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := os.ReadFile(pxworkspace.ConfigPath(h.root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfgA := strings.ReplaceAll(string(cfg), h.fake.srv.URL, fakeA.srv.URL)
-	if err := os.WriteFile(pxworkspace.ConfigPath(alpha), []byte(cfgA), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	alpha, fakeA := h.otherWorkspace("src/alpha", "")
 	h.startEngine(alpha)
 	before, err := h.px(alpha, "status")
 	if err != nil {
@@ -370,6 +360,180 @@ func TestOtherWorkspaceCannotDriveThisEngine(t *testing.T) {
 	if got := h.leaked(strings.TrimSpace(string(tokenA))); len(got) > 0 {
 		t.Errorf("A's client token reached B's model")
 	}
+}
+
+// Issue 19, item 3, the approval: a command of another workspace
+// cannot answer this engine's pending tier 3 escalation, even knowing
+// its id. A's model proposes a write outside A (escalated to a human);
+// while A's own client holds the approval open, B's agent runs `make`,
+// whose recipe approves it as "user" with no and a wrong credential
+// (the token stays sealed in A's .parallax). Then the same client runs
+// outside any sandbox, as if B's kernel sandbox were missing: the
+// engine's credential check is what stands then. The write never ran,
+// the request was still pending afterwards, A's own denial decided it
+// and A's audit chain records no approval of it.
+func TestOtherWorkspaceCannotApproveAPendingEscalation(t *testing.T) {
+	h := newHands(t, handsSetup{})
+	// The timeout bounds the approval should the test fail before A's
+	// own denial.
+	alpha, fakeA := h.otherWorkspace("src/alpha", "approval:\n  timeout: 120s\n")
+	marker := h.homePath("approved-" + h.token + ".txt")
+	fakeA.script(sseToolCall("outside", "write_file", map[string]any{"path": marker, "content": "approved by B\n"}), sseText("Done."))
+	h.startEngine(alpha)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	a, sub := subscribed(ctx, t, alpha)
+	resp, err := a.SendMessage(ctx, &pb.SendMessageRequest{Text: "write outside", Origin: "run"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := awaitEvent(t, sub, func(ev *pb.Event) bool { return ev.GetApprovalNeeded() != nil }).GetApprovalNeeded().GetApprovalId()
+	t.Logf("A's approval %s is pending", id)
+
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyExecutable(t, self, h.abs("bin/doorclient"))
+	helper := []string{"-test.run=^TestDoorClientHelperProcess$", "-door-client=" + alpha, "-door-approval=" + id}
+	h.makefile(map[string][]string{"all": {"@echo ran-" + h.token, "-./bin/doorclient '" + strings.ReplaceAll(strings.Join(helper, "' '"), "$", "$$") + "'"}}, "all")
+	tr := h.run(slow("make"))
+	h.mustAllow(tr, 0)
+	h.ran(tr, 0)
+	inB, _ := tr.output(0)
+	hc := exec.CommandContext(ctx, self, helper...) //nolint:gosec // the test binary itself
+	hc.Dir, hc.Env = h.root, h.env
+	outside, err := hc.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the door client outside the sandbox: %v\n%s", err, outside)
+	}
+	for where, out := range map[string]string{"in B's sandbox": inB, "outside any sandbox": string(outside)} {
+		t.Logf("the door client %s:\n%s", where, out)
+		if strings.Count(out, " approve pending "+id+" with ") != 2 {
+			t.Fatalf("the door client %s did not make its two attempts:\n%s", where, out)
+		}
+		if strings.Contains(out, "door OK") {
+			t.Errorf("the door client %s got through to A's engine:\n%s", where, out)
+		}
+	}
+	if st, err := a.Status(ctx, &pb.StatusRequest{}); err != nil || st.GetPendingApprovals() != 1 {
+		t.Errorf("after the attempts: %d approvals pending (%v), want A's still pending", st.GetPendingApprovals(), err)
+	}
+	denyAndFinish(ctx, t, a, sub, id, resp.GetTurnId())
+	if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the escalated write ran (%v)", err)
+	}
+	if out, err := h.px(alpha, "stop"); err != nil {
+		t.Fatalf("stop A: %v\n%s", err, out)
+	}
+	checkApprovalDenied(t, alpha, id)
+}
+
+// subscribed is a client of root's engine with its token, and its event
+// stream, past the first event.
+func subscribed(ctx context.Context, t *testing.T, root string) (*engine.Client, pb.ClientService_SubscribeClient) {
+	t.Helper()
+	c, err := engine.DialClient(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	sub, err := c.Subscribe(ctx, &pb.SubscribeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sub.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	return c, sub
+}
+
+// awaitEvent is the next event for which want is true; the stream's
+// context bounds the wait.
+func awaitEvent(t *testing.T, sub pb.ClientService_SubscribeClient, want func(*pb.Event) bool) *pb.Event {
+	t.Helper()
+	for {
+		ev, err := sub.Recv()
+		if err != nil {
+			t.Fatalf("waiting for an event of A's engine: %v", err)
+		}
+		if want(ev) {
+			return ev
+		}
+	}
+}
+
+// denyAndFinish denies the approval id as A's own client and waits for
+// the turn to end: the request must come down as a BLOCK.
+func denyAndFinish(ctx context.Context, t *testing.T, a *engine.Client, sub pb.ClientService_SubscribeClient, id, turn string) {
+	t.Helper()
+	if r, err := a.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: id}); err != nil || !r.GetAccepted() {
+		t.Errorf("A's own denial: accepted=%v %q (%v), want accepted", r.GetAccepted(), r.GetReason(), err)
+	}
+	var resolved []string
+	awaitEvent(t, sub, func(ev *pb.Event) bool {
+		if r := ev.GetApprovalResolved(); r != nil && r.GetApprovalId() == id {
+			resolved = append(resolved, r.GetDecision().String()+" by "+r.GetBy())
+		}
+		return ev.GetResponseComplete().GetTurnId() == turn || ev.GetError().GetTurnId() == turn
+	})
+	if want := "DECISION_BLOCK by clients"; strings.Join(resolved, "; ") != want {
+		t.Errorf("approval %s resolved: got %q, want %q", id, resolved, want)
+	}
+}
+
+// checkApprovalDenied reads root's audit chain (verified first): the
+// request id was put to a human and denied by the local user; no entry
+// approves it.
+func checkApprovalDenied(t *testing.T, root, id string) {
+	t.Helper()
+	if _, err := pxworkspace.VerifyChain(root); err != nil {
+		t.Fatalf("A's audit chain: %v", err)
+	}
+	var requested, denied bool
+	err := audit.Scan(audit.DefaultPath(root), audit.Filter{}, func(en audit.Entry) error {
+		if en.Detail.Ref != id {
+			return nil
+		}
+		switch {
+		case en.Type == audit.ApprovalRequested:
+			requested = true
+		case en.Type == audit.ActionApproved || en.Decision == "ALLOW":
+			t.Errorf("A's audit approves %s: %s %s %q", id, en.Type, en.Decision, en.Reason)
+		case en.Type == audit.ActionBlocked && strings.HasPrefix(en.Reason, "denied on clients by "+engine.ActorLocalUser):
+			denied = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !requested || !denied {
+		t.Errorf("A's audit of %s: requested %v, denied by the local user %v; want both", id, requested, denied)
+	}
+}
+
+// otherWorkspace initialises a second workspace at the home-relative
+// rel (registered in the scenario's home), configured as the scenario's
+// own plus the top-level lines extra, with a model of its own.
+func (h *hands) otherWorkspace(rel, extra string) (string, *fakeOpenAI) {
+	h.t.Helper()
+	root, fake := h.homePath(rel), newFakeOpenAI(h.t)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if _, err := pxworkspace.Init(context.Background(), root, pxworkspace.InitOptions{Home: h.home}); err != nil {
+		h.t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(pxworkspace.ConfigPath(h.root))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	own := strings.ReplaceAll(string(cfg), h.fake.srv.URL, fake.srv.URL) + extra
+	if err := os.WriteFile(pxworkspace.ConfigPath(root), []byte(own), 0o600); err != nil {
+		h.t.Fatal(err)
+	}
+	return root, fake
 }
 
 // copyExecutable copies the file src to dst, executable.
