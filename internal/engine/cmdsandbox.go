@@ -110,66 +110,75 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		spec := plan.spec
-		tmp, err := os.MkdirTemp(cfg.TempRoot, "parallax-cmd-")
-		if err != nil {
-			plan.undo()
-			return nil, nil, fmt.Errorf("private temp directory: %w", err)
+		return cfg.provision(plan)
+	}, nil
+}
+
+// provision makes what one sandboxed run needs beside its plan (the
+// private temp directory, the cgroups as root, the egress proxy when it
+// has network) and returns the wrapper that puts a command in it, and
+// what to do once it ended (it returns what the model must be told).
+func (cfg CommandSandboxConfig) provision(plan *commandPlan) (func(*exec.Cmd) error, func() []string, error) {
+	var err error
+	spec := plan.spec
+	tmp, err := os.MkdirTemp(cfg.TempRoot, "parallax-cmd-")
+	if err != nil {
+		plan.undo()
+		return nil, nil, fmt.Errorf("private temp directory: %w", err)
+	}
+	spec.TempDir = tmp
+	// RLIMIT_NPROC does not bind uid 0 and RLIMIT_DATA no shared
+	// mapping: as root, the command's cgroups do.
+	var groups *sandbox.CommandCgroup
+	if os.Geteuid() == 0 {
+		if groups, err = sandbox.NewCommandCgroup(spec.Limits); err == nil {
+			spec.Cgroups = groups.Procs()
 		}
-		spec.TempDir = tmp
-		// RLIMIT_NPROC does not bind uid 0 and RLIMIT_DATA no shared
-		// mapping: as root, the command's cgroups do.
-		var groups *sandbox.CommandCgroup
-		if os.Geteuid() == 0 {
-			if groups, err = sandbox.NewCommandCgroup(spec.Limits); err == nil {
-				spec.Cgroups = groups.Procs()
-			}
-		}
-		var proxy *proxyHandoff
-		trusted := cfg.trustedBefore()
-		done := func() []string {
-			proxy.close()
-			plan.undo()
-			_ = os.RemoveAll(tmp)
-			notes := groups.Notes()
-			// The command's last tasks may still be exiting (its PID
-			// namespace was just torn down): the groups go when they are
-			// empty, without holding the result back.
-			go groups.Remove()
-			return append(notes, cfg.quarantine(trusted)...)
-		}
-		wrap := func(c *exec.Cmd) error {
-			if spec.Network && cfg.Egress != nil {
-				spec.Proxy = proxyPort
-				var fwd []netip.AddrPort
-				for _, f := range cfg.Forward {
-					if f.Addr().IsLoopback() && !(f.Port() == proxyPort && f.Addr().Is4()) { // the spec refuses anything else
-						fwd = append(fwd, f)
-						spec.Forward = append(spec.Forward, f.String())
-					}
+	}
+	var proxy *proxyHandoff
+	trusted := cfg.trustedBefore()
+	done := func() []string {
+		proxy.close()
+		plan.undo()
+		_ = os.RemoveAll(tmp)
+		notes := groups.Notes()
+		// The command's last tasks may still be exiting (its PID
+		// namespace was just torn down): the groups go when they are
+		// empty, without holding the result back.
+		go groups.Remove()
+		return append(notes, cfg.quarantine(trusted)...)
+	}
+	wrap := func(c *exec.Cmd) error {
+		if spec.Network && cfg.Egress != nil {
+			spec.Proxy = proxyPort
+			var fwd []netip.AddrPort
+			for _, f := range cfg.Forward {
+				if f.Addr().IsLoopback() && !(f.Port() == proxyPort && f.Addr().Is4()) { // the spec refuses anything else
+					fwd = append(fwd, f)
+					spec.Forward = append(spec.Forward, f.String())
 				}
-				serve := func(lns []net.Listener) { cfg.Egress(plan.hosts, lns, fwd) }
-				if proxy, err = newProxyHandoff(1+len(fwd), serve); err != nil {
-					return err
-				}
-				c.ExtraFiles = []*os.File{proxy.child}
 			}
-			argv := append([]string{c.Path}, c.Args[1:]...)
-			sc, err := spec.Command(context.Background(), cfg.Self, argv) // only its path and arguments are taken: the runner owns the process
-			if err != nil {
+			serve := func(lns []net.Listener) { cfg.Egress(plan.hosts, lns, fwd) }
+			if proxy, err = newProxyHandoff(1+len(fwd), serve); err != nil {
 				return err
 			}
-			c.Path, c.Args = sc.Path, sc.Args
-			spec.SetSysProcAttr(c) // the runner adds its process group to these
-			c.Env = append(withoutKeys(c.Env, "TMPDIR"), "TMPDIR="+spec.TempDirInside())
-			if spec.Proxy != 0 {
-				c.Env = append(withoutKeys(c.Env, proxyVars...), proxyEnv(spec.Proxy)...)
-				proxy.start()
-			}
-			return nil
+			c.ExtraFiles = []*os.File{proxy.child}
 		}
-		return wrap, done, nil
-	}, nil
+		argv := append([]string{c.Path}, c.Args[1:]...)
+		sc, err := spec.Command(context.Background(), cfg.Self, argv) // only its path and arguments are taken: the runner owns the process
+		if err != nil {
+			return err
+		}
+		c.Path, c.Args = sc.Path, sc.Args
+		spec.SetSysProcAttr(c) // the runner adds its process group to these
+		c.Env = append(withoutKeys(c.Env, "TMPDIR"), "TMPDIR="+spec.TempDirInside())
+		if spec.Proxy != 0 {
+			c.Env = append(withoutKeys(c.Env, proxyVars...), proxyEnv(spec.Proxy)...)
+			proxy.start()
+		}
+		return nil
+	}
+	return wrap, done, nil
 }
 
 // commandPlan is one command's sandbox and what the engine did on disk
@@ -562,14 +571,19 @@ func dedupe(in []string) []string {
 var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
 	"NO_PROXY", "no_proxy"}
 
-// proxyEnv points every program of the command at its egress proxy.
+// proxyEnv points every program of the command at its egress proxy,
+// except for loopback: inside the command's own network namespace,
+// loopback holds only what the command itself serves (a test's server)
+// and the relays of the workspace's loopback registries, so a client
+// that honours NO_PROXY reaches them directly (the proxy refuses
+// loopback targets).
 func proxyEnv(port int) []string {
 	u := fmt.Sprintf("http://127.0.0.1:%d", port)
 	var out []string
 	for _, v := range proxyVars[:6] {
 		out = append(out, v+"="+u)
 	}
-	return out
+	return append(out, "NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1")
 }
 
 // within reports whether p is dir or lies beneath it.

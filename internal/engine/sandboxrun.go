@@ -1,0 +1,182 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/internal/workspace"
+	"github.com/parallax/parallax/sandbox"
+	"github.com/parallax/parallax/shield"
+)
+
+// SandboxRun is one program (an agent we do not own: Claude Code, a
+// script) run in the sandbox the own agent's commands get, from a
+// profile instead of a verdict: the workspace writable except its
+// host-trusted files, every .parallax and ~/.parallax hidden, secret
+// files masked, the home read-only, a private /tmp, its own PID, network,
+// IPC and UTS namespaces (nothing it starts outlives it), the network
+// only through the egress proxy to the workspace's registries and Hosts,
+// resources bounded as agent.command.limits says.
+type SandboxRun struct {
+	// Root is the workspace (initialised); Home what ~ means.
+	Root, Home string
+	// Settings are the workspace's agent settings (caches, registries,
+	// limits).
+	Settings workspace.AgentSettings
+	// Hosts are the hosts the program may reach beside the registries:
+	// "host", "host:port", "*.suffix", or a loopback "IP:port", which is
+	// relayed from inside the program's namespace to the same address
+	// on the host (a local model server).
+	Hosts []string
+	// Argv is the program and its arguments; Argv[0] is looked up in
+	// PATH of Env.
+	Argv []string
+	// Env is the program's environment; the sandbox sets TMPDIR and the
+	// proxy variables.
+	Env []string
+	// Stdin, Stdout and Stderr are the program's (nil: nothing).
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// ErrSandboxRun marks a run that could not be started (its program was
+// never run).
+var ErrSandboxRun = errors.New("sandbox run")
+
+// RunSandboxed runs r's program in its sandbox and waits for it. It
+// returns the program's exit status and the notes of how the sandbox
+// ended (a limit reached, a host-trusted file created and moved aside).
+// The start and the end are audited (SessionStarted, SessionEnded), and
+// every connection through the proxy (EgressConnection).
+func RunSandboxed(ctx context.Context, r SandboxRun) (int, []string, error) {
+	if len(r.Argv) == 0 {
+		return -1, nil, fmt.Errorf("%w: no program to run", ErrSandboxRun)
+	}
+	ws, err := workspace.Open(ctx, r.Root)
+	if err != nil {
+		return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
+	}
+	defer ws.Close()
+	self, err := sandbox.Self()
+	if err != nil {
+		return -1, nil, fmt.Errorf("%w: the sandbox's wrapper: %v", ErrSandboxRun, err)
+	}
+	if err := workspace.Register(r.Home, r.Root); err != nil {
+		return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
+	}
+	cfg, registries := settingsSandbox(r.Root, r.Home, r.Settings)
+	registries = slices.Clone(registries)
+	var hosts []string
+	for _, h := range r.Hosts {
+		if ap, err := netip.ParseAddrPort(h); err == nil && ap.Addr().IsLoopback() {
+			// Relayed through the proxy, whose rules allow it as a
+			// registry of this run.
+			cfg.Forward = append(cfg.Forward, ap)
+			registries = append(registries, h)
+			continue
+		}
+		hosts = append(hosts, h)
+	}
+	cfg.Self = self
+	cfg.Egress = egressServer(registries, func() shield.Appender { return ws.Audit })
+	if err := sandbox.Support().Usable(); err != nil {
+		return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
+	}
+	if err := sandbox.ProbeHide(ctx, self); err != nil {
+		return -1, nil, fmt.Errorf("%w: cannot hide the workspace's .parallax: %v", ErrSandboxRun, err)
+	}
+	if cfg.CacheRoot == "" {
+		cfg.CacheRoot = cacheRoot(cfg.Workspace)
+	}
+	plan, err := cfg.plan("", false)
+	if err != nil {
+		return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
+	}
+	plan.spec.Network, plan.hosts = true, hosts
+	wrap, done, err := cfg.provision(plan)
+	if err != nil {
+		return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
+	}
+	prog := r.Argv[0]
+	if !strings.Contains(prog, "/") {
+		if prog, err = lookPath(prog, r.Env); err != nil {
+			_ = done()
+			return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
+		}
+	}
+	cmd := exec.Command(prog, r.Argv[1:]...)
+	cmd.Dir, cmd.Env = r.Root, append([]string(nil), r.Env...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = r.Stdin, r.Stdout, r.Stderr
+	if err := wrap(cmd); err != nil {
+		_ = done()
+		return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
+	}
+	session := "sandbox-" + randomHex(6)
+	what := filepath.Base(r.Argv[0]) + "; hosts: " + strings.Join(r.Hosts, ", ")
+	if _, err := ws.Audit.Append(ctx, audit.Event{Type: audit.SessionStarted, Session: session,
+		Detail: audit.Detail{Code: "sandbox_run_started", Message: clipReason(what)}}); err != nil {
+		_ = done()
+		return -1, nil, fmt.Errorf("%w: the audit chain: %v", ErrSandboxRun, err)
+	}
+	runErr := cmd.Run()
+	notes := done()
+	code := 0
+	var ee *exec.ExitError
+	switch {
+	case runErr == nil:
+	case errors.As(runErr, &ee):
+		code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal()) // as a shell reports it
+		}
+	default:
+		code = -1
+	}
+	e := audit.Event{Type: audit.SessionEnded, Session: session,
+		Detail: audit.Detail{Code: "sandbox_run_ended", ExitCode: int64(code), Message: clipReason(strings.Join(notes, "; "))}}
+	if _, err := ws.Audit.Append(context.WithoutCancel(ctx), e); err != nil {
+		return code, notes, fmt.Errorf("the end of the run could not be audited: %w", err)
+	}
+	if code == -1 && runErr != nil {
+		return code, notes, runErr
+	}
+	return code, notes, nil
+}
+
+// lookPath finds prog in the PATH of env.
+func lookPath(prog string, env []string) (string, error) {
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, prog)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return filepath.Abs(p)
+		}
+	}
+	return "", fmt.Errorf("%s: not found in PATH", prog)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
