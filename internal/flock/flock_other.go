@@ -5,10 +5,18 @@
 package flock
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
+	"time"
 )
+
+// ErrDeadline is the error of a lock not granted before the deadline.
+var ErrDeadline = errors.New("lock not granted before the deadline")
+
+// SetDeadline does nothing here: every Lock fails at once.
+func SetDeadline(time.Time) {}
 
 // Lock fails: file locking is not implemented here.
 func Lock(f *os.File, _ bool) error {
