@@ -27,13 +27,19 @@
 // learned from its command line with its rule for several roots, or
 // --root, which for server-filesystem must name the same directories:
 // ServerRoots), and a relative path with no known base is blocked
-// (mcp_relative_path) with a reason naming --root. A file URL (the
-// scheme in any case, file:/x or file:///x) is its decoded path; one the
-// gate could read otherwise than the server is refused (a host, . or ..
-// segments, which a server may take as a relative path; a backslash,
-// query, fragment or control character, which a URL parser rewrites);
-// server-filesystem, which knows no URLs, gets it placed as the relative
-// path it takes it for. Server-filesystem opens a name missing as
+// (mcp_relative_path) with a reason naming --root. A file URL is read
+// once, by one judgement (fileURL, over action.ParseFileURL), whether
+// it is a tool's argument or the URI of resources/read or
+// resources/subscribe: what every URL parser a server may use reads
+// alike is normalised as a WHATWG parser does (spaces and control
+// characters before it, tabs and newlines anywhere, the scheme in any
+// case, file:/x, a localhost host, escapes) and judged as its path;
+// what they read differently is refused, never forwarded (a host, . or
+// .. segments, which a server may resolve through a link, a backslash,
+// query, fragment, trailing space, escaped slash or control character,
+// which some parsers keep in the name); as a tool argument,
+// server-filesystem, which knows no URLs, gets it placed as the
+// relative path it takes it for. Server-filesystem opens a name missing as
 // written as the entry equal to it in Unicode NFC ("cafe\u0301" is
 // "café", "Key" is "\u212aey"), links included: the gate judges that
 // entry (Roots.OnDisk); for any other server (it may be server-
@@ -123,11 +129,14 @@
 //   - Beyond tools. Resource contents, prompt messages, log and progress
 //     messages pass the same screener (masked, withheld, flagged,
 //     audited); resource reads and prompts taint the session, as do log
-//     and progress messages DLP finds something in. A file:// resource
-//     read is judged as a read_file of its path before it is sent (other
-//     URIs are the server's own namespace: recorded as an mcp_call of
-//     resources/read). Listings of resources, templates and prompts pass
-//     DLP, and an item whose text reads as orders keeps only its name.
+//     and progress messages DLP finds something in. A file URI of
+//     resources/read or resources/subscribe is judged as a read_file of
+//     its path before it is sent (the same judgement as a tool's file
+//     URL, above: an odd spelling is normalised or refused, never
+//     forwarded unjudged); other URIs are the server's own namespace,
+//     recorded as an mcp_call of resources/read. Listings of resources,
+//     templates and prompts pass DLP, and an item whose text reads as
+//     orders keeps only its name.
 //     A sampling request is masked and refused when it holds what DLP
 //     withholds or reads as orders; it never asks for other servers'
 //     context (includeContext is dropped), and the model's answer passes

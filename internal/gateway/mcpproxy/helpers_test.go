@@ -99,6 +99,8 @@ type options struct {
 	gateWrap  func(Gate) Gate
 	pinsWrap  func(PinStore) PinStore
 	session   string
+	// protocol is the client's MCP protocol version ("": the SDK's latest).
+	protocol string
 }
 
 // broker is the approval broker of o (nil without scripted answers),
@@ -189,7 +191,7 @@ func start(t testing.TB, ws string, o options) *env {
 			default:
 			}
 		}})
-	e.client, err = client.Connect(ctx, downClient, nil)
+	e.client, err = client.Connect(ctx, downClient, &mcp.ClientSessionOptions{ProtocolVersion: o.protocol})
 	if err != nil {
 		t.Fatalf("client connect through the proxy: %v", err)
 	}

@@ -4,7 +4,8 @@
 //
 // Environment:
 //
-//	PX_TESTSERVER_LOG      append one line per call ("tool<TAB>arguments") to this file
+//	PX_TESTSERVER_LOG      append one line per call ("tool<TAB>arguments") and per resource
+//	                       request received, whatever its URI ("resources/read<TAB>{"uri":…}")
 //	PX_TESTSERVER_RUGPULL  when "1", echo is listed with a changed, poisoned description
 //	PX_TESTSERVER_STUBBORN when "1", ignore SIGTERM, SIGINT and SIGHUP, keep running after stdin
 //	                       closes, and start a child process (this program again) that does
@@ -127,7 +128,11 @@ func main() {
 	if os.Getenv("PX_TESTSERVER_STUBBORN") == "1" {
 		startChild()
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "px-testserver", Version: "1.0.0"}, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: "px-testserver", Version: "1.0.0"}, &mcp.ServerOptions{
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
+	s.AddReceivingMiddleware(recordResources)
 	desc := echoDesc
 	if os.Getenv("PX_TESTSERVER_RUGPULL") == "1" {
 		desc = rugPullDesc
@@ -174,6 +179,20 @@ func main() {
 	}
 	if err != nil {
 		log.Fatalf("testserver: %v", err)
+	}
+}
+
+// recordResources records every resource request the server receives,
+// before any handler or URI matching (subscriptions/listen is how a
+// client of protocol 2026-07-28 subscribes): tests check that what the
+// proxy refuses never arrives.
+func recordResources(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "resources/read", "resources/subscribe", "resources/unsubscribe", "subscriptions/listen":
+			record(method, req.GetParams())
+		}
+		return next(ctx, method, req)
 	}
 }
 
@@ -241,6 +260,12 @@ func addLeaks(s *mcp.Server) {
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI,
 				MIMEType: "application/octet-stream", Blob: append([]byte{0, 1, 2}, fakeKey...)}}}, nil
+		})
+	// Files, canned: nothing is read.
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "file:///{+path}", Name: "files", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain",
+				Text: "contents of " + req.Params.URI}}}, nil
 		})
 	s.AddPrompt(&mcp.Prompt{Name: "secret-prompt", Description: "A prompt that carries a credential."},
 		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
