@@ -95,9 +95,11 @@
 //     are judged too, as an mcp_call, when they could matter (structures,
 //     long strings, path-, URL- or address-like strings, DLP findings);
 //     the worse verdict wins.
-//   - Tool pinning (rug pulls). Each tool's canonical definition (name,
-//     title, description, input schema, annotations; JSON with sorted
-//     keys) is hashed (SHA-256) and pinned per server identity in
+//   - Tool pinning (rug pulls). Each tool's canonical definition, all
+//     the proxy serves of it (name, title, description, input and output
+//     schemas, annotations, _meta, icons; JSON with sorted keys; a test
+//     fails when the SDK's Tool grows a field the hash does not cover),
+//     is hashed (SHA-256) and pinned per server identity in
 //     .parallax/mcp/pins.json (0600, atomic rename, flock across
 //     processes) on first sight, audited. A changed definition is held:
 //     the client sees a placeholder with no word of the new text, calls
@@ -105,9 +107,14 @@
 //     approve SERVER TOOL`", until a human approves it. Added and removed
 //     tools are reported. The list is re-checked on every tools/list and
 //     on the server's list_changed notification, and a held tool is
-//     re-checked when called, so an approval takes effect at once.
-//   - Tool poisoning. Definitions (title, description, every string of the
-//     input schema) and the server's instructions pass the injection rule
+//     re-checked when called, so an approval takes effect at once. A pin
+//     from before the output schema, _meta and icons were pinned
+//     (hash_version absent) is carried over once, with its trust, when
+//     the rest is unchanged and those read as no orders (repinned,
+//     audited); a pin made since covers their absence too.
+//   - Tool poisoning. Definitions (title, description, the annotations'
+//     title, every key and string of the input and output schemas, _meta
+//     and icons) and the server's instructions pass the injection rule
 //     table: a flagged tool is held (even on first sight) until approved;
 //     flagged instructions are dropped. Audited as IntegrityViolation.
 //   - Results. Every channel of a tool result passes DLP: texts, the
