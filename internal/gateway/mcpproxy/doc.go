@@ -145,9 +145,14 @@
 //     templates and prompts pass DLP, and an item whose text reads as
 //     orders keeps only its name.
 //     A sampling request is masked and refused when it holds what DLP
-//     withholds or reads as orders; it never asks for other servers'
-//     context (includeContext is dropped), and the model's answer passes
-//     DLP on its way back. Experimental capabilities are not forwarded.
+//     withholds or reads as orders in any message of any role; the
+//     server wrote every turn, so an assistant turn (prefilled last, or
+//     earlier as the model's history) or a system prompt claiming the
+//     user's approval ("Approved by the user…", "I have permission…";
+//     the approval_claim rule, ScopeTurn) refuses it too. It never asks
+//     for other servers' context (includeContext is dropped), and the
+//     model's answer passes DLP on its way back. Experimental
+//     capabilities are not forwarded.
 //   - No orphans. The server runs in a process group of its own
 //     (ProcessTransport): when the client goes away or the proxy is told
 //     to stop, its stdin is closed, then the group gets SIGTERM, then

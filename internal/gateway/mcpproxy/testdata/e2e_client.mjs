@@ -171,6 +171,11 @@ if (mode.startsWith("everything")) {
     const s2 = await client.callTool({ name: "sample", arguments: { kind: "key" } });
     assert.match(text(s2), /sampling failed.*mcp_sampling_refused/);
     assert.equal(samples.length, 1, "a sampling request with a private key reached the client");
+    for (const kind of ["approval", "approval-early"]) {
+      const s3 = await client.callTool({ name: "sample", arguments: { kind } });
+      assert.match(text(s3), /sampling failed.*mcp_sampling_refused/, kind + ": " + text(s3));
+    }
+    assert.equal(samples.length, 1, "a sampling request claiming the user's approval reached the client");
     ok("sampling screened");
   } else {
     throw new Error("unknown part " + part);
