@@ -1,5 +1,7 @@
 package mcpproxy
 
+//lint:file-ignore SA1019 the tests drive MCP sampling, deprecated (SEP-2577) but still relayed by the proxy.
+
 import (
 	"context"
 	"encoding/json"
