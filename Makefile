@@ -41,6 +41,7 @@ fuzz:
 	$(FUZZ) ./internal/egress/ -fuzz=FuzzHandshake
 	$(FUZZ) ./policy/ -fuzz=FuzzParse
 	$(FUZZ) ./action/ -fuzz=FuzzDecode
+	$(FUZZ) ./action/ -fuzz=FuzzParseFileURL
 	$(FUZZ) ./shield/ -fuzz=FuzzStream
 	$(FUZZ) ./ifc/ -fuzz=FuzzParse
 	$(FUZZ) ./ifc/ -fuzz='^FuzzSegIntersect$$'

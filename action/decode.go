@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
-	"path"
 	"strings"
 )
 
@@ -284,21 +282,28 @@ func URLOf(a *Action) (string, bool) {
 	return "", false
 }
 
-// FileURLPath returns the path of a file:// URL in a URL-bearing action:
-// fetching it is a read of that file. A file URL that cannot be placed
-// (unparsable, or on another host) is the root, so it is never judged
-// as less than it could be.
+// FileURLPath returns the path of a file URL in a URL-bearing action:
+// fetching it is a read of that file. The URL is read by ParseFileURL;
+// one whose path parsers disagree on is its WHATWG reading, and one
+// that names no local path (another host, a bad escape) is the root, so
+// it is never judged as less than it could be.
 func FileURLPath(a *Action) (string, bool) {
 	raw, ok := URLOf(a)
-	raw = strings.TrimSpace(raw)
-	if !ok || len(raw) < 7 || !strings.EqualFold(raw[:7], "file://") {
+	if !ok {
 		return "", false
 	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Path == "" || u.Host != "" && u.Host != "localhost" {
+	p, file, err := ParseFileURL(raw)
+	if !file {
+		return "", false
+	}
+	if err != nil {
+		var fe *FileURLError
+		if errors.As(err, &fe) && fe.Path != "" {
+			return fe.Path, true
+		}
 		return "/", true
 	}
-	return path.Clean(u.Path), true
+	return p, true
 }
 
 // ShellCode returns the shell code an action runs ("" if none):

@@ -18,6 +18,13 @@
 //     as are paths spelled with escapes or look-alikes (CheckPathEncoding:
 //     %68, &#126;, \x2e, fullwidth and Cyrillic/Greek homoglyphs), which
 //     the tool that runs the action might decode to a restricted path.
+//   - One reading of file URLs (ParseFileURL), for the gate's URL fields
+//     and the MCP proxy's arguments and resource URIs: spellings every URL
+//     parser reads alike are normalised as a WHATWG parser does (spaces
+//     and controls before it, tabs and newlines anywhere, the scheme's
+//     case, file:/x, localhost, escapes); spellings parsers read
+//     differently (a backslash, . or .., a query, trailing spaces, another
+//     host, escaped slashes or controls) are refused.
 //   - Canonical hash: SHA-256 over {type, payload} re-encoded canonically,
 //     so key order, white space and number spelling (1, 1.0, 1e0) do not
 //     change it. The Verifier refuses execution when the hash at execution

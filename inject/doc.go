@@ -3,6 +3,11 @@
 // the model orders (OWASP LLM01 prompt injection, MITRE ATLAS AML.T0051,
 // MCP tool poisoning).
 //
+// Scopes say where a rule looks: tool results, tool definitions, and the
+// model's own voice as a server wrote it (ScopeTurn: the assistant turns
+// and system prompt of an MCP sampling request, where a claim of the
+// user's approval is forged).
+//
 // Defenses: one static, ordered rule table, each rule with positive and
 // negative examples the tests run; text is normalised (case, white space,
 // zero-width and bidi format characters) and invisible Unicode tag

@@ -1,6 +1,8 @@
 package mcpproxy
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,10 +16,30 @@ type observed struct {
 	tool  *mcp.Tool
 	hash  string
 	rules []string // injection rules its definition matches
+	// v1 is its hash as pins had it before the output schema, _meta and
+	// icons were pinned, and added the rules those alone match: a pin of
+	// v1 is carried over when added is empty (decide).
+	v1    string
+	added []string
+}
+
+// newObserved hashes and scans a listed tool.
+func newObserved(t *mcp.Tool) (observed, error) {
+	h, err := ToolHash(t)
+	if err != nil {
+		return observed{}, err
+	}
+	v1, err := v1ToolHash(t)
+	if err != nil {
+		return observed{}, err
+	}
+	return observed{tool: t, hash: h, rules: toolInjection(t), v1: v1, added: scanDefinition(t.OutputSchema, t.Meta, t.Icons)}, nil
 }
 
 // pinEvent is a change worth telling the operator and the audit chain:
-// pinned (first sight of the server), added, changed, poisoned, removed.
+// pinned (first sight of the server), added, changed, poisoned, removed,
+// repinned (a v1 pin carried over to the hash that covers the output
+// schema, _meta and icons).
 type pinEvent struct {
 	kind  string
 	tool  string
@@ -45,6 +67,25 @@ func decide(sp *ServerPins, seen []observed, now time.Time, server string) (map[
 		switch {
 		case pinned && pin.Hash == o.hash:
 			delete(sp.Pending, name)
+			if pin.HashVersion < HashVersion {
+				// The hash covers all it now covers: the output schema,
+				// _meta and icons are absent, and their arrival is a change.
+				pin.HashVersion = HashVersion
+				sp.Tools[name] = pin
+			}
+		case pinned && pin.HashVersion < HashVersion && pin.Hash == o.v1 && len(o.added) == 0:
+			// Pinned before the output schema, _meta and icons were:
+			// what was pinned is unchanged, and what is now pinned too is
+			// seen for the first time (and reads as no orders). A trust
+			// of that definition stays with it.
+			pin.Hash, pin.HashVersion = o.hash, HashVersion
+			sp.Tools[name] = pin
+			if tr, ok := sp.Trusted[name]; ok && tr.Hash == o.v1 {
+				tr.Hash = o.hash
+				sp.Trusted[name] = tr
+			}
+			delete(sp.Pending, name)
+			events = append(events, pinEvent{kind: "repinned", tool: name, hash: o.hash})
 		case pinned || len(o.rules) > 0:
 			reason := PendingChanged
 			if !pinned {
@@ -53,11 +94,12 @@ func decide(sp *ServerPins, seen []observed, now time.Time, server string) (map[
 			st.held, st.reason = true, heldReason(reason, server, name, o.rules)
 			if prev, ok := sp.Pending[name]; !ok || prev.Hash != o.hash {
 				sp.Pending[name] = PendingTool{Hash: o.hash, Reason: reason, Rules: o.rules, SeenAt: now,
-					Description: trimTo(o.tool.Description, maxPinnedText)}
+					Description: trimTo(o.tool.Description, maxPinnedText), HashVersion: HashVersion}
 				events = append(events, pinEvent{kind: reason, tool: name, hash: o.hash, rules: o.rules})
 			}
 		default:
-			sp.Tools[name] = ToolPin{Hash: o.hash, PinnedAt: now, Description: trimTo(o.tool.Description, maxPinnedText)}
+			sp.Tools[name] = ToolPin{Hash: o.hash, PinnedAt: now, Description: trimTo(o.tool.Description, maxPinnedText),
+				HashVersion: HashVersion}
 			delete(sp.Pending, name)
 			kind := "pinned"
 			if known {
@@ -93,24 +135,61 @@ func heldReason(why, server, tool string, rules []string) string {
 	return fmt.Sprintf("tool %s changed since pinned; %s", tool, approve)
 }
 
-// toolInjection scans a tool definition for text aimed at the agent: the
-// title, the description and every string under the input schema (tool
-// poisoning hides orders in parameter descriptions too).
+// toolInjection scans a tool definition for text aimed at the agent:
+// everything the proxy serves of it that a client may show the model
+// (tool poisoning hides orders in parameter descriptions, output
+// schemas, _meta and annotation titles too): the title, the
+// description, the annotations' title, and every key and string of the
+// input and output schemas, _meta and icons.
 func toolInjection(t *mcp.Tool) []string {
+	var title string
+	if t.Annotations != nil {
+		title = t.Annotations.Title
+	}
+	return scanDefinition(t.Title, t.Description, title, t.InputSchema, t.OutputSchema, t.Meta, t.Icons)
+}
+
+// scanDefinition runs the injection rules (ScopeDescription) over parts
+// of a definition: strings as they are, anything else as every key and
+// string of its JSON. A part that cannot be read whole (nested past the
+// walk's bound, or not JSON) is held as if it said something.
+func scanDefinition(parts ...any) []string {
 	var b strings.Builder
-	b.WriteString(t.Title)
-	b.WriteString("\n")
-	b.WriteString(t.Description)
-	whole := eachString(t.InputSchema, func(_, s string) bool {
-		b.WriteString("\n")
+	add := func(s string) bool {
 		b.WriteString(s)
+		b.WriteString("\n")
 		return true
-	})
+	}
+	whole := true
+	for _, part := range parts {
+		switch x := part.(type) {
+		case nil:
+		case string:
+			add(x)
+		default:
+			v, err := decodedJSON(x)
+			whole = err == nil && eachText(v, add) && whole
+		}
+	}
 	found := ScanInjection(b.String(), ScopeDescription)
 	if !whole {
-		// Nested past the walk's bound: what is below was not read, so it
-		// is held as if it said something.
+		// What is below the bound was not read.
 		found = append(found, "schema_nested_too_deeply")
 	}
 	return found
+}
+
+// decodedJSON is v as decoded JSON (maps, slices, strings, numbers).
+func decodedJSON(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -27,13 +27,19 @@
 // learned from its command line with its rule for several roots, or
 // --root, which for server-filesystem must name the same directories:
 // ServerRoots), and a relative path with no known base is blocked
-// (mcp_relative_path) with a reason naming --root. A file URL (the
-// scheme in any case, file:/x or file:///x) is its decoded path; one the
-// gate could read otherwise than the server is refused (a host, . or ..
-// segments, which a server may take as a relative path; a backslash,
-// query, fragment or control character, which a URL parser rewrites);
-// server-filesystem, which knows no URLs, gets it placed as the relative
-// path it takes it for. Server-filesystem opens a name missing as
+// (mcp_relative_path) with a reason naming --root. A file URL is read
+// once, by one judgement (fileURL, over action.ParseFileURL), whether
+// it is a tool's argument or the URI of resources/read or
+// resources/subscribe: what every URL parser a server may use reads
+// alike is normalised as a WHATWG parser does (spaces and control
+// characters before it, tabs and newlines anywhere, the scheme in any
+// case, file:/x, a localhost host, escapes) and judged as its path;
+// what they read differently is refused, never forwarded (a host, . or
+// .. segments, which a server may resolve through a link, a backslash,
+// query, fragment, trailing space, escaped slash or control character,
+// which some parsers keep in the name); as a tool argument,
+// server-filesystem, which knows no URLs, gets it placed as the
+// relative path it takes it for. Server-filesystem opens a name missing as
 // written as the entry equal to it in Unicode NFC ("cafe\u0301" is
 // "café", "Key" is "\u212aey"), links included: the gate judges that
 // entry (Roots.OnDisk); for any other server (it may be server-
@@ -89,9 +95,11 @@
 //     are judged too, as an mcp_call, when they could matter (structures,
 //     long strings, path-, URL- or address-like strings, DLP findings);
 //     the worse verdict wins.
-//   - Tool pinning (rug pulls). Each tool's canonical definition (name,
-//     title, description, input schema, annotations; JSON with sorted
-//     keys) is hashed (SHA-256) and pinned per server identity in
+//   - Tool pinning (rug pulls). Each tool's canonical definition, all
+//     the proxy serves of it (name, title, description, input and output
+//     schemas, annotations, _meta, icons; JSON with sorted keys; a test
+//     fails when the SDK's Tool grows a field the hash does not cover),
+//     is hashed (SHA-256) and pinned per server identity in
 //     .parallax/mcp/pins.json (0600, atomic rename, flock across
 //     processes) on first sight, audited. A changed definition is held:
 //     the client sees a placeholder with no word of the new text, calls
@@ -99,9 +107,14 @@
 //     approve SERVER TOOL`", until a human approves it. Added and removed
 //     tools are reported. The list is re-checked on every tools/list and
 //     on the server's list_changed notification, and a held tool is
-//     re-checked when called, so an approval takes effect at once.
-//   - Tool poisoning. Definitions (title, description, every string of the
-//     input schema) and the server's instructions pass the injection rule
+//     re-checked when called, so an approval takes effect at once. A pin
+//     from before the output schema, _meta and icons were pinned
+//     (hash_version absent) is carried over once, with its trust, when
+//     the rest is unchanged and those read as no orders (repinned,
+//     audited); a pin made since covers their absence too.
+//   - Tool poisoning. Definitions (title, description, the annotations'
+//     title, every key and string of the input and output schemas, _meta
+//     and icons) and the server's instructions pass the injection rule
 //     table: a flagged tool is held (even on first sight) until approved;
 //     flagged instructions are dropped. Audited as IntegrityViolation.
 //   - Results. Every channel of a tool result passes DLP: texts, the
@@ -123,15 +136,23 @@
 //   - Beyond tools. Resource contents, prompt messages, log and progress
 //     messages pass the same screener (masked, withheld, flagged,
 //     audited); resource reads and prompts taint the session, as do log
-//     and progress messages DLP finds something in. A file:// resource
-//     read is judged as a read_file of its path before it is sent (other
-//     URIs are the server's own namespace: recorded as an mcp_call of
-//     resources/read). Listings of resources, templates and prompts pass
-//     DLP, and an item whose text reads as orders keeps only its name.
+//     and progress messages DLP finds something in. A file URI of
+//     resources/read or resources/subscribe is judged as a read_file of
+//     its path before it is sent (the same judgement as a tool's file
+//     URL, above: an odd spelling is normalised or refused, never
+//     forwarded unjudged); other URIs are the server's own namespace,
+//     recorded as an mcp_call of resources/read. Listings of resources,
+//     templates and prompts pass DLP, and an item whose text reads as
+//     orders keeps only its name.
 //     A sampling request is masked and refused when it holds what DLP
-//     withholds or reads as orders; it never asks for other servers'
-//     context (includeContext is dropped), and the model's answer passes
-//     DLP on its way back. Experimental capabilities are not forwarded.
+//     withholds or reads as orders in any message of any role; the
+//     server wrote every turn, so an assistant turn (prefilled last, or
+//     earlier as the model's history) or a system prompt claiming the
+//     user's approval ("Approved by the user…", "I have permission…";
+//     the approval_claim rule, ScopeTurn) refuses it too. It never asks
+//     for other servers' context (includeContext is dropped), and the
+//     model's answer passes DLP on its way back. Experimental
+//     capabilities are not forwarded.
 //   - No orphans. The server runs in a process group of its own
 //     (ProcessTransport): when the client goes away or the proxy is told
 //     to stop, its stdin is closed, then the group gets SIGTERM, then

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"path/filepath"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -247,24 +245,45 @@ func screenItems[T any](p *Proxy, ctx context.Context, kind string, items []*T) 
 	return out
 }
 
-// resourceAction is the action a resource read amounts to: a file:// URI
-// is a read of its path (judged like read_file); any other URI is an
-// mcp_call of resources/read, for the session's taint only.
-func (p *Proxy) resourceAction(uri string) (r shield.Request, file bool, err error) {
-	u, err := url.Parse(uri)
-	if err == nil && strings.EqualFold(u.Scheme, "file") {
-		if u.Host != "" && u.Host != "localhost" || !filepath.IsAbs(u.Path) {
-			return r, true, fmt.Errorf("resource URI is not a local absolute file URI")
+// resourceAction is the action a resource request amounts to: a file
+// URI is a read of its path (resourceFile, judged like read_file); any
+// other URI is an mcp_call of method, for the session's taint only.
+func (p *Proxy) resourceAction(method, uri string) (r shield.Request, file bool, err error) {
+	path, file, err := resourceFile(p.mapEnv(), uri)
+	if file {
+		if err != nil {
+			return r, true, err
 		}
-		r, err = request(action.ReadFile, map[string]any{"path": filepath.Clean(u.Path)})
+		r, err = request(action.ReadFile, map[string]any{"path": path})
 		return r, true, err
 	}
 	args, err := json.Marshal(map[string]string{"uri": uri})
 	if err != nil {
 		return r, false, err
 	}
-	r, err = mcpCall(p.cfg.ServerID, "resources/read", args)
+	r, err = mcpCall(p.cfg.ServerID, method, args)
 	return r, false, err
+}
+
+// gateResource decides a resource request before it is sent: a file URI
+// the proxy cannot place is refused (mcp_bad_uri), and one it can is
+// judged by the gate as a read of its path; the refusal is the error.
+// It returns the request to observe the result with.
+func (p *Proxy) gateResource(ctx context.Context, method, uri string) (shield.Request, error) {
+	obs, file, err := p.resourceAction(method, uri)
+	if err != nil {
+		v := verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageDecode, Rule: RuleBadURI,
+			Reason: "resource URI " + err.Error()}
+		p.refuse(ctx, method, "", v)
+		return obs, refusal(v)
+	}
+	if file {
+		// No tool definition: no annotations to go by and no stored trust.
+		if v := p.judge(ctx, method, toolState{}, Mapped{Shape: "resource", Primary: obs}, nil); v.Decision != verdict.Allow {
+			return obs, refusal(v)
+		}
+	}
+	return obs, nil
 }
 
 // refusal is the error the client gets for a refused request.
@@ -283,17 +302,9 @@ func (p *Proxy) readResource(ctx context.Context, params *mcp.ReadResourceParams
 	if err := p.offered("resources"); err != nil {
 		return nil, err
 	}
-	obs, file, err := p.resourceAction(params.URI)
+	obs, err := p.gateResource(ctx, "resources/read", params.URI)
 	if err != nil {
-		v := verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageDecode, Rule: RuleBadURI, Reason: err.Error()}
-		p.refuse(ctx, "resources/read", "", v)
-		return nil, refusal(v)
-	}
-	if file {
-		// No tool definition: no annotations to go by and no stored trust.
-		if v := p.judge(ctx, "resources/read", toolState{}, Mapped{Shape: "resource", Primary: obs}, nil); v.Decision != verdict.Allow {
-			return nil, refusal(v)
-		}
+		return nil, err
 	}
 	res, err := p.cs.ReadResource(ctx, params)
 	if err != nil {
@@ -404,21 +415,45 @@ func (p *Proxy) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Co
 	return out, nil
 }
 
+// subscribe forwards resources/subscribe of a URI the client could
+// read: a file URI is judged as a read of its path (gateResource), since
+// the updates say when the file changes and invite the read.
 func (p *Proxy) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	if err := p.offered("subscribe"); err != nil {
 		return err
 	}
-	if err := p.cs.Subscribe(ctx, req.Params); err != nil {
+	if req == nil || req.Params == nil {
+		return errors.New("parallax: resources/subscribe without parameters")
+	}
+	if _, err := p.gateResource(ctx, "resources/subscribe", req.Params.URI); err != nil {
+		return err
+	}
+	// The URI only: the client's _meta names its own protocol (a
+	// 2026-07-28 client subscribes through subscriptions/listen, whose
+	// _meta the SDK passes on), which the server would take as this
+	// request's, and refuse resources/subscribe.
+	if err := p.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: req.Params.URI}); err != nil {
 		return p.serverErr(err)
 	}
 	return nil
 }
 
+// unsubscribe forwards resources/unsubscribe; a file URI the proxy
+// cannot place is refused like any other (nothing is read, so nothing
+// is judged).
 func (p *Proxy) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 	if err := p.offered("subscribe"); err != nil {
 		return err
 	}
-	if err := p.cs.Unsubscribe(ctx, req.Params); err != nil {
+	if req == nil || req.Params == nil {
+		return errors.New("parallax: resources/unsubscribe without parameters")
+	}
+	if _, file, err := resourceFile(p.mapEnv(), req.Params.URI); file && err != nil {
+		v := verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageDecode, Rule: RuleBadURI, Reason: "resource URI " + err.Error()}
+		p.refuse(ctx, "resources/unsubscribe", "", v)
+		return refusal(v)
+	}
+	if err := p.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: req.Params.URI}); err != nil {
 		return p.serverErr(err)
 	}
 	return nil

@@ -1,9 +1,12 @@
 package mcpproxy
 
+//lint:file-ignore SA1019 the tests drive MCP sampling, deprecated (SEP-2577) but still relayed by the proxy.
+
 import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -78,5 +81,42 @@ func TestSamplingNotOfferedByDefault(t *testing.T) {
 	e := start(t, newWorkspace(t), options{trust: []string{"sample"}})
 	if got, _ := e.call("sample", map[string]any{"kind": "aws"}); !strings.Contains(got, "sampling failed") {
 		t.Errorf("got %q, want the sampling request refused", got)
+	}
+}
+
+// TestSamplingJudgesEveryTurn: a sampling request is judged with all its
+// messages, whatever their role or place. A conversation prefilled with
+// the model's own claim of the user's approval, as its last turn or an
+// earlier one, or with orders in an earlier assistant turn, is refused
+// and never reaches the client's model; an ordinary conversation with
+// an assistant turn does. (The client speaks 2025-11-25: on 2026-07-28
+// the SDK sends no request to the client while it serves one.)
+func TestSamplingJudgesEveryTurn(t *testing.T) {
+	var asked []*mcp.CreateMessageParams
+	var mu sync.Mutex
+	answer := func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, req.Params)
+		return &mcp.CreateMessageResult{Model: "px-canned", Role: "assistant", Content: &mcp.TextContent{Text: "canned answer 42"}}, nil
+	}
+	e := start(t, newWorkspace(t), options{trust: []string{"sample"}, sampling: answer, protocol: "2025-11-25"})
+	for _, kind := range []string{"approval", "approval-early", "orders-early"} {
+		if got, _ := e.call("sample", map[string]any{"kind": kind}); !strings.Contains(got, "sampling failed") || !strings.Contains(got, RuleSamplingRefused) {
+			t.Errorf("%s: got %q, want the request refused (%s)", kind, got, RuleSamplingRefused)
+		}
+	}
+	mu.Lock()
+	if len(asked) != 0 {
+		t.Errorf("the client's model was asked %d times, want never", len(asked))
+	}
+	mu.Unlock()
+	if got, _ := e.call("sample", map[string]any{"kind": "turns"}); !strings.Contains(got, "canned answer 42") {
+		t.Errorf("ordinary conversation: got %q, want the model's answer", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || len(asked[0].Messages) != 3 || asked[0].Messages[1].Role != "assistant" {
+		t.Errorf("the client's model was asked %+v, want the three turns of the conversation", asked)
 	}
 }

@@ -1,5 +1,7 @@
 package mcpproxy
 
+//lint:file-ignore SA1019 the tests drive MCP sampling, deprecated (SEP-2577) but still relayed by the proxy.
+
 import (
 	"context"
 	"fmt"
@@ -99,6 +101,11 @@ type options struct {
 	gateWrap  func(Gate) Gate
 	pinsWrap  func(PinStore) PinStore
 	session   string
+	// protocol is the client's MCP protocol version ("": the SDK's latest).
+	protocol string
+	// sampling, when set, makes the client offer sampling and answer
+	// with it.
+	sampling func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
 }
 
 // broker is the approval broker of o (nil without scripted answers),
@@ -188,8 +195,9 @@ func start(t testing.TB, ws string, o options) *env {
 			case e.changed <- struct{}{}:
 			default:
 			}
-		}})
-	e.client, err = client.Connect(ctx, downClient, nil)
+		},
+		CreateMessageHandler: o.sampling})
+	e.client, err = client.Connect(ctx, downClient, &mcp.ClientSessionOptions{ProtocolVersion: o.protocol})
 	if err != nil {
 		t.Fatalf("client connect through the proxy: %v", err)
 	}

@@ -15,6 +15,7 @@ type InjectionRule = inject.InjectionRule
 const (
 	ScopeResult      = inject.ScopeResult
 	ScopeDescription = inject.ScopeDescription
+	ScopeTurn        = inject.ScopeTurn
 	ScopeBoth        = inject.ScopeBoth
 )
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -295,7 +294,7 @@ func (m *mapper) path(k string) (string, error) {
 }
 
 // place makes a path argument absolute the way the server will: file://
-// is stripped (see fileURI; server-filesystem knows no URIs: to it
+// is read (fileURL; server-filesystem knows no URIs: to it
 // "file:///a/../../.bashrc" is a relative path, its root's .bashrc), ~
 // is the server's home (left for the gate when unknown), a relative path
 // resolves against the server's roots (Roots.Resolve: a PathError when
@@ -326,7 +325,7 @@ func (m *mapper) place(p string) (string, error) {
 func (m *mapper) absolute(p string) (string, error) {
 	if !m.env.Roots.Filesystem {
 		var err error
-		if p, err = fileURI(p); err != nil {
+		if p, _, err = fileURL(p); err != nil {
 			return "", err
 		}
 	}
@@ -342,58 +341,6 @@ func (m *mapper) absolute(p string) (string, error) {
 		return p, nil
 	}
 	return m.env.Roots.Resolve(m.env.Server, p)
-}
-
-// isFileURL reports whether s is a file URL as a URL parser reads one:
-// the scheme in any case, "file:/x" as well as "file:///x", after the
-// spaces and control characters it strips.
-func isFileURL(s string) bool {
-	s = trimC0(s)
-	return len(s) >= len("file:") && strings.EqualFold(s[:len("file:")], "file:")
-}
-
-// trimC0 strips what a URL parser strips around a URL: C0 controls and spaces.
-func trimC0(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 })
-}
-
-// fileURI returns the path of a file URL (anything else as is), decoded.
-// One the gate could read otherwise than the server is refused: a host
-// (other than localhost) or a relative path, . or .. segments (a server
-// that takes the URL as a relative path opens another file), and what a
-// URL parser rewrites or drops (backslashes, a query or fragment, tabs
-// and other control characters).
-func fileURI(p string) (string, error) {
-	if !isFileURL(p) {
-		return p, nil
-	}
-	refuse := func(why string) (string, error) {
-		return "", &PlaceError{Path: p, Why: "a file URL with " + why + "; give an absolute path"}
-	}
-	if trimC0(p) != p {
-		return refuse("leading or trailing spaces or control characters")
-	}
-	rest := p[len("file:"):]
-	if r, ok := strings.CutPrefix(rest, "//"); ok {
-		host, _, _ := strings.Cut(r, "/")
-		if host != "" && !strings.EqualFold(host, "localhost") {
-			return refuse("a host")
-		}
-		rest = r[len(host):]
-	}
-	if strings.ContainsFunc(rest, func(r rune) bool { return r < 0x20 || r == 0x7f || strings.ContainsRune(`\?#`, r) }) {
-		return refuse("a backslash, query, fragment or control character")
-	}
-	dec, err := url.PathUnescape(rest)
-	if err != nil || !strings.HasPrefix(dec, "/") {
-		return refuse("a relative path or a bad escape")
-	}
-	for _, seg := range strings.Split(dec, "/") {
-		if seg == "." || seg == ".." {
-			return refuse(". or .. segments")
-		}
-	}
-	return dec, nil
 }
 
 // leftovers returns the unconsumed arguments that could matter, as a JSON
@@ -704,7 +651,7 @@ func (m *keyMemo) pathLike(key, s string) bool {
 	if strings.TrimSpace(s) == "" {
 		return false
 	}
-	if isFileURL(s) {
+	if action.IsFileURL(s) {
 		return true
 	}
 	if strings.Contains(s, "://") {
@@ -793,7 +740,7 @@ func buildHTTP(m *mapper, got []string) (action.Type, map[string]any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if isFileURL(u) {
+	if action.IsFileURL(u) {
 		p, err := m.path(got[0])
 		if err != nil {
 			return "", nil, err

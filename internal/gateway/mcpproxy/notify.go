@@ -5,6 +5,7 @@ package mcpproxy
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -119,9 +120,11 @@ func (p *Proxy) session() *mcp.ServerSession {
 // sample forwards the server's sampling request to the client (offered
 // to the server only when the client offers sampling). The request is
 // text the client's model reads: it passes DLP (masked) and is refused
-// when it holds what DLP withholds or reads as orders. The server never
-// gets the context of other servers (includeContext is dropped). The
-// model's answer passes DLP on its way to the server.
+// when it holds what DLP withholds or reads as orders, in any message of
+// any role; the server wrote them all, so its assistant turns and system
+// prompt are also refused for claiming the user's approval (turnClaims).
+// The server never gets the context of other servers (includeContext is
+// dropped). The model's answer passes DLP on its way to the server.
 func (p *Proxy) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 	ss := p.session()
 	if req == nil || req.Params == nil || ss == nil {
@@ -141,6 +144,11 @@ func (p *Proxy) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp
 		out.Messages = append(out.Messages, &mcp.SamplingMessage{Role: m.Role, Content: s.content(m.Content)})
 	}
 	sc := s.result()
+	for _, id := range turnClaims(in) {
+		if !slices.Contains(sc.Injection, id) {
+			sc.Injection = append(sc.Injection, id)
+		}
+	}
 	p.reportScreened(ctx, string(action.MCPCall), "sampling request", sc)
 	if len(sc.Blocking)+len(sc.Injection) > 0 {
 		why := "it holds data that must not reach the model (" + strings.Join(sc.Blocking, ", ") + ")"
@@ -165,6 +173,32 @@ func (p *Proxy) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp
 			Reason: "the model's answer was withheld because it holds data that must not leave (" + strings.Join(sc.Blocking, ", ") + ")"})
 	}
 	return answer, nil
+}
+
+// turnClaims runs the rules of text in the model's own voice
+// (ScopeTurn: claims of the user's approval) over what a sampling
+// request puts there: every assistant turn, wherever it stands (a
+// prefilled last turn the model would continue, or an earlier one it
+// would take for its own history), and the system prompt.
+func turnClaims(in *mcp.CreateMessageParams) []string {
+	var b strings.Builder
+	b.WriteString(in.SystemPrompt)
+	for _, m := range in.Messages {
+		if m == nil || m.Role != "assistant" {
+			continue
+		}
+		switch c := m.Content.(type) {
+		case *mcp.TextContent:
+			b.WriteString("\n")
+			b.WriteString(c.Text)
+		case *mcp.EmbeddedResource:
+			if c.Resource != nil {
+				b.WriteString("\n")
+				b.WriteString(c.Resource.Text)
+			}
+		}
+	}
+	return ScanInjection(b.String(), ScopeTurn)
 }
 
 // progressMeta carries the client's progress token to the server (and

@@ -116,7 +116,14 @@ type ToolPin struct {
 	PinnedAt    time.Time `json:"pinned_at"`
 	Approved    bool      `json:"approved,omitempty"` // by a human (pins approve), not on first use
 	Description string    `json:"description,omitempty"`
+	// HashVersion is HashVersion when Hash covers the output schema,
+	// _meta and icons (0: a pin from before; see v1Definition).
+	HashVersion int `json:"hash_version,omitempty"`
 }
+
+// HashVersion is the version of ToolHash that pins record: 2 covers the
+// output schema, _meta and icons too.
+const HashVersion = 2
 
 // PendingTool is a definition held until a human approves it.
 type PendingTool struct {
@@ -125,6 +132,7 @@ type PendingTool struct {
 	Rules       []string  `json:"rules,omitempty"`
 	SeenAt      time.Time `json:"seen_at"`
 	Description string    `json:"description,omitempty"`
+	HashVersion int       `json:"hash_version,omitempty"` // as ToolPin's
 }
 
 // PinStore keeps pins. Update runs fn on the current pins of one server
@@ -174,15 +182,43 @@ func ServerID(argv []string) string {
 	return base + "-" + hex.EncodeToString(h.Sum(nil)[:8])
 }
 
-// ToolHash is the SHA-256 of a tool's canonical definition: name, title,
-// description, input schema and annotations, as JSON with sorted keys.
-// Any change a client could show the agent changes the hash.
+// ToolHash is the SHA-256 of a tool's canonical definition, as JSON with
+// sorted keys: everything the proxy serves of it (name, title,
+// description, input schema, annotations, and the output schema, _meta
+// and icons when it has them). Any change a client could show the agent
+// changes the hash.
 func ToolHash(t *mcp.Tool) (string, error) {
-	def := map[string]any{"name": t.Name, "title": t.Title, "description": t.Description,
+	def := v1Definition(t)
+	if t.OutputSchema != nil {
+		def["outputSchema"] = t.OutputSchema
+	}
+	if len(t.Meta) > 0 {
+		def["_meta"] = t.Meta
+	}
+	if len(t.Icons) > 0 {
+		def["icons"] = t.Icons
+	}
+	return hashDefinition(t.Name, def)
+}
+
+// v1Definition is what pins covered before the output schema, _meta and
+// icons were pinned. A tool without those hashes as it did then; one
+// with them gets a new hash, which decide accepts once (repinned) for a
+// pin made before (HashVersion 0) that is its v1 hash, when what was
+// added reads as no orders.
+func v1Definition(t *mcp.Tool) map[string]any {
+	return map[string]any{"name": t.Name, "title": t.Title, "description": t.Description,
 		"inputSchema": t.InputSchema, "annotations": t.Annotations}
+}
+
+// v1ToolHash is ToolHash as it was before the output schema, _meta and
+// icons were pinned (see v1Definition).
+func v1ToolHash(t *mcp.Tool) (string, error) { return hashDefinition(t.Name, v1Definition(t)) }
+
+func hashDefinition(name string, def map[string]any) (string, error) {
 	b, err := canonicalJSON(def)
 	if err != nil {
-		return "", fmt.Errorf("hash tool %q: %w", t.Name, err)
+		return "", fmt.Errorf("hash tool %q: %w", name, err)
 	}
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
@@ -213,7 +249,7 @@ func Approve(ctx context.Context, s PinStore, server, tool string, now time.Time
 			return fmt.Errorf("approve %s on %s: %w (no held definition)", tool, server, ErrNoPending)
 		}
 		got = p
-		sp.Tools[tool] = ToolPin{Hash: p.Hash, PinnedAt: now.UTC(), Approved: true, Description: p.Description}
+		sp.Tools[tool] = ToolPin{Hash: p.Hash, PinnedAt: now.UTC(), Approved: true, Description: p.Description, HashVersion: p.HashVersion}
 		delete(sp.Pending, tool)
 		return nil
 	})

@@ -399,11 +399,11 @@ func (p *Proxy) verify(ctx context.Context) (map[string]*toolState, []pinEvent, 
 				p.refuseName(ctx, t.Name)
 				continue
 			}
-			h, err := ToolHash(t)
+			o, err := newObserved(t)
 			if err != nil {
 				return nil, nil, err
 			}
-			seen = append(seen, observed{tool: t, hash: h, rules: toolInjection(t)})
+			seen = append(seen, o)
 		}
 	}
 	var states map[string]*toolState

@@ -72,3 +72,52 @@ func TestTypeScriptClient(t *testing.T) {
 		})
 	}
 }
+
+// TestTypeScriptClientFileURIs replays the attack of issue 20 (item 6)
+// with real parts: the official TypeScript SDK client, the real
+// `parallax mcp proxy` binary, and a server on the same SDK that reads
+// any file URI with Node's WHATWG URL parser (testdata/e2e_fileserver.mjs).
+// Every odd spelling of ~/.netrc and of a workspace's
+// .parallax/api.token is refused by the proxy, read and subscription
+// alike, and the server never receives one; a plain workspace file is
+// served. HOME is a temporary directory for every process.
+func TestTypeScriptClientFileURIs(t *testing.T) {
+	nodeBin := node(t)
+	sdk := e2e.Module(t, "@modelcontextprotocol/sdk")
+	script, err := filepath.Abs(filepath.Join("testdata", "e2e_client.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := filepath.Abs(filepath.Join("testdata", "e2e_fileserver.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, ws := newRealHome(t)
+	const secret = "machine example.com login px password s3cr3t-f1le-ur1"
+	netrc, token, control := filepath.Join(home, ".netrc"), filepath.Join(ws, ".parallax", "api.token"), filepath.Join(ws, "notes.txt")
+	for p, content := range map[string]string{netrc: secret + "\n", token: secret + "\n", control: "control file\n"} {
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	received := filepath.Join(t.TempDir(), "received.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nodeBin, script, "fileuris", parallaxBinary(t), "mcp", "proxy", "--no-workspace",
+		"--approval", "none", "--home", home, "--", nodeBin, server, sdk, received)
+	cmd.Env = append(os.Environ(), "HOME="+home, "PX_SDK="+sdk,
+		`PX_TARGETS=["`+netrc+`","`+token+`"]`, "PX_CONTROL="+control, "PX_SECRET="+secret)
+	cmd.Dir = ws
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "\nPASS\n") {
+		t.Fatalf("fileuris: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(received)
+	if err != nil {
+		t.Fatalf("the server received nothing, not even the control read: %v", err)
+	}
+	want := `{"method":"resources/read","uri":"file://` + control + `"}`
+	if got := strings.TrimSpace(string(b)); got != want {
+		t.Errorf("the server received:\n%s\nwant only %s", got, want)
+	}
+}

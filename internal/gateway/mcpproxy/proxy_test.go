@@ -223,6 +223,47 @@ func TestRugPullAcrossRestarts(t *testing.T) {
 	}
 }
 
+// TestToolMetadataRugPull: a server that comes back with echo's output
+// schema, _meta or annotations changed is held at the next start, as
+// for a changed description; one whose _meta reads as orders is held on
+// first sight. The held tool's calls never reach the server.
+func TestToolMetadataRugPull(t *testing.T) {
+	for _, variant := range []string{"outputSchema", "meta", "annotations", "meta-poison"} {
+		t.Run(variant, func(t *testing.T) {
+			ws := newWorkspace(t)
+			want := "changed since pinned"
+			if variant == "meta-poison" {
+				want = "reads as instructions to the agent (sensitive_read_request"
+			} else {
+				func() {
+					e := start(t, ws, options{trust: []string{"echo"}})
+					if d := e.tools()["echo"].Description; strings.HasPrefix(d, "Held") {
+						t.Fatalf("first run: echo %q", d)
+					}
+					_ = e.client.Close()
+					if err := <-e.done; err != nil {
+						t.Fatalf("first run: %v", err)
+					}
+					e.done <- nil // for the cleanup
+				}()
+			}
+			e := start(t, ws, options{trust: []string{"echo"}, serverEnv: []string{"PX_TESTSERVER_RUGPULL=" + variant}})
+			echo := e.tools()["echo"]
+			if !strings.Contains(echo.Description, want) || echo.Meta != nil || echo.OutputSchema != nil || echo.Annotations != nil {
+				t.Errorf("echo: got %+v, want the placeholder saying %q", echo, want)
+			}
+			if got, isErr := e.call("echo", map[string]any{"text": "second"}); !isErr || !strings.Contains(got, RuleToolHeld) {
+				t.Errorf("call: got %q (error %v), want held", got, isErr)
+			}
+			for _, line := range e.served() {
+				if strings.Contains(line, "second") {
+					t.Errorf("the held call reached the server: %s", line)
+				}
+			}
+		})
+	}
+}
+
 // TestNoApprovalChannel: without an approver an escalation is a BLOCK
 // with the reason the issue names, and nothing reaches the server.
 func TestNoApprovalChannel(t *testing.T) {

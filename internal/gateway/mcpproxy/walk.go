@@ -54,3 +54,45 @@ func eachString(v any, fn func(key, s string) bool) bool {
 	}
 	return walk("", v)
 }
+
+// eachText calls fn with every object key and every string of a decoded
+// JSON value (keys in sorted order, each before what it holds), as
+// eachString walks it: it stops when fn returns false or past
+// maxWalkDepth, and reports whether it went through.
+func eachText(v any, fn func(s string) bool) bool {
+	depth := 0
+	var walk func(v any) bool
+	walk = func(v any) bool {
+		switch x := v.(type) {
+		case string:
+			return fn(x)
+		case []any:
+			if depth++; depth > maxWalkDepth {
+				return false
+			}
+			defer func() { depth-- }()
+			for _, e := range x {
+				if !walk(e) {
+					return false
+				}
+			}
+		case map[string]any:
+			if depth++; depth > maxWalkDepth {
+				return false
+			}
+			defer func() { depth-- }()
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if !fn(k) || !walk(x[k]) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return walk(v)
+}

@@ -8,8 +8,14 @@
 // sampling; "secrets:PART": the proxy's test server, which plants
 // credentials in resources and prompts (PART resources), a tool result's
 // other channels (channel=meta|item_meta|structured|image), log messages
-// (log) and sampling requests (sampling). Prints "ok <step>" per step; exits 1 on the first failure.
+// (log) and sampling requests (sampling); "fileuris": e2e_fileserver.mjs,
+// which reads any file URI with a WHATWG parser, asked for every odd
+// spelling of each path in PX_TARGETS (a JSON list), none of which may
+// be read, and for PX_CONTROL, which may. Prints "ok <step>" per step;
+// exits 1 on the first failure.
 import assert from "node:assert/strict";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const sdk = process.env.PX_SDK;
 const { Client } = await import(sdk + "/dist/esm/client/index.js");
@@ -45,7 +51,7 @@ const waitFor = async (cond, what, ms = 5000) => {
 await client.connect(new StdioClientTransport({ command: cmd, args, stderr: "inherit" }));
 ok("connect");
 const caps = client.getServerCapabilities();
-assert.ok(caps.tools && caps.resources && caps.prompts, "capabilities: " + JSON.stringify(caps));
+assert.ok(caps.tools && caps.resources && (mode === "fileuris" || caps.prompts), "capabilities: " + JSON.stringify(caps));
 
 if (mode.startsWith("everything")) {
   assert.ok(caps.logging && caps.completions, "capabilities: " + JSON.stringify(caps));
@@ -165,10 +171,66 @@ if (mode.startsWith("everything")) {
     const s2 = await client.callTool({ name: "sample", arguments: { kind: "key" } });
     assert.match(text(s2), /sampling failed.*mcp_sampling_refused/);
     assert.equal(samples.length, 1, "a sampling request with a private key reached the client");
+    for (const kind of ["approval", "approval-early"]) {
+      const s3 = await client.callTool({ name: "sample", arguments: { kind } });
+      assert.match(text(s3), /sampling failed.*mcp_sampling_refused/, kind + ": " + text(s3));
+    }
+    assert.equal(samples.length, 1, "a sampling request claiming the user's approval reached the client");
     ok("sampling screened");
   } else {
     throw new Error("unknown part " + part);
   }
+} else if (mode === "fileuris") {
+  // The spellings of the attack on the proxy (issue 20, item 6): each a
+  // WHATWG parser reads as the target itself.
+  const spellings = (p) => {
+    const i = p.lastIndexOf("/") + 1;
+    const dir = p.slice(0, i), base = p.slice(i);
+    return {
+      "plain": "file://" + p,
+      "leading space": " file://" + p,
+      "leading tab": "\tfile://" + p,
+      "tab in scheme": "fi\tle://" + p,
+      "tab in path": "file://" + dir + base.slice(0, 2) + "\t" + base.slice(2),
+      "newline in path": "file://" + dir + "\n" + base,
+      "trailing LF": "file://" + p + "\n",
+      "trailing space": "file://" + p + " ",
+      "upper case": "FILE://" + p,
+      "one slash": "file:" + p,
+      "four slashes": "file:///" + p,
+      "localhost": "file://localhost" + p,
+      "LOCALHOST": "file://LOCALHOST" + p,
+      "backslashes": "file:" + p.replaceAll("/", "\\"),
+      "backslash": "file://" + dir.slice(0, -1) + "\\" + base,
+      "escaped name": "file://" + dir + "%" + base.charCodeAt(0).toString(16) + base.slice(1),
+      "dot dot": "file://" + dir + "x/../" + base,
+      "escaped dot dot": "file://" + dir + "x/%2e%2e/" + base,
+      "escaped dot": "file://" + dir + "%2E/" + base,
+      "query": "file://" + p + "?raw=1",
+      "fragment": "file://" + p + "#x",
+    };
+  };
+  const secret = process.env.PX_SECRET;
+  for (const target of JSON.parse(process.env.PX_TARGETS)) {
+    for (const [name, uri] of Object.entries(spellings(target))) {
+      // What the attacked server would open: the spelling is an attack
+      // on target only if a WHATWG parser reads it as target.
+      assert.equal(resolve(fileURLToPath(new URL(uri))), target, name + ": " + JSON.stringify(uri));
+      let got;
+      try {
+        got = await client.readResource({ uri });
+      } catch (e) {
+        assert.ok(!String(e).includes(secret), "a refusal leaked the secret: " + e);
+        assert.match(String(e), /Blocked by Parallax/, name + ": " + JSON.stringify(uri));
+      }
+      assert.equal(got, undefined, "read " + name + " " + JSON.stringify(uri) + " was served: " + text(got));
+      await assert.rejects(client.subscribeResource({ uri }), /Blocked by Parallax/, "subscribe " + name);
+    }
+    ok("refused " + target);
+  }
+  const control = await client.readResource({ uri: "file://" + process.env.PX_CONTROL });
+  assert.match(text(control), /control file/, "control: " + text(control));
+  ok("control read");
 } else {
   throw new Error("unknown mode " + mode);
 }
