@@ -24,7 +24,11 @@
 //	                                .cursor/mcp.json, .vscode/mcp.json, Claude Desktop, Windsurf,
 //	                                and the paths given with WithProtected
 //	ReadOnly    write, delete       SOUL.md, IDENTITY.md, skills/
-//	Tier2       nothing; writes need tier 2   AGENTS.md, HEARTBEAT.md
+//	Tier2       nothing; writes need tier 2   AGENTS.md, HEARTBEAT.md; what an agent host loads as
+//	                                instructions or extensions: CLAUDE.md and CLAUDE.local.md (in the
+//	                                workspace, below it, in the home and above the workspace),
+//	                                .claude/{CLAUDE.md,rules,skills,agents,commands,hooks,output-styles,
+//	                                plugins} (workspace, anywhere below it, ~)
 //	Tier1       nothing; writes need tier 1   USER.md, MEMORY.md, memory/
 //
 // Defenses:
@@ -90,6 +94,9 @@
 //     existing path component. Nothing is cached across calls.
 //
 // Choices:
+//   - The tiers review content: creating an empty directory (CheckMkdir)
+//     where only a tier applies (.claude/skills, memory/) is free; what is
+//     later written inside is judged file by file.
 //   - Shell rc files (.bashrc, .zshrc, .profile, …) are protected only
 //     directly under the home (and ~/.config/fish etc.): a .bashrc inside a
 //     project, such as a dotfiles repository, is an ordinary file.

@@ -157,8 +157,11 @@ func (g *Guard) treeBelow(root string, acc action.Access) (Finding, bool) {
 	return g.treeFinding(root, acc, top, "a recursive change under "+g.show(root)+" would include "+top.what), true
 }
 
-// maxTreeLookups bounds the existence checks of one recursive change.
-const maxTreeLookups = 16
+// maxTreeLookups bounds the existence checks of one recursive change. The
+// workspace root holds 24 entries of the tables (its levels and the
+// agent host's files): a change below it looks each up; the home and
+// the root hold more and need review whatever exists.
+const maxTreeLookups = 32
 
 func (g *Guard) treeFinding(root string, acc action.Access, e *entry, why string) Finding {
 	return Finding{Rule: RuleTree, Level: e.level, Path: g.show(root), Decision: verdict.Escalate,
