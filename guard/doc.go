@@ -6,6 +6,7 @@
 //	f, ok := g.Check(path, action.AccessRead|action.AccessWrite)
 //	f, ok = g.CheckGlob("/home/u/.ss?/*", action.AccessRead)
 //	f, ok = g.CheckMkdir("/home/u/proj/.vscode") // an empty directory
+//	f, ok = g.CheckTreeWrite("/home/u/proj/**", action.AccessWrite) // any path below, existing or not
 //
 // ok is false when nothing applies. Otherwise the Finding carries a
 // stable Rule code (guard_restricted, guard_protected, guard_sealed,
@@ -63,6 +64,10 @@
 //     starts). Writing the first part of such a rule (".git",
 //     ".claude": a directory moved or copied there, a gitdir file) is
 //     judged as writing what it would hold.
+//   - A change of any path below a root, existing or not (CheckTreeWrite:
+//     git checking out a commit, a stash or a patch into a tree), needs
+//     review when the tables hold an entry below the root; the root itself
+//     is checked as written (git checkout -- .claude is a write of .claude).
 //   - Deleting (or moving away) a directory that holds a protected path is
 //     judged as touching that path: deleting the workspace root, the home,
 //     /etc or "/" is blocked. So is writing (moving, copying, linking) a
