@@ -211,6 +211,9 @@ func (g *Guard) classify(w *worst, orig, p string, acc action.Access, whole bool
 	if lvl, what := nameLevel(base); lvl != None {
 		w.add(g.finding(orig, p, acc, lvl, what))
 	}
+	if g.hostDoc(key, base) {
+		w.add(g.finding(orig, p, acc, Tier2, catHostDocs))
+	}
 	if strings.Contains(key, "/.") {
 		for _, r := range componentRules {
 			if under, ok := hasComponents(key, r.seq); ok {
@@ -226,6 +229,27 @@ func (g *Guard) classify(w *worst, orig, p string, acc action.Access, whole bool
 			}
 		}
 	}
+}
+
+// hostDoc reports whether key (folded; base its last component) is a
+// memory file Claude Code loads (hostDocNames): in the workspace, in the
+// home, or in a directory above the workspace, which Claude Code reads
+// on its way up from where it starts.
+func (g *Guard) hostDoc(key, base string) bool {
+	if !hostDocName(base) {
+		return false
+	}
+	return within(key, fold(g.workspace)) || within(key, fold(g.home)) || within(fold(g.workspace), path.Dir(key))
+}
+
+// hostDocName reports whether a folded base name is one of hostDocNames.
+func hostDocName(base string) bool {
+	for n := range hostDocNames {
+		if fold(n) == base {
+			return true
+		}
+	}
+	return false
 }
 
 // endsInPrefix reports whether key ends with a proper leading part of seq

@@ -6,6 +6,7 @@
 //	f, ok := g.Check(path, action.AccessRead|action.AccessWrite)
 //	f, ok = g.CheckGlob("/home/u/.ss?/*", action.AccessRead)
 //	f, ok = g.CheckMkdir("/home/u/proj/.vscode") // an empty directory
+//	f, ok = g.CheckTreeWrite("/home/u/proj/**", action.AccessWrite) // any path below, existing or not
 //
 // ok is false when nothing applies. Otherwise the Finding carries a
 // stable Rule code (guard_restricted, guard_protected, guard_sealed,
@@ -24,7 +25,11 @@
 //	                                .cursor/mcp.json, .vscode/mcp.json, Claude Desktop, Windsurf,
 //	                                and the paths given with WithProtected
 //	ReadOnly    write, delete       SOUL.md, IDENTITY.md, skills/
-//	Tier2       nothing; writes need tier 2   AGENTS.md, HEARTBEAT.md
+//	Tier2       nothing; writes need tier 2   AGENTS.md, HEARTBEAT.md; what an agent host loads as
+//	                                instructions or extensions: CLAUDE.md and CLAUDE.local.md (in the
+//	                                workspace, below it, in the home and above the workspace),
+//	                                .claude/{CLAUDE.md,rules,skills,agents,commands,hooks,output-styles,
+//	                                plugins} (workspace, anywhere below it, ~)
 //	Tier1       nothing; writes need tier 1   USER.md, MEMORY.md, memory/
 //
 // Defenses:
@@ -59,6 +64,10 @@
 //     starts). Writing the first part of such a rule (".git",
 //     ".claude": a directory moved or copied there, a gitdir file) is
 //     judged as writing what it would hold.
+//   - A change of any path below a root, existing or not (CheckTreeWrite:
+//     git checking out a commit, a stash or a patch into a tree), needs
+//     review when the tables hold an entry below the root; the root itself
+//     is checked as written (git checkout -- .claude is a write of .claude).
 //   - Deleting (or moving away) a directory that holds a protected path is
 //     judged as touching that path: deleting the workspace root, the home,
 //     /etc or "/" is blocked. So is writing (moving, copying, linking) a
@@ -90,6 +99,9 @@
 //     existing path component. Nothing is cached across calls.
 //
 // Choices:
+//   - The tiers review content: creating an empty directory (CheckMkdir)
+//     where only a tier applies (.claude/skills, memory/) is free; what is
+//     later written inside is judged file by file.
 //   - Shell rc files (.bashrc, .zshrc, .profile, …) are protected only
 //     directly under the home (and ~/.config/fish etc.): a .bashrc inside a
 //     project, such as a dotfiles repository, is an ordinary file.

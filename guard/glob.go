@@ -168,6 +168,11 @@ func (g *Guard) globStatic(w *worst, shown string, segs []string, acc action.Acc
 		if lvl, what, name := globNameLevel(last, dot); lvl != None {
 			w.add(g.findingFor(shown, name, shown, acc, lvl, what))
 		}
+		// A pattern naming a host memory file by its literal name; a
+		// wildcard reaching one is found by the expansion.
+		if hostDocName(last) {
+			w.add(g.findingFor(shown, last, shown, acc, Tier2, catHostDocs))
+		}
 	}
 	if depth < 4 {
 		g.globProc(w, shown, segs, acc, dot, depth)
@@ -496,7 +501,7 @@ func (g *Guard) plainEntry(pd *plainDirs, p string, typ fs.FileMode, acc action.
 		return Finding{}, false, false
 	}
 	dir, name := p[:i], p[i+1:]
-	if name == "" || name[0] == '.' || action.CheckPathChars(name) != nil {
+	if name == "" || name[0] == '.' || action.CheckPathChars(name) != nil || hostDocName(name) {
 		return Finding{}, false, false
 	}
 	if g.prefixes[p] != nil || g.ancestors[p] != nil {

@@ -245,6 +245,11 @@ func (g *Guard) checkAs(p string, acc action.Access, mkdir bool) (Finding, bool)
 	}
 	g.classify(&w, clean, clean, acc, whole)
 	g.classifyDecoded(&w, clean, acc, whole)
+	if !whole && w.ok && w.f.Decision == verdict.Allow {
+		// An empty directory puts no content in place: the tiers review
+		// content (AGENTS.md, .claude/skills), judged file by file later.
+		return Finding{}, false
+	}
 	return w.f, w.ok
 }
 

@@ -139,7 +139,7 @@ func TestCheck(t *testing.T) {
 		{"git dir write", "$W/.git", wr, RuleProtected, B, 0},
 		{"claude dir write", "$W/sub/.claude", wr, RuleProtected, B, 0},
 		{"claude dir read", "~/.claude", rd, "", 0, 0},
-		{"claude commands dir write", "$W/.claude/commands", wr, "", 0, 0},
+		{"claude commands dir write", "$W/.claude/commands", wr, RuleTier, verdict.Allow, 2},
 		{"git-like name", "$W/.github", wr, "", 0, 0},
 		// a directory written (moved, copied, made) where it would hold
 		// protected paths
@@ -187,7 +187,7 @@ func TestCheck(t *testing.T) {
 		{"claude local settings", "$W/sub/.claude/settings.local.json", del, RuleProtected, B, 0},
 		{"user claude settings", "~/.claude/settings.json", wr, RuleProtected, B, 0},
 		{"claude settings read", "$W/.claude/settings.json", rd, "", 0, 0},
-		{"claude commands", "$W/.claude/commands/x.md", wr, "", 0, 0},
+		{"claude commands", "$W/.claude/commands/x.md", wr, RuleTier, verdict.Allow, 2},
 		{"claude user config (mcp servers it starts)", "~/.claude.json", wr, RuleProtected, B, 0},
 		{"claude user config read", "~/.claude.json", rd, "", 0, 0},
 		// workspace levels

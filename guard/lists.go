@@ -40,6 +40,12 @@ const (
 	catAgents  = "agent instructions"
 	catMemory  = "agent memory"
 	catUserDoc = "the user profile"
+
+	// catHostDocs are what an agent host loads as instructions or runs as
+	// extensions (DESIGN §3 treats AGENTS.md so): Claude Code's memory
+	// files, rules, skills, sub-agents, slash commands, hook scripts,
+	// output styles and plugins.
+	catHostDocs = "agent host instructions and extensions (Claude Code memory, rules, skills, agents, commands, hooks, plugins)"
 )
 
 // workspaceEntries are relative to the workspace root.
@@ -62,6 +68,22 @@ var workspaceEntries = []entry{
 	{path: ".mcp.json", level: Protected, what: catGateCfg},
 	{path: ".cursor/mcp.json", level: Protected, what: catGateCfg},
 	{path: ".vscode/mcp.json", level: Protected, what: catGateCfg},
+
+	// What Claude Code loads as the agent's instructions or runs as its
+	// extensions: a change is an instruction to every later session, so
+	// it gets the review AGENTS.md gets. A skill, agent or command that
+	// declares hooks is a hook configuration: tier 1 blocks that write
+	// (heuristic host_hook_config), as the guard blocks settings files.
+	{path: "CLAUDE.md", level: Tier2, what: catHostDocs},
+	{path: "CLAUDE.local.md", level: Tier2, what: catHostDocs},
+	{path: ".claude/CLAUDE.md", level: Tier2, what: catHostDocs},
+	{path: ".claude/rules", level: Tier2, what: catHostDocs},
+	{path: ".claude/skills", level: Tier2, what: catHostDocs},
+	{path: ".claude/agents", level: Tier2, what: catHostDocs},
+	{path: ".claude/commands", level: Tier2, what: catHostDocs},
+	{path: ".claude/hooks", level: Tier2, what: catHostDocs},
+	{path: ".claude/output-styles", level: Tier2, what: catHostDocs},
+	{path: ".claude/plugins", level: Tier2, what: catHostDocs},
 }
 
 // homeEntries are relative to the home ("~/…"). Shell rc files are
@@ -146,6 +168,16 @@ var homeEntries = []entry{
 	{path: "~/.cursor/mcp.json", level: Protected, what: catGateCfg},
 	{path: "~/.codeium/windsurf/mcp_config.json", level: Protected, what: catGateCfg},
 
+	// The user-level counterparts of the workspace's host instructions.
+	{path: "~/.claude/CLAUDE.md", level: Tier2, what: catHostDocs},
+	{path: "~/.claude/rules", level: Tier2, what: catHostDocs},
+	{path: "~/.claude/skills", level: Tier2, what: catHostDocs},
+	{path: "~/.claude/agents", level: Tier2, what: catHostDocs},
+	{path: "~/.claude/commands", level: Tier2, what: catHostDocs},
+	{path: "~/.claude/hooks", level: Tier2, what: catHostDocs},
+	{path: "~/.claude/output-styles", level: Tier2, what: catHostDocs},
+	{path: "~/.claude/plugins", level: Tier2, what: catHostDocs},
+
 	{path: "~/.config/autostart", level: Protected, what: catAutostart},
 	{path: "~/.local/share/systemd", level: Protected, what: catAutostart},
 	{path: "~/.config/systemd", level: Protected, what: catAutostart},
@@ -179,7 +211,22 @@ var componentRules = []componentRule{
 	// A Claude Code project below the workspace root has its own settings.
 	{seq: []string{".claude", "settings.json"}, level: Protected, what: catGateCfg},
 	{seq: []string{".claude", "settings.local.json"}, level: Protected, what: catGateCfg},
+	// ... and its own instructions and extensions.
+	{seq: []string{".claude", "CLAUDE.md"}, level: Tier2, what: catHostDocs},
+	{seq: []string{".claude", "rules"}, level: Tier2, what: catHostDocs},
+	{seq: []string{".claude", "skills"}, level: Tier2, what: catHostDocs},
+	{seq: []string{".claude", "agents"}, level: Tier2, what: catHostDocs},
+	{seq: []string{".claude", "commands"}, level: Tier2, what: catHostDocs},
+	{seq: []string{".claude", "hooks"}, level: Tier2, what: catHostDocs},
+	{seq: []string{".claude", "output-styles"}, level: Tier2, what: catHostDocs},
+	{seq: []string{".claude", "plugins"}, level: Tier2, what: catHostDocs},
 }
+
+// hostDocNames are the memory files Claude Code loads from the directory
+// it starts in, each directory above it, and the directories below it it
+// works in: judged as host instructions (Tier2) in the workspace, the
+// home and every directory above the workspace (instructionName).
+var hostDocNames = map[string]bool{"CLAUDE.md": true, "CLAUDE.local.md": true}
 
 // secretNames are restricted base names (lower case), anywhere on disk.
 // Public keys and certificates (*.pub, id_*-cert.pub) are not secrets.

@@ -157,8 +157,11 @@ func (g *Guard) treeBelow(root string, acc action.Access) (Finding, bool) {
 	return g.treeFinding(root, acc, top, "a recursive change under "+g.show(root)+" would include "+top.what), true
 }
 
-// maxTreeLookups bounds the existence checks of one recursive change.
-const maxTreeLookups = 16
+// maxTreeLookups bounds the existence checks of one recursive change. The
+// workspace root holds 24 entries of the tables (its levels and the
+// agent host's files): a change below it looks each up; the home and
+// the root hold more and need review whatever exists.
+const maxTreeLookups = 32
 
 func (g *Guard) treeFinding(root string, acc action.Access, e *entry, why string) Finding {
 	return Finding{Rule: RuleTree, Level: e.level, Path: g.show(root), Decision: verdict.Escalate,
@@ -182,4 +185,57 @@ func (g *Guard) below(dir string) []globEntry {
 // Any other error leaves it unknown, which the callers count as present.
 func absent(err error) bool {
 	return err != nil && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR))
+}
+
+// CheckTreeWrite judges a change of any path below the root of a tree
+// pattern "ROOT/**", whether that path exists now or not: a program that
+// writes content the caller cannot see (git checking out a commit or the
+// index, applying a stash or a patch, merging) may create, replace or
+// remove any file below ROOT. The root itself goes through Check (as a
+// write when acc deletes: what is removed lies below it); every entry of
+// the tables below it, existing or not, makes the change need review
+// (RuleTree, ESCALATE), the strictest entry named. Component rules (a
+// nested project's .claude/settings.json) are not looked for below the
+// root. A pattern of another shape is judged as CheckGlobDot judges it.
+func (g *Guard) CheckTreeWrite(pattern string, acc action.Access) (Finding, bool) {
+	return g.current().checkTreeWrite(pattern, acc)
+}
+
+func (g *Guard) checkTreeWrite(pattern string, acc action.Access) (Finding, bool) {
+	acc = normAccess(acc)
+	_, clean, bad := g.prepare(pattern, acc)
+	if bad.Rule != "" {
+		return bad, true
+	}
+	root, ok := strings.CutSuffix(clean, "/**")
+	if !ok || glob.HasMeta(root) || strings.Contains(root, "**") {
+		return g.checkGlob(pattern, acc, true)
+	}
+	if root == "" {
+		root = "/"
+	}
+	rootAcc := acc
+	if acc&action.AccessDelete != 0 {
+		// What is removed is below the root; the root itself may change.
+		rootAcc = acc&^action.AccessDelete | action.AccessWrite
+	}
+	var w worst
+	w.add(g.check(root, rootAcc))
+	if w.ok && w.f.Decision == verdict.Block {
+		return w.f, true
+	}
+	res, err := g.resolve(root)
+	if err != nil {
+		return g.badPath(root, acc, "it cannot be resolved ("+err.Error()+")"), true
+	}
+	var top *entry // the first entry of the highest level, as in treeNamed
+	for _, ge := range g.below(res) {
+		if p := ge.e.path; p != res && within(p, res) && ge.e.level != None && (top == nil || ge.e.level > top.level) {
+			top = ge.e
+		}
+	}
+	if top != nil {
+		w.add(g.treeFinding(root, acc, top, "a change of any path under "+g.show(root)+" could reach "+top.what), true)
+	}
+	return w.f, w.ok
 }

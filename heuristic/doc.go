@@ -33,7 +33,15 @@
 //   - Instructions to agents (create_agent, agent_message, scheduled tasks,
 //     memory) are instructions too: prompt-injection markers, requests to
 //     disable the gate or send credentials out, and embedded commands that
-//     tier 1 would block are blocked.
+//     tier 1 would block are blocked. So is what is written to the files an
+//     agent host loads as instructions (CLAUDE.md, CLAUDE.local.md, Claude
+//     Code's skills, sub-agents, commands, rules and output styles).
+//   - Hooks are hook configurations wherever they are declared: a skill,
+//     sub-agent or command written with a top-level "hooks" key in its
+//     front matter (or edited to get one), a plugin's hooks.json or a
+//     plugin manifest naming hooks is blocked (host_hook_config), as the
+//     guard blocks Claude Code's settings files. Content written by a shell
+//     command is not read: such a write needs tier 2 by the guard.
 //   - Performance: Evaluate allocates nothing when no rule fires; rules
 //     are indexed by action type once, at package initialisation.
 //

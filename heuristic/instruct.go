@@ -33,14 +33,17 @@ func instructionText(a *action.Action) (field, text string) {
 }
 
 // agentFiles are the workspace files an agent reads as its own
-// instructions and memory (DESIGN §3): what is written there is an
-// instruction too.
+// instructions and memory (DESIGN §3), and the memory files an agent
+// host loads: what is written there is an instruction too.
 var agentFiles = map[string]bool{"AGENTS.md": true, "HEARTBEAT.md": true, "USER.md": true,
-	"MEMORY.md": true, "SOUL.md": true, "IDENTITY.md": true, "CLAUDE.md": true, ".cursorrules": true}
+	"MEMORY.md": true, "SOUL.md": true, "IDENTITY.md": true, "CLAUDE.md": true, "CLAUDE.local.md": true,
+	".cursorrules": true}
 
+// agentFile reports whether p is such a file, a file of memory/, or a
+// skill, sub-agent, command, rule or output style of Claude Code.
 func agentFile(p string) bool {
 	base := p[strings.LastIndexByte(p, '/')+1:]
-	return agentFiles[base] || strings.Contains(p, "/memory/")
+	return agentFiles[base] || strings.Contains(p, "/memory/") || hostDocFile(p)
 }
 
 // normText lowercases, folds typographic quotes and collapses white space

@@ -25,7 +25,7 @@ func NewInput(a *action.Action, eff *shell.Effects) *Input {
 	}
 	if eff != nil {
 		for _, pu := range eff.Paths {
-			in.Paths = append(in.Paths, PathRef{Path: pu.Path, Access: pu.Access, Glob: pu.Glob})
+			in.Paths = append(in.Paths, PathRef{Path: pu.Path, Access: pu.Access, Glob: pu.Glob, Creates: pu.Creates})
 		}
 		for _, nd := range eff.Network {
 			h := nd.Host

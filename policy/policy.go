@@ -75,6 +75,10 @@ type PathRef struct {
 	// Mkdir marks a write that creates a directory, empty (mkdir,
 	// create_directory); the guard judges it with CheckMkdir.
 	Mkdir bool
+	// Creates marks a tree "ROOT/**" any path of which may be created,
+	// existing or not (shell.PathUse.Creates: git checking content out);
+	// the guard judges it with CheckTreeWrite.
+	Creates bool
 }
 
 // Input is what tier 0 looks at. The gate fills Paths and Hosts from the

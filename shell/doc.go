@@ -44,6 +44,20 @@
 //     a glob binds its variable to the glob; outputs that are one token
 //     ($(uname -r), $(date +%F), $(whoami), $(wc -l), $((...)), $$) are *
 //     within one path segment.
+//   - writes through git are writes: the subcommands that check content
+//     out into the work tree (checkout, switch, restore, reset --hard/
+//     --merge/--keep, stash, apply, am, merge, rebase, cherry-pick,
+//     revert, pull, read-tree -u, checkout-index, bisect, sparse-checkout,
+//     filter-branch, subtree, merge-file) record trees that may hold paths
+//     that do not exist yet (PathUse.Creates, "ROOT/**"): each pathspec's
+//     (resolved against the directory, -C and --work-tree; a wildcard, a
+//     magic pathspec or an unknown word stands for more), or the whole
+//     work tree. What moves only HEAD or the index (reset --soft/--mixed,
+//     restore --staged, checkout -b NAME) writes nothing of the tree;
+//     clean deletes what exists. An alias given with -c is analysed as
+//     what it stands for; --git-dir, core.worktree and git's variables in
+//     the command's environment (GIT_DIR, GIT_WORK_TREE, GIT_CONFIG*) are
+//     opaque;
 //   - what the knowledge base does not describe is not harmless: the
 //     operands of a subcommand it does not list (git frobnicate, docker
 //     container frob), the word after an option it does not list and the
@@ -84,6 +98,15 @@
 //     per known item (at most 8), else once with the variable unknown or
 //     a token set.
 //   - Arithmetic is not evaluated; array elements are unknown.
+//   - git's work tree: without --work-tree, the top of a repository is
+//     taken to be at most Options.Cwd when the command works inside it
+//     (the workspace), else the command's directory: a workspace inside a
+//     larger repository, or a repository above a directory the command
+//     moved to outside the workspace, is written further out than
+//     recorded. Aliases from git's configuration files (git co = checkout)
+//     are not known: an unknown subcommand's operands are read, not
+//     written. A single operand of git checkout that may name a commit
+//     (src/main.go) is both a branch switch and a pathspec.
 //   - An undescribed operand is a path only by its shape, or when it is
 //     the default name of a private key (git frobnicate id_rsa is a read
 //     of ./id_rsa); another bare name is a plain value, and an option the

@@ -17,6 +17,14 @@ type PathUse struct {
 	// dot: "ROOT/**" is ROOT and everything below it, "ROOT/**/*.txt" is
 	// ROOT and what below it ends in ".txt". Recursive implies Glob.
 	Recursive bool
+	// Creates marks a recursive write ("ROOT/**", Recursive) whose set is
+	// not limited to what exists: the program writes below ROOT content
+	// the analysis cannot see (git checks out a commit or the index,
+	// applies a stash or a patch, merges), so any path there may be
+	// created, replaced or removed. Consumers must judge it against every
+	// sensitive path below ROOT, existing or not. Creates implies
+	// Recursive.
+	Creates bool
 	// Mkdir marks a write that creates a directory, empty (mkdir): it
 	// puts no content in place. Set only for a literal path.
 	Mkdir   bool

@@ -108,6 +108,9 @@ var goldenCmds = []string{
 	`git cat-file -p :0:id_rsa`,
 	`git diff --no-index ~/.ssh/id_rsa /dev/null`,
 	`git grep --no-index -e . ~/.ssh/id_rsa`,
+	// git's working-tree writers: trees that may hold what does not exist yet
+	"git checkout HEAD -- .claude/settings.json",
+	"cd src && git stash -u",
 	`docker container cp ~/.ssh/id_rsa x:/tmp`,
 	`kubectl cp default/pod:/tmp/r.txt ./r.txt`,
 	// destruction and persistence
@@ -173,6 +176,9 @@ func FuzzAnalyze(f *testing.F) {
 		}
 	}
 	for _, c := range flowCases {
+		f.Add(c.cmd)
+	}
+	for _, c := range gitWriteCases {
 		f.Add(c.cmd)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {

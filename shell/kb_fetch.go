@@ -115,10 +115,6 @@ func checkPatchFetched(c *Call) {
 	}
 }
 
-// checkGitApply: git apply and git am write the tree and may apply a
-// download.
-func checkGitApply(c *Call) { writesWorktree(c); checkPatchFetched(c) }
-
 // checkRunnerWith: uv run runs a local command; only its --with
 // packages are fetched.
 func checkRunnerWith(c *Call) {

@@ -36,7 +36,7 @@ var fetchCases = []kbCase{
 	{cmd: "pip download git+https://github.com/u/r", tags: []TagKind{TagPackageSource}, not: []TagKind{TagDownloadExec}},
 	{cmd: "uvx ruff check", not: []TagKind{TagDownloadExec}},
 	{cmd: "uv run pytest -q", not: []TagKind{TagDownloadExec}},
-	{cmd: "git apply fix.patch", not: []TagKind{TagDownloadExec}, paths: []string{"w:" + P}},
+	{cmd: "git apply fix.patch", not: []TagKind{TagDownloadExec}, paths: []string{"w:" + P + "/**"}},
 	{cmd: "patch -p1 < local.diff", not: []TagKind{TagDownloadExec}},
 	{cmd: "git diff HEAD~1 | git apply -R", not: []TagKind{TagDownloadExec}},
 	{cmd: "curl -o x.diff https://example.com/x.diff", not: []TagKind{TagDownloadExec}},

@@ -43,7 +43,7 @@ func kbGitTable() map[string]*Program {
 		"-L -C -M --ignore-rev --abbrev --date", fVal, "-S --contents --ignore-revs-file", fRead), Check: checkGitRevPaths})
 
 	var kbGit = map[string]*Program{
-		"git": {Flags: kGitGlobal, Check: gitConfigOpts, SubDefault: gitSub(&Program{}), Sub: map[string]*Program{
+		"git": {Flags: kGitGlobal, Check: gitConfigOpts, SubDefault: gitSub(&Program{Check: checkGitAlias}), Sub: map[string]*Program{
 			"clone": gitNet(&Program{Flags: flags(
 				shorts("lsqvn")+" --bare --mirror --single-branch --no-single-branch --recursive"+
 					" --recurse-submodules --no-checkout --no-tags --shallow-submodules --quiet --progress --sparse", fBool,
@@ -86,25 +86,50 @@ func kbGitTable() map[string]*Program {
 				"--chmod --pathspec-from-file", fVal), Rest: RoleRead}),
 			"rm": gitSub(&Program{Flags: flags(shorts("fnqr")+" --cached --force --dry-run --quiet --ignore-unmatch", fBool),
 				Check: checkGitRm}),
-			"mv":       gitSub(&Program{Flags: flags(shorts("fkvn")+" --force --dry-run", fBool), Check: copyLike(accRD, accW)}),
-			"checkout": gitSub(&Program{Flags: flags(shorts("fqmp")+" --force --quiet --merge --patch --detach --ours --theirs", fBool, "-b -B --orphan", fVal), Check: writesWorktree}),
-			"switch":   gitSub(&Program{Flags: flags(shorts("fqmd")+" --force --discard-changes --detach", fBool, "-c -C --create --orphan", fVal), Check: writesWorktree}),
-			"restore":  gitSub(&Program{Flags: flags(shorts("SWp")+" --staged --worktree --patch --ours --theirs", fBool, "-s --source", fVal), Rest: RoleWrite}),
-			"reset":    gitSub(&Program{Flags: flags("--hard --soft --mixed --merge --keep -q -p --patch", fBool), Check: checkGitReset}),
+			"mv": gitSub(&Program{Flags: flags(shorts("fkvn")+" --force --dry-run", fBool), Check: copyLike(accRD, accW)}),
+			"checkout": gitSub(&Program{Flags: flags(shorts("fqmpt")+" --force --quiet --merge --patch --detach --ours --theirs --track --no-track"+
+				" --guess --no-guess --overlay --no-overlay --recurse-submodules --no-recurse-submodules --progress --ignore-other-worktrees"+
+				" --ignore-skip-worktree-bits --pathspec-file-nul", fBool,
+				"-b -B --orphan --conflict", fVal, "--pathspec-from-file", fRead), Check: checkGitCheckout}),
+			"switch": gitSub(&Program{Flags: flags(shorts("fqmdt")+" --force --discard-changes --detach --merge --track --no-track --guess --no-guess"+
+				" --recurse-submodules --no-recurse-submodules --progress --ignore-other-worktrees", fBool,
+				"-c -C --create --force-create --orphan --conflict", fVal), Check: checkGitSwitch}),
+			"restore": gitSub(&Program{Flags: flags(shorts("SWpqm")+" --staged --worktree --patch --ours --theirs --merge --overlay --no-overlay"+
+				" --ignore-unmerged --recurse-submodules --progress --quiet --pathspec-file-nul", fBool,
+				"-s --source --conflict", fVal, "--pathspec-from-file", fRead), Check: checkGitRestore}),
+			"reset": gitSub(&Program{Flags: flags("--hard --soft --mixed --merge --keep -q --quiet -p --patch -N --intent-to-add --no-refresh"+
+				" --recurse-submodules --pathspec-file-nul", fBool, "--pathspec-from-file", fRead), Check: checkGitReset}),
 			"clean": gitSub(&Program{Flags: flags(shorts("dfinqxX")+" --force --dry-run --quiet --interactive", fBool, "-e --exclude", fVal),
 				Check: checkGitClean}),
 			"config": gitSub(&Program{Flags: flags("--global --system --local --worktree --list -l --get --get-all --get-regexp --unset --unset-all --add --replace-all --bool --int --path --show-origin --name-only -e --edit --null -z", fBool,
 				"-f --file", fRW, "--type --default", fVal), Check: checkGitConfig}),
 			"init": gitSub(&Program{Flags: flags("-q --quiet --bare", fBool, "-b --initial-branch --shared --object-format", fVal,
 				"--template", fRead, "--separate-git-dir", fWrite), Args: []Role{RoleWrite}}),
-			"rebase": gitSub(&Program{Flags: flags("-i --interactive --continue --abort --skip --autosquash --autostash --root -q -v", fBool,
-				"--onto -s --strategy -X", fVal, "-x --exec", tagged(fShell, TagCodeEscape)), Check: writesWorktree}),
-			"merge":        gitSub(&Program{Flags: flags("--no-ff --ff-only --squash --abort --continue --no-edit --no-commit -q -v", fBool, "-m -s --strategy -X", fVal), Check: writesWorktree}),
-			"cherry-pick":  gitSub(&Program{Flags: flags("-n -x -e --continue --abort --skip", fBool, "-m", fVal), Check: writesWorktree}),
-			"revert":       gitSub(&Program{Flags: flags("-n -e --no-edit --continue --abort", fBool, "-m", fVal), Check: writesWorktree}),
-			"stash":        gitSub(&Program{Flags: flags("-u -a -k -p -q --include-untracked --all --keep-index", fBool, "-m --message", fVal), Check: writesWorktree}),
-			"apply":        gitSub(&Program{Flags: flags("--check --stat --cached --index -R --reverse -3 --3way --reject -v", fBool, "-p --directory --exclude --include", fVal), Rest: RoleRead, Check: checkGitApply}),
-			"am":           gitSub(&Program{Flags: flags("-3 -s --abort --continue --skip", fBool), Rest: RoleRead, Check: checkGitApply}),
+			"rebase": gitSub(&Program{Flags: flags("-i --interactive --continue --abort --skip --quit --edit-todo --show-current-patch"+
+				" --autosquash --autostash --root -q -v", fBool,
+				"--onto -s --strategy -X", fVal, "-x --exec", tagged(fShell, TagCodeEscape)), Check: gitTreeUnless("--quit", "--edit-todo", "--show-current-patch")}),
+			"merge": gitSub(&Program{Flags: flags("--no-ff --ff-only --squash --abort --continue --quit --no-edit --no-commit -q -v", fBool,
+				"-m -s --strategy -X", fVal), Check: gitTreeUnless("--continue", "--quit")}),
+			"cherry-pick": gitSub(&Program{Flags: flags("-n -x -e --continue --abort --skip --quit", fBool, "-m", fVal), Check: gitTreeUnless("--quit")}),
+			"revert":      gitSub(&Program{Flags: flags("-n -e --no-edit --continue --abort --skip --quit", fBool, "-m", fVal), Check: gitTreeUnless("--quit")}),
+			"stash": gitSub(&Program{Flags: flags("-u -a -k -p -q -S --include-untracked --all --keep-index --no-keep-index --staged --index --quiet"+
+				" --patch --pathspec-file-nul", fBool, "-m --message", fVal, "--pathspec-from-file", fRead), Check: checkGitStash}),
+			"apply": gitSub(&Program{Flags: flags("--check --stat --numstat --summary --apply --cached --index -R --reverse -3 --3way --reject -v"+
+				" --unsafe-paths --unidiff-zero --allow-empty --recount --inaccurate-eof -z", fBool,
+				"-p -C --directory --exclude --include --whitespace", fVal), Rest: RoleRead, Check: checkGitApply}),
+			"am": gitSub(&Program{Flags: flags("-3 -s -k -q -c --abort --continue --skip --quit --show-current-patch --signoff --keep --keep-cr"+
+				" --no-keep-cr --scissors --quiet --committer-date-is-author-date --ignore-date --allow-empty", fBool,
+				"-p -C --directory --exclude --include --whitespace --patch-format --resolvemsg", fVal), Rest: RoleRead, Check: checkGitAm}),
+			"read-tree": gitSub(&Program{Flags: flags("-m -u -i -n -v --reset --dry-run --trivial --aggressive --empty -q --quiet"+
+				" --no-sparse-checkout --recurse-submodules", fBool, "--prefix --exclude-per-directory", fVal, "--index-output", fWrite),
+				Check: checkGitReadTree}),
+			"checkout-index": gitSub(&Program{Flags: flags("-u -q -f -a -n -z --temp --stdin --all --force --quiet --index --no-create"+
+				" --ignore-skip-worktree-bits", fBool, "--prefix --stage", fVal), Check: checkGitCheckoutIndex}),
+			"sparse-checkout": gitSub(&Program{Check: checkGitSparse}),
+			"merge-file": gitSub(&Program{Flags: flags("-p --stdout -q --quiet --ours --theirs --union --diff3 --zdiff3 --object-id", fBool,
+				"-L --marker-size --diff-algorithm", fVal), Check: checkGitMergeFile}),
+			"subtree": gitNet(&Program{Flags: flags("--squash -q --quiet -d --debug --rejoin --ignore-joins --onto", fBool,
+				"-P --prefix -m --message -b --branch", fVal), Check: checkGitSubtree}),
 			"format-patch": gitSub(&Program{Flags: flags("--stdout --cover-letter -n -k", fBool, "--subject-prefix -v --to --cc", fVal, "-o --output-directory", fWrite)}),
 			"send-email": gitNet(&Program{Flags: flags("--annotate --compose --dry-run --quiet", fBool,
 				"--to --cc --bcc --from --subject --smtp-server --smtp-user --smtp-pass --smtp-server-port", fVal), Upload: true, Rest: RoleRead}),
@@ -136,7 +161,8 @@ func kbGitTable() map[string]*Program {
 			"submodule": gitNet(&Program{Flags: flags("--init --recursive --remote -q --quiet --force", fBool, "--depth --reference -b", fVal), Check: checkGitSubmodule}),
 			"bisect":    gitSub(&Program{Check: checkGitBisect}),
 			"filter-branch": gitSub(&Program{Flags: flags("-f --force --prune-empty", fBool, "--subdirectory-filter", fVal,
-				"--tree-filter --index-filter --env-filter --msg-filter --commit-filter --parent-filter --tag-name-filter", tagged(fShell, TagCodeEscape))}),
+				"--tree-filter --index-filter --env-filter --msg-filter --commit-filter --parent-filter --tag-name-filter", tagged(fShell, TagCodeEscape)),
+				Check: gitTreeUnless()}), // it checks the rewritten history out
 			"difftool": gitSub(&Program{Flags: flags("-y --no-prompt -d --dir-diff -g --gui --no-index --cached --staged", fBool, "-t --tool", fVal, "-x --extcmd", tagged(fShell, TagCodeEscape)),
 				Check: checkGitRevPaths}),
 			"worktree":         gitSub(&Program{Check: checkGitWorktree}),
@@ -278,7 +304,8 @@ func checkGitPush(c *Call) {
 	}
 }
 
-// writesWorktree records a write of the working tree.
+// writesWorktree records a write of the working directory (git submodule
+// writes the submodules' trees below it).
 func writesWorktree(c *Call) { c.Use(lit("."), accW) }
 
 // checkGitRm deletes its operands unless --cached.
@@ -289,26 +316,6 @@ func checkGitRm(c *Call) {
 	}
 	for _, w := range c.Positional {
 		c.Use(w, acc)
-	}
-}
-
-// checkGitReset: --hard rewrites the working tree.
-func checkGitReset(c *Call) {
-	if _, ok := c.Flag("--hard", "--merge", "--keep"); ok {
-		writesWorktree(c)
-	}
-}
-
-// checkGitClean deletes untracked files (of the operands, or everywhere).
-func checkGitClean(c *Call) {
-	if _, ok := c.Flag("-n", "--dry-run"); ok {
-		return
-	}
-	if len(c.Positional) == 0 {
-		c.Use(lit("."), accD)
-	}
-	for _, w := range c.Positional {
-		c.Use(w, accD)
 	}
 }
 
@@ -324,13 +331,6 @@ func checkGitSubmodule(c *Call) {
 		return
 	}
 	writesWorktree(c)
-}
-
-// checkGitBisect: "run CMD..." runs a command.
-func checkGitBisect(c *Call) {
-	if posIs(c, 0, "run") {
-		runFrom(c, 1)
-	}
 }
 
 // checkGitWorktree: "add PATH" writes PATH; "remove PATH" deletes it.
@@ -449,12 +449,6 @@ func gitLocalRepo(c *Call, i int) (Word, bool) {
 		return w, true
 	}
 	return Word{}, false
-}
-
-// checkGitPull reads a local remote and rewrites the working tree.
-func checkGitPull(c *Call) {
-	checkGitLocalRemote(c)
-	writesWorktree(c)
 }
 
 // checkGitLocalRemote: a remote that is a local repository is read

@@ -72,6 +72,9 @@ func checkEnv(c *Call) {
 		return
 	}
 	for i, w := range c.Positional {
+		if name, _, ok := strings.Cut(w.Value, "="); ok && name != "" {
+			c.an.gitEnv = c.an.gitEnv || gitEnvVar(name)
+		}
 		if w.Known && strings.Contains(w.Value, "=") && !strings.HasPrefix(w.Value, "=") {
 			continue
 		}

@@ -29,7 +29,9 @@ func (e *Effects) String() string {
 	}
 	for _, p := range e.Paths {
 		sb.WriteString(p.Access.String() + " " + p.Path)
-		if p.Recursive {
+		if p.Creates {
+			sb.WriteString(" tree")
+		} else if p.Recursive {
 			sb.WriteString(" recursive")
 		} else if p.Glob {
 			sb.WriteString(" glob")

@@ -29,6 +29,7 @@ type analyzer struct {
 	stop  bool // a bound was hit: stop walking
 
 	globRec bool // shopt globstar/dotglob or GLOBIGNORE: globs have find semantics
+	gitEnv  bool // GIT_DIR, GIT_WORK_TREE or GIT_CONFIG* assigned somewhere in the command (gitEnvVar)
 
 	// Control flow (flowstate.go).
 	dead        bool         // the path walked ended the shell (exit): nothing after it runs on it

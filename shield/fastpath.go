@@ -41,13 +41,15 @@ var versionOnly = fastSpec{flags: set("--version", "-V", "version"), maxArgs: 1}
 
 // fastPrograms is the compiled-in safe list.
 var fastPrograms = map[string]fastSpec{
-	"git": {subs: set("status", "log", "diff", "branch", "show", "fetch", "remote", "stash", "tag",
-		"rev-parse", "shortlog", "describe", "blame", "add", "pull", "version", "help"),
+	// Never git's working-tree writers (stash, pull, checkout, ...): what
+	// they write depends on content the gate cannot see.
+	"git": {subs: set("status", "log", "diff", "branch", "show", "fetch", "remote", "tag",
+		"rev-parse", "shortlog", "describe", "blame", "add", "version", "help"),
 		flags: set("-s", "--short", "-b", "--porcelain", "--oneline", "--graph", "--all", "--decorate",
 			"--stat", "--cached", "--staged", "--name-only", "--name-status", "-a", "-v", "-r", "-A",
 			"--list", "-n", "--abbrev-ref", "--show-toplevel", "HEAD", "--prune", "--tags", "-p",
-			"--no-pager", "--short-stat", "--shortstat", "--ff-only", "--rebase", "-u"),
-		words: true, noWords: set("remote", "stash", "tag", "branch", "version", "help"), maxArgs: 6},
+			"--no-pager", "--short-stat", "--shortstat", "-u"),
+		words: true, noWords: set("remote", "tag", "branch", "version", "help"), maxArgs: 6},
 	"go": {subs: set("build", "test", "vet", "fmt", "version", "list", "mod", "generate", "doc", "help"),
 		flags: set("-v", "-race", "-short", "-cover", "-json", "-x", "-m", "tidy", "download", "verify",
 			"graph", "why", "all", "-count=1", "-failfast", "-trimpath", "-mod=mod", "-mod=readonly"),

@@ -32,7 +32,9 @@ var fastPathTable = []struct {
 	{"git rev-parse --show-toplevel", true},
 	{"git blame main.go", true},
 	{"git add -A", true},
-	{"git pull origin main", true},
+	{"git pull origin main", false}, // a working-tree writer
+	{"git stash", false},
+	{"git stash -u", false},
 	{"git fetch --all --prune", true},
 	{"go test ./...", true},
 	{"go test -race -count=1 ./shield/...", true},

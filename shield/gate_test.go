@@ -154,13 +154,13 @@ func TestFastPathAgrees(t *testing.T) {
 
 var fastPathSamples = []string{"git status", "git log --oneline -n 5", "go test ./...", "go vet ./shield/...",
 	"make", "make test", "npm test", "npm run build", "cargo build --release", "pytest -q", "pwd", "whoami",
-	"date -u", "uname -a", "docker ps -a", "git diff --stat", "git pull origin main", "python3 --version"}
+	"date -u", "uname -a", "docker ps -a", "git diff --stat", "git fetch origin main", "python3 --version"}
 
 func TestFastPathRefuses(t *testing.T) {
 	for _, c := range []string{"git push --force", "git -c core.pager=sh log", "git diff --output=/tmp/x",
 		"git remote add x host:repo", "go run ./...", "docker run -v /:/host alpine", "cat README.md",
 		"ls", "make CC=evil", "git log; rm -rf ~", "git status $(id)", "npm install evil", "kubectl get secrets",
-		"git show HEAD:../../.ssh/id_rsa", "hostname evil", "git log ../../.ssh"} {
+		"git show HEAD:../../.ssh/id_rsa", "hostname evil", "git log ../../.ssh", "git stash", "git pull origin main"} {
 		if fastPathAllowed(c) {
 			t.Errorf("fast path allows %q", c)
 		}

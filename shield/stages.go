@@ -108,6 +108,8 @@ func (g *Gate) guardPaths(st *state, refs []policy.PathRef) (verdict.Verdict, bo
 		var f guardFinding
 		var hit bool
 		switch {
+		case p.Creates:
+			f, hit = st.guard.CheckTreeWrite(p.Path, p.Access)
 		case p.Glob:
 			f, hit = st.guard.CheckGlob(p.Path, p.Access)
 		case p.Mkdir && p.Access == action.AccessWrite:
@@ -183,7 +185,8 @@ func (g *Gate) guardEffects(st *state) (verdict.Verdict, bool) {
 	st.effects = shell.Analyze(code, shell.Options{Cwd: g.ws, Home: g.home})
 	start := len(st.paths)
 	for _, u := range st.effects.Paths {
-		st.paths = append(st.paths, policy.PathRef{Path: u.Path, Access: u.Access, Glob: u.Glob, Mkdir: u.Mkdir && !u.Glob})
+		st.paths = append(st.paths, policy.PathRef{Path: u.Path, Access: u.Access, Glob: u.Glob, Mkdir: u.Mkdir && !u.Glob,
+			Creates: u.Creates})
 	}
 	for _, n := range st.effects.Network {
 		// Unknown destinations stay in as "": a domain allow rule must

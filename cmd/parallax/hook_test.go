@@ -466,7 +466,7 @@ func TestHookInstalledSettingsProtected(t *testing.T) {
 		{"uninstall", "Bash", map[string]any{"command": "parallax hook claude-code uninstall --settings " + settings}, "deny"},
 		{"project settings", "Edit", map[string]any{"file_path": ".claude/settings.json", "old_string": "a", "new_string": "b"}, "deny"},
 		{"read it", "Read", map[string]any{"file_path": settings}, ""},
-		{"commands", "Write", map[string]any{"file_path": ".claude/commands/x.md", "content": "hi"}, ""},
+		{"commands need review", "Write", map[string]any{"file_path": ".claude/commands/x.md", "content": "hi"}, "ask"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			stdout, stderr, code := h.call(t, hookInput(t, pre, "p-"+c.name, root, c.tool, c.input, nil))
