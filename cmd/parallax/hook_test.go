@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +25,7 @@ import (
 	"github.com/parallax/parallax/chronicle"
 	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/internal/gateway/claudecode"
+	"github.com/parallax/parallax/internal/gateway/hookd"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
 )
 
@@ -125,11 +127,14 @@ func hookInput(t testing.TB, event, session, cwd, tool string, input, response a
 }
 
 // newHookWorkspace is a workspace made by parallax init's code, with a
-// few files, and a home directory.
+// few files, and a home directory with the install's hook daemon key.
 func newHookWorkspace(t testing.TB) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), t.TempDir()
 	if _, err := pxworkspace.Init(context.Background(), root, pxworkspace.InitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hookd.CreateKey(home, rand.Reader); err != nil {
 		t.Fatal(err)
 	}
 	for p, c := range map[string]string{
@@ -356,6 +361,8 @@ func runHookCmd(args ...string) (string, error) {
 func TestHookInstallCommand(t *testing.T) {
 	root, _ := newHookWorkspace(t)
 	t.Chdir(root)
+	home := t.TempDir() // no key yet
+	t.Setenv("HOME", home)
 	dir := t.TempDir()
 	settings := filepath.Join(dir, ".claude", "settings.json")
 	bin := filepath.Join(dir, "bin dir", "parallax")
@@ -365,12 +372,19 @@ func TestHookInstallCommand(t *testing.T) {
 	if err != nil || !strings.Contains(out, "installed") || !strings.Contains(out, want) {
 		t.Fatalf("install: %v\n%s", err, out)
 	}
+	if _, err := hookd.LoadKey(home); err != nil || !strings.Contains(out, "created the hook daemon's key "+hookd.KeyPath(home)) {
+		t.Errorf("install made no key (%v), or did not say so:\n%s", err, out)
+	}
+	key, _ := os.ReadFile(hookd.KeyPath(home))
 	b, _ := os.ReadFile(settings)
 	if n := len(claudecode.Events()); strings.Count(string(b), want) != n {
 		t.Errorf("settings hold %d hook entries, want %d (%v):\n%s", strings.Count(string(b), want), n, claudecode.Events(), b)
 	}
 	if out, err = runHookCmd("claude-code", "install", "--settings", settings, "--binary", bin); err != nil || !strings.Contains(out, "already installed") {
 		t.Errorf("second install: %v\n%s", err, out)
+	}
+	if again, _ := os.ReadFile(hookd.KeyPath(home)); !bytes.Equal(again, key) || strings.Contains(out, "key") {
+		t.Errorf("a second install replaced the key, or spoke of it:\n%s", out)
 	}
 	if _, err = runHookCmd("claude-code", "install", "--user", "--project"); err == nil {
 		t.Errorf("--user with --project must be refused")
@@ -406,6 +420,7 @@ func TestHookInstallCommand(t *testing.T) {
 // file is touched.
 func TestHookInstallChecksBinary(t *testing.T) {
 	t.Chdir(t.TempDir())
+	t.Setenv("HOME", t.TempDir())
 	dir := t.TempDir()
 	settings := filepath.Join(dir, "settings.json")
 	const orig = "{\"model\": \"sonnet\"}\n"
@@ -447,6 +462,7 @@ func TestHookInstallChecksBinary(t *testing.T) {
 func TestHookInstalledSettingsProtected(t *testing.T) {
 	root, home := newHookWorkspace(t)
 	t.Chdir(root)
+	t.Setenv("HOME", home)
 	settings := filepath.Join(t.TempDir(), "team", "claude-settings.json")
 	bin := filepath.Join(t.TempDir(), "parallax")
 	fakeBinary(t, bin, "parallax hook claude-code")
@@ -487,6 +503,7 @@ func TestHookInstalledSettingsProtected(t *testing.T) {
 func TestHookUninstallUnprotects(t *testing.T) {
 	root, home := newHookWorkspace(t)
 	t.Chdir(root)
+	t.Setenv("HOME", home)
 	team := filepath.Join(t.TempDir(), "team", "settings.json")
 	project := filepath.Join(root, ".claude", "settings.json")
 	bin := filepath.Join(t.TempDir(), "parallax")
@@ -668,11 +685,13 @@ func buildNoop(t *testing.T) string {
 	return bin
 }
 
-// startLatencyDaemon starts bin's hook daemon for root and waits for its
-// socket; stop sends SIGTERM and waits for it to exit.
-func startLatencyDaemon(t *testing.T, bin, root string, env []string) (stop func()) {
+// startLatencyDaemon starts bin's hook daemon for root (with more flags,
+// if any) and waits for its socket; stop sends SIGTERM and waits for it
+// to exit.
+func startLatencyDaemon(t *testing.T, bin, root string, env []string, flags ...string) (stop func()) {
 	t.Helper()
-	cmd := exec.Command(bin, "hook", "claude-code", "daemon", "--workspace", root, "--idle", "10m") //nolint:gosec // built above
+	args := append([]string{"hook", "claude-code", "daemon", "--workspace", root, "--idle", "10m"}, flags...)
+	cmd := exec.Command(bin, args...) //nolint:gosec // built above
 	cmd.Env = env
 	var errb bytes.Buffer
 	cmd.Stderr = &errb

@@ -24,7 +24,7 @@ func BenchmarkDaemonCall(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			root, home := newWorkspace(b)
-			startDaemon(b, root, nil)
+			startDaemon(b, root, home, nil)
 			in := hookInput(b, claudecode.EventPreToolUse, "bench", root, c.tool, c.input, nil)
 			opts := clientOpts(home)
 			ctx := context.Background()
