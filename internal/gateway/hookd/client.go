@@ -68,7 +68,11 @@ func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) e
 	resp, err := Forward(ctx, sock, opts.callTimeout(), Auth{Key: key, Workspace: ws, Rand: opts.Rand},
 		&Request{Identity: opts.Identity, Home: opts.Home, ProjectDir: opts.ProjectDir, Stdin: buf})
 	if err != nil {
-		if opts.Start != nil && (errors.Is(err, errNoDaemon) || errors.Is(err, errRefused) || errors.Is(err, errUnproven)) {
+		if errors.Is(err, errOldDaemon) {
+			retireOld(ctx, sock)
+		}
+		if opts.Start != nil && (errors.Is(err, errNoDaemon) || errors.Is(err, errRefused) ||
+			errors.Is(err, errUnproven) || errors.Is(err, errOldDaemon)) {
 			opts.Start(root, sock)
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < minInProcess {

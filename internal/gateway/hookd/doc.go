@@ -60,7 +60,9 @@
 //   - Same binary: the client sends its executable's identity (path,
 //     device, inode, size, modification time) in its tagged request. A
 //     daemon started from another binary refuses the call and exits; the
-//     client decides in process.
+//     client decides in process. A daemon of protocol 1 (before the key),
+//     which would refuse the hello and stay, is sent the call of another
+//     binary that makes it exit (compat.go).
 //   - The socket is the caller's alone: it lives in the workspace's
 //     .parallax/ (which must be the user's, mode 0700) when the path fits
 //     in sockaddr_un, else in a 0700 per-user directory

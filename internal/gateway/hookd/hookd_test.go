@@ -378,6 +378,7 @@ func TestClientFaults(t *testing.T) {
 		{"missing", nil, true},
 		{"closes at once", func(*net.UnixConn, *bufio.Reader) {}, false},
 		{"garbage for a proof", rawServe("hello\n"), false},
+		{"an answer of protocol 1 for a proof", rawServe(`{"v":1,"ok":true,"n":0}` + "\n"), true},
 		{"no key: random proof, then allow", plantedServe(nil), true},
 		{"another key", keyedServe(t, otherKey, ws, ans(allow, "")), true},
 		{"another workspace", keyedServe(t, key, WorkspaceID{ws.Dev, ws.Ino + 1}, ans(allow, "")), true},

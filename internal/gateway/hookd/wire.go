@@ -139,6 +139,9 @@ func readProof(r *bufio.Reader, s *session) error {
 	var h helloHeader
 	line, err := readHeader(r, &h)
 	if err != nil {
+		if line != nil && oldProtocol(line) {
+			return errOldDaemon
+		}
 		return err
 	}
 	if h.V != protocol || len(h.Nonce) != nonceSize {
