@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -78,10 +79,15 @@ treats as a refusal.
 
 A warm daemon per workspace ("parallax hook claude-code daemon", started
 by the first call, gone after 10 idle minutes, or within seconds once the
-workspace's .parallax or the parallax binary is removed or replaced)
-answers calls with the same code; when it is missing, of another binary
-or in any doubt, the call is decided in this process. PARALLAX_HOOK_DAEMON=off always decides in
-process and starts no daemon.`,
+workspace's .parallax, the parallax binary or the key is removed or
+replaced) answers calls with the same code. It is believed only once it
+has proved, on the connection, that it holds the install's key
+(~/.parallax/hookd.key, made by install; the gate seals ~/.parallax from
+the agent), and only for answers that carry the key's tag; when it is
+missing, of another binary, fails the proof or is in any doubt, the call
+is decided in this process, never allowed for it. Without a key no daemon
+is used or started. PARALLAX_HOOK_DAEMON=off always decides in process and
+starts no daemon.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runHook(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout())
@@ -128,14 +134,17 @@ process only forwards its input and prints the answer. The hook starts it
 on its own (detached) when none answers; there is no need to run it by
 hand. Each call is decided by the same code as in a hook process, with the
 workspace opened afresh; the socket is in .parallax/ (or a 0700 per-user
-directory when that path is too long), only the same user may connect, one
-daemon serves a workspace, and it exits after --idle without calls, on
-SIGTERM (finishing the calls in flight), when a hook of another parallax
-binary calls it, or when what it serves is gone: every --watch it checks
-that the workspace's .parallax, its socket and its own binary are still
-there and the same files (device and inode; for the binary also size and
-modification time), so a deleted or re-initialised project, or a removed
-or rebuilt binary, leaves no daemon behind. It verifies the whole audit
+directory when that path is too long), only the same user may connect, and
+the daemon proves on every connection that it holds the install's key
+(~/.parallax/hookd.key; it does not start without one) and decides only for
+hooks that prove it too. One daemon serves a workspace, and it exits after
+--idle without calls, on SIGTERM (finishing the calls in flight), when a
+hook of another parallax binary calls it, or when what it serves is gone:
+every --watch it checks that the workspace's .parallax, its socket, its own
+binary and the key are still there and the same files (device and inode;
+for the binary and the key also size and modification time), so a deleted
+or re-initialised project, a removed or rebuilt binary, or a new key leaves
+no daemon behind. It verifies the whole audit
 chain when it starts and refuses to start on a broken one (the hooks then
 decide in process; parallax doctor names the damage).`,
 		Args: cobra.NoArgs,
@@ -146,7 +155,7 @@ decide in process; parallax doctor names the damage).`,
 	cmd.Flags().StringVar(&dir, "workspace", "", "the workspace (default: the one at or above the current directory)")
 	cmd.Flags().DurationVar(&idle, "idle", hookd.DefaultIdle, "exit after this long without a call")
 	cmd.Flags().DurationVar(&watch, "watch", hookd.DefaultWatch,
-		"check this often that the workspace's .parallax, the socket and this binary are still the ones it started with")
+		"check this often that the workspace's .parallax, the socket, this binary and the key are still the ones it started with")
 	return cmd
 }
 
@@ -183,9 +192,14 @@ func runHookDaemon(ctx context.Context, dir string, idle, watch time.Duration) e
 	if err != nil {
 		return err
 	}
+	home := os.Getenv("HOME")
+	if !filepath.IsAbs(home) {
+		return fmt.Errorf("hook daemon %s: HOME %q is not absolute: no key", root, home)
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	srv := &hookd.Server{Socket: sock, Identity: id, Idle: idle, LockWait: 2 * time.Second, Workspace: root, Watch: watch}
+	srv := &hookd.Server{Socket: sock, Identity: id, Idle: idle, LockWait: 2 * time.Second, Workspace: root,
+		KeyFile: hookd.KeyPath(home), Watch: watch}
 	if err := srv.Serve(ctx); err != nil && !errors.Is(err, hookd.ErrRunning) {
 		return err
 	}
@@ -216,7 +230,10 @@ func newHookInstallCmd(install bool) *cobra.Command {
 directory; --user edits ~/.claude/settings.json; --settings FILE edits FILE.
 The hook command is the absolute, symlink-free path of this binary (or of
 --binary, which must run: its "hook claude-code --help" is run first and
-must answer as Parallax) followed by "hook claude-code". Any other Parallax
+must answer as Parallax) followed by "hook claude-code". Install also makes
+the install's key for the hook daemon (~/.parallax/hookd.key, 32 random
+bytes, mode 0600) when there is none that loads; without it every call is
+decided in the hook's own process. Any other Parallax
 entry (another binary, another event) is replaced, so installing again
 with a new binary leaves exactly one. The rest of the file is kept (keys
 in their order, values as they were; whitespace is rewritten with
@@ -312,7 +329,26 @@ func runHookInstall(cmd *cobra.Command, f hookFlags, install bool) error {
 	if err == nil && note != "" {
 		err = write(cmd, note)
 	}
+	if err == nil {
+		err = write(cmd, hookKeyNote(os.Getenv("HOME")))
+	}
 	return err
+}
+
+// hookKeyNote makes sure the install's hook daemon key exists (created
+// when missing or unusable) and says what happened: "" when the key was
+// there. Without a key the hook still works, deciding every call in its
+// own process, so a key that cannot be made is a note, not a failure.
+func hookKeyNote(home string) string {
+	created, err := hookd.CreateKey(home, rand.Reader)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("note: %v; without it the hook decides every call in its own process (no warm daemon)\n", err)
+	case created:
+		return fmt.Sprintf("created the hook daemon's key %s (mode 0600; the daemon proves it holds it on every call)\n",
+			hookd.KeyPath(home))
+	}
+	return ""
 }
 
 // protectSettings records the settings file in the workspace at or

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/internal/gateway/claudecode"
+	"github.com/parallax/parallax/internal/gateway/hookd"
 	"github.com/parallax/parallax/internal/testfs"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
 )
@@ -27,6 +29,9 @@ func newFullDiskHook(t *testing.T, bin string, daemon bool) *fullDiskHook {
 	t.Helper()
 	mnt := testfs.MountSmall(t, "TestTaintJournalOutlivesTheProcess")
 	root, home := filepath.Join(mnt, "ws"), t.TempDir()
+	if _, err := hookd.CreateKey(home, rand.Reader); err != nil {
+		t.Fatal(err)
+	}
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
 	if out, err := runBin(bin, env, "init", root, "--policy", "default"); err != nil {
 		t.Fatalf("parallax init on the tmpfs: %v\n%s", err, out)

@@ -24,7 +24,7 @@ func BenchmarkDaemonCall(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			root, home := newWorkspace(b)
-			startDaemon(b, root, nil)
+			startDaemon(b, root, home, nil)
 			in := hookInput(b, claudecode.EventPreToolUse, "bench", root, c.tool, c.input, nil)
 			opts := clientOpts(home)
 			ctx := context.Background()
@@ -34,5 +34,25 @@ func BenchmarkDaemonCall(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkDaemonRoundTrip is the client's whole path through a warm
+// daemon whose decision costs nothing: reading the key, finding the
+// workspace, and the socket round trips with the daemon's proof and the
+// tags of the request and the answer. It is what the hook process pays
+// for the daemon, apart from the decision.
+//
+//	go test -run='^$' -bench=DaemonRoundTrip -benchmem ./internal/gateway/hookd/
+func BenchmarkDaemonRoundTrip(b *testing.B) {
+	root, home := newWorkspace(b)
+	startDaemon(b, root, home, func(context.Context, *Request) Response { return Response{} })
+	in := hookInput(b, claudecode.EventPreToolUse, "bench", root, "Read", map[string]any{"file_path": "notes.txt"}, nil)
+	opts := clientOpts(home)
+	ctx := context.Background()
+	for b.Loop() {
+		if r := run(ctx, opts, in); r.stdout != "" || r.err != "" {
+			b.Fatalf("got %+v", r)
+		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 // process, where it is refused and audited.
 func TestRouteRefusesDeepInput(t *testing.T) {
 	in := []byte(`{"cwd":"/tmp","tool_input":{"x":` + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + `}}`)
-	if _, _, err := route(Options{}, in); !errors.Is(err, action.ErrTooDeep) {
+	if _, _, _, err := route(Options{}, in); !errors.Is(err, action.ErrTooDeep) {
 		t.Fatalf("got %v, want ErrTooDeep", err)
 	}
 }

@@ -27,7 +27,7 @@ func TestDaemonPanicIsNoAnswer(t *testing.T) {
 		{"post of an unreadable input", []byte(`{"hook_event_name":"PostToolUse","cwd":"` + root + `"}`),
 			func(r result) bool { return r.err != "" }},
 	}
-	d := startDaemon(t, root, func(context.Context, *Request) Response { panic("injected daemon fault") })
+	d := startDaemon(t, root, home, func(context.Context, *Request) Response { panic("injected daemon fault") })
 	sock, err := SocketPath(root)
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +35,7 @@ func TestDaemonPanicIsNoAnswer(t *testing.T) {
 	for _, c := range calls {
 		t.Run(c.name, func(t *testing.T) {
 			before := d.calls.Load()
-			resp, err := Forward(ctx, sock, 5*time.Second, &Request{Identity: testID, Home: home, Stdin: c.in})
+			resp, err := Forward(ctx, sock, 5*time.Second, authOf(t, root, home), &Request{Identity: testID, Home: home, Stdin: c.in})
 			if err == nil {
 				t.Fatalf("Forward: got answer %+v and no error, want no answer", resp)
 			}

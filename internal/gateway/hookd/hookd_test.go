@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,12 +29,15 @@ import (
 const testSecret = "aws_secret_access_key = q8Vt2LmN0xR5bY7wKp3ZcF9sHd1JgA6eUo4iTnQm"
 
 // newWorkspace is a workspace made by parallax init's code, with a few
-// files, and a home directory.
+// files, and a home directory with the install's key.
 func newWorkspace(t testing.TB) (root, home string) {
 	t.Helper()
 	root, home = t.TempDir(), t.TempDir()
 	if _, err := workspace.Init(context.Background(), root, workspace.InitOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	if created, err := CreateKey(home, rand.Reader); err != nil || !created {
+		t.Fatalf("create the key: %v, %v", created, err)
 	}
 	for p, c := range map[string]string{"src/main.go": "package main\n", "notes.txt": "meeting notes\n"} {
 		writeFile(t, filepath.Join(root, p), c)
@@ -99,19 +104,25 @@ type daemon struct {
 	done  chan error
 }
 
-// startDaemon serves the workspace at root until the test ends (or the
-// server stops on its own: wait).
-func startDaemon(t testing.TB, root string, decide func(context.Context, *Request) Response) *daemon {
+// startDaemon serves the workspace at root with the key of home until
+// the test ends (or the server stops on its own: wait).
+func startDaemon(t testing.TB, root, home string, decide func(context.Context, *Request) Response) *daemon {
 	t.Helper()
 	sock, err := SocketPath(root)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startDaemonAt(t, sock, root, home, decide)
+}
+
+// startDaemonAt is startDaemon listening on sock.
+func startDaemonAt(t testing.TB, sock, root, home string, decide func(context.Context, *Request) Response) *daemon {
+	t.Helper()
 	if decide == nil {
 		decide = Decide
 	}
 	d := &daemon{done: make(chan error, 1)}
-	d.srv = &Server{Socket: sock, Identity: testID, Workspace: root, Ready: make(chan struct{}),
+	d.srv = &Server{Socket: sock, Identity: testID, Workspace: root, KeyFile: KeyPath(home), Ready: make(chan struct{}),
 		Decide: func(ctx context.Context, req *Request) Response {
 			d.calls.Add(1)
 			return decide(ctx, req)
@@ -158,7 +169,7 @@ func TestDaemonSameAnswers(t *testing.T) {
 	ctx := context.Background()
 	rootA, homeA := newWorkspace(t)
 	rootB, homeB := newWorkspace(t)
-	d := startDaemon(t, rootB, nil)
+	d := startDaemon(t, rootB, homeB, nil)
 	pre, post := claudecode.EventPreToolUse, claudecode.EventPostToolUse
 	secretRead := func(root string) any {
 		return map[string]any{"type": "text", "file": map[string]any{"filePath": root + "/config/app.ini",
@@ -248,7 +259,7 @@ func TestDaemonSameAnswers(t *testing.T) {
 func TestDaemonFreshState(t *testing.T) {
 	ctx := context.Background()
 	root, home := newWorkspace(t)
-	d := startDaemon(t, root, nil)
+	d := startDaemon(t, root, home, nil)
 	opts := clientOpts(home)
 	read := hookInput(t, claudecode.EventPreToolUse, "f1", root, "Read", map[string]any{"file_path": "notes.txt"}, nil)
 	mustDecide := func(in []byte, want string) {
@@ -312,7 +323,7 @@ func TestDaemonFreshState(t *testing.T) {
 func TestDaemonOfAnotherBinary(t *testing.T) {
 	ctx := context.Background()
 	root, home := newWorkspace(t)
-	d := startDaemon(t, root, nil)
+	d := startDaemon(t, root, home, nil)
 	in := hookInput(t, claudecode.EventPreToolUse, "b1", root, "Read", map[string]any{"file_path": "~/.ssh/id_rsa"}, nil)
 	want := run(ctx, Options{Home: home}, in)
 	opts := clientOpts(home)
@@ -338,7 +349,10 @@ func TestDaemonOfAnotherBinary(t *testing.T) {
 
 // TestClientFaults: whatever the daemon does wrong, the decision is the
 // in-process one (a deny here), never an empty answer, or a refusal
-// (exit 2) when too little time is left.
+// (exit 2) when too little time is left. A peer that does not prove it
+// holds the key, or an answer whose tag does not check out, also asks
+// for a new daemon (one that takes the workspace's lock replaces the
+// socket).
 func TestClientFaults(t *testing.T) {
 	ctx := context.Background()
 	root, home := newWorkspace(t)
@@ -347,22 +361,47 @@ func TestClientFaults(t *testing.T) {
 	if !strings.Contains(want.stdout, `"deny"`) {
 		t.Fatalf("in process: %+v, want a deny", want)
 	}
-	answer := func(s string) func(c net.Conn) { return func(c net.Conn) { _, _ = c.Write([]byte(s)) } }
+	key, ws := authOf(t, root, home).Key, authOf(t, root, home).Workspace
+	otherKey := &Key{1}
+	raw := func(b string) func(c net.Conn, _ *session) {
+		return func(c net.Conn, _ *session) { _, _ = c.Write([]byte(b)) }
+	}
+	ans := func(line, body string) func(c net.Conn, s *session) { // a well-tagged answer
+		return func(c net.Conn, s *session) { _, _ = c.Write(taggedAnswer(s, line, body)) }
+	}
+	allow := `{"v":2,"ok":true,"n":0}` + "\n"
 	faults := []struct {
 		name  string
-		serve func(c net.Conn) // nil: no daemon at all
+		serve func(c *net.UnixConn, r *bufio.Reader) // nil: no daemon at all
+		start bool                                   // a new daemon is asked for
 	}{
-		{"missing", nil},
-		{"closes at once", func(net.Conn) {}},
-		{"dies mid-answer", answer(`{"v":1,"ok":tr`)},
-		{"garbage", answer("hello\n")},
-		{"empty allow without ok", answer(`{"v":1,"n":0}` + "\n")},
-		{"cut body", answer(`{"v":1,"ok":true,"n":100}` + "\n" + `{"hook`)},
-		{"trailing bytes", answer(`{"v":1,"ok":true,"n":0}` + "\nmore")},
-		{"other protocol", answer(`{"v":2,"ok":true,"n":0}` + "\n")},
-		{"unknown field", answer(`{"v":1,"ok":true,"n":0,"allow":true}` + "\n")},
-		{"refusal", answer(`{"v":1,"refused":"busy","n":0}` + "\n")},
-		{"huge answer", answer(`{"v":1,"ok":true,"n":99999999}` + "\n")},
+		{"missing", nil, true},
+		{"closes at once", func(*net.UnixConn, *bufio.Reader) {}, false},
+		{"garbage for a proof", rawServe("hello\n"), false},
+		{"an answer of protocol 1 for a proof", rawServe(`{"v":1,"ok":true,"n":0}` + "\n"), true},
+		{"no key: random proof, then allow", plantedServe(nil), true},
+		{"another key", keyedServe(t, otherKey, ws, ans(allow, "")), true},
+		{"another workspace", keyedServe(t, key, WorkspaceID{ws.Dev, ws.Ino + 1}, ans(allow, "")), true},
+		{"dies mid-answer", keyedServe(t, key, ws, raw(`{"v":2,"ok":tr`)), false},
+		{"garbage", keyedServe(t, key, ws, raw("hello\n")), false},
+		{"empty allow without ok", keyedServe(t, key, ws, ans(`{"v":2,"n":0}`+"\n", "")), false},
+		{"cut body", keyedServe(t, key, ws, raw(`{"v":2,"ok":true,"n":100}`+"\n"+`{"hook`)), false},
+		{"trailing bytes", keyedServe(t, key, ws, func(c net.Conn, s *session) {
+			_, _ = c.Write(append(taggedAnswer(s, allow, ""), "more"...))
+		}), false},
+		{"other protocol", keyedServe(t, key, ws, ans(`{"v":1,"ok":true,"n":0}`+"\n", "")), false},
+		{"unknown field", keyedServe(t, key, ws, ans(`{"v":2,"ok":true,"n":0,"allow":true}`+"\n", "")), false},
+		{"refusal", keyedServe(t, key, ws, ans(`{"v":2,"refused":"busy","n":0}`+"\n", "")), true},
+		{"huge answer", keyedServe(t, key, ws, raw(`{"v":2,"ok":true,"n":99999999}`+"\n")), false},
+		{"allow without a tag", keyedServe(t, key, ws, raw(allow)), false},
+		{"allow with a zero tag", keyedServe(t, key, ws, raw(allow+string(make([]byte, tagSize)))), true},
+		{"allow tagged out of order", keyedServe(t, key, ws, func(c net.Conn, s *session) {
+			s.tag(labelAnswer) // the counter moves on: the next tag is not the answer's
+			_, _ = c.Write(taggedAnswer(s, allow, ""))
+		}), true},
+		{"allow tagged as a proof", keyedServe(t, key, ws, func(c net.Conn, s *session) {
+			_, _ = c.Write(append([]byte(allow), s.tag(labelProof, []byte(allow))...))
+		}), true},
 	}
 	for _, f := range faults {
 		t.Run(f.name, func(t *testing.T) {
@@ -376,25 +415,14 @@ func TestClientFaults(t *testing.T) {
 			if got := run(ctx, opts, in); got != want {
 				t.Errorf("got %+v, want the in-process %+v", got, want)
 			}
-			if (f.serve == nil) != (started == 1) && f.name != "refusal" {
-				t.Errorf("daemons started: %d", started)
+			if f.start != (started == 1) {
+				t.Errorf("daemons started: %d, want one: %v", started, f.start)
 			}
 		})
 	}
-	t.Run("forged allow from another executable", func(t *testing.T) {
-		stop := fakeDaemon(t, root, answer(`{"v":1,"ok":true,"n":0}`+"\n"))
-		defer stop()
-		opts := clientOpts(home)
-		opts.Identity.Ino++ // the peer (this test binary) is not "this binary"
-		started := 0
-		opts.Start = func(string, string) { started++ }
-		if got := run(ctx, opts, in); got != want || started != 1 {
-			t.Errorf("got %+v (%d daemons started), want the in-process %+v and a new daemon", got, started, want)
-		}
-	})
 	t.Run("slow", func(t *testing.T) {
 		release := make(chan struct{})
-		stop := fakeDaemon(t, root, func(net.Conn) { <-release })
+		stop := fakeDaemon(t, root, func(*net.UnixConn, *bufio.Reader) { <-release })
 		defer stop()
 		defer close(release)
 		opts := clientOpts(home)
@@ -405,7 +433,7 @@ func TestClientFaults(t *testing.T) {
 	})
 	t.Run("slow near the deadline", func(t *testing.T) {
 		release := make(chan struct{})
-		stop := fakeDaemon(t, root, func(net.Conn) { <-release })
+		stop := fakeDaemon(t, root, func(*net.UnixConn, *bufio.Reader) { <-release })
 		defer stop()
 		defer close(release)
 		dctx, cancel := context.WithTimeout(ctx, minInProcess/2)
@@ -417,49 +445,11 @@ func TestClientFaults(t *testing.T) {
 	})
 }
 
-// fakeDaemon listens on the workspace's socket and runs serve on each
-// connection after reading the request.
-func fakeDaemon(t *testing.T, root string, serve func(c net.Conn)) (stop func()) {
-	t.Helper()
-	sock, err := SocketPath(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				if _, err := readRequest(bufio.NewReader(c)); err != nil {
-					t.Errorf("fake daemon: %v", err)
-				}
-				serve(c)
-			}()
-		}
-	}()
-	return func() {
-		_ = ln.Close()
-		wg.Wait()
-	}
-}
-
 // TestInputLimit: input over the limit is not forwarded; the in-process
 // refusal stands.
 func TestInputLimit(t *testing.T) {
 	root, home := newWorkspace(t)
-	d := startDaemon(t, root, nil)
+	d := startDaemon(t, root, home, nil)
 	big := append(hookInput(t, claudecode.EventPreToolUse, "l1", root, "Read", map[string]any{"file_path": "notes.txt"}, nil),
 		bytes.Repeat([]byte(" "), claudecode.MaxInputBytes)...)
 	got := run(context.Background(), clientOpts(home), big)
@@ -473,12 +463,12 @@ func TestInputLimit(t *testing.T) {
 func TestServerLifecycle(t *testing.T) {
 	root, home := newWorkspace(t)
 	started, release := make(chan struct{}), make(chan struct{})
-	d := startDaemon(t, root, func(ctx context.Context, req *Request) Response {
+	d := startDaemon(t, root, home, func(ctx context.Context, req *Request) Response {
 		close(started)
 		<-release
 		return Decide(ctx, req)
 	})
-	second := &Server{Socket: d.srv.Socket, Identity: testID}
+	second := &Server{Socket: d.srv.Socket, Identity: testID, KeyFile: KeyPath(home)}
 	if err := second.Serve(context.Background()); !errors.Is(err, ErrRunning) {
 		t.Errorf("second daemon: %v, want ErrRunning", err)
 	}
@@ -497,7 +487,7 @@ func TestServerLifecycle(t *testing.T) {
 		t.Errorf("serve: %v", err)
 	}
 
-	idle := &Server{Socket: d.srv.Socket, Identity: testID, Idle: time.Millisecond}
+	idle := &Server{Socket: d.srv.Socket, Identity: testID, KeyFile: KeyPath(home), Idle: time.Millisecond}
 	if err := idle.Serve(context.Background()); err != nil {
 		t.Errorf("idle daemon: %v", err)
 	}
@@ -549,8 +539,12 @@ func TestSocketPath(t *testing.T) {
 }
 
 // peerHelperEnv makes the test binary a client that sends one call to the
-// socket it names and prints what came back (TestPeerHelper).
-const peerHelperEnv = "HOOKD_PEER_HELPER_SOCKET"
+// socket it names, with the key peerKeyEnv holds (hex), and prints what
+// came back (TestPeerHelper).
+const (
+	peerHelperEnv = "HOOKD_PEER_HELPER_SOCKET"
+	peerKeyEnv    = "HOOKD_PEER_HELPER_KEY"
+)
 
 // TestPeerHelper is not a test: it is the client process of
 // TestServerRefusesOtherUsers when peerHelperEnv is set.
@@ -559,18 +553,18 @@ func TestPeerHelper(t *testing.T) {
 	if sock == "" {
 		t.Skip("helper process of TestServerRefusesOtherUsers")
 	}
+	var key Key
+	if b, err := hex.DecodeString(os.Getenv(peerKeyEnv)); err != nil || copy(key[:], b) != KeySize {
+		fmt.Println("key:", err)
+		os.Exit(0)
+	}
 	c, err := net.Dial("unix", sock)
 	if err != nil {
 		fmt.Println("dial:", err)
 		os.Exit(0)
 	}
 	in := []byte(`{"session_id":"u","cwd":"/","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/x"}}`)
-	if err := writeRequest(c, &Request{Identity: testID, Stdin: in}); err != nil {
-		fmt.Println("send:", err)
-		os.Exit(0)
-	}
-	_ = c.(*net.UnixConn).CloseWrite()
-	if _, err := readAnswer(bufio.NewReader(c)); err != nil {
+	if _, err := exchange(c.(*net.UnixConn), Auth{Key: &key}, &Request{Identity: testID, Stdin: in}); err != nil {
 		fmt.Println("no answer:", err)
 		os.Exit(0)
 	}
@@ -580,7 +574,8 @@ func TestPeerHelper(t *testing.T) {
 
 // TestServerRefusesOtherUsers: a process of another user that reaches the
 // socket (here made world-writable on purpose) gets no answer and no
-// decision is made; the same client as this user is answered.
+// decision is made, even with the key; the same client as this user is
+// answered.
 func TestServerRefusesOtherUsers(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("running a client as another user needs root")
@@ -607,8 +602,16 @@ func TestServerRefusesOtherUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	home := t.TempDir()
+	if _, err := CreateKey(home, rand.Reader); err != nil {
+		t.Fatal(err)
+	}
+	key, err := LoadKey(home)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var calls atomic.Int64
-	srv := &Server{Socket: filepath.Join(dir, "s.sock"), Identity: id, Ready: make(chan struct{}),
+	srv := &Server{Socket: filepath.Join(dir, "s.sock"), Identity: id, KeyFile: KeyPath(home), Ready: make(chan struct{}),
 		Decide: func(context.Context, *Request) Response { calls.Add(1); return Response{} }}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -625,7 +628,7 @@ func TestServerRefusesOtherUsers(t *testing.T) {
 	}
 	client := func(uid uint32) string {
 		cmd := exec.Command(bin, "-test.run=^TestPeerHelper$")
-		cmd.Env = []string{peerHelperEnv + "=" + srv.Socket}
+		cmd.Env = []string{peerHelperEnv + "=" + srv.Socket, peerKeyEnv + "=" + hex.EncodeToString(key[:])}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -646,7 +649,7 @@ func TestServerRefusesOtherUsers(t *testing.T) {
 // rightly and every decision lands in one verifiable chain.
 func TestDaemonParallelCalls(t *testing.T) {
 	root, home := newWorkspace(t)
-	d := startDaemon(t, root, nil)
+	d := startDaemon(t, root, home, nil)
 	before, err := audit.Verify(audit.DefaultPath(root), audit.VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)

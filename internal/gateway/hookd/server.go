@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"sync"
@@ -45,14 +46,26 @@ type Server struct {
 	Decide func(ctx context.Context, req *Request) Response
 	// Ready, when set, is closed once the socket accepts calls.
 	Ready chan struct{}
-	// Workspace, when set, is the root of the workspace served: the
-	// server stops once its .parallax is removed or replaced.
+	// Workspace, when set, is the root of the workspace served: its
+	// identity (WorkspaceOf) is bound into every tag, and the server
+	// stops once its .parallax is removed or replaced. Unset, the zero
+	// identity is bound, which no client of a workspace accepts.
 	Workspace string
+	// KeyFile is the install's key (KeyPath): the server proves it holds
+	// it on every connection and answers only requests tagged with it.
+	// Serve refuses to start without a key that loads (LoadKeyFile), and
+	// stops once the file is removed or replaced.
+	KeyFile string
+	// Rand is the source of the server's nonces (nil: crypto/rand); it
+	// must be safe for concurrent use.
+	Rand io.Reader
 	// Watch is how often the server checks that the workspace's
-	// .parallax, its socket and its executable (Identity.Path) are the
-	// ones it started with (0: DefaultWatch).
+	// .parallax, its socket, its executable (Identity.Path) and its key
+	// file are the ones it started with (0: DefaultWatch).
 	Watch time.Duration
 
+	key    *Key             // loaded from KeyFile by Serve
+	ws     WorkspaceID      // the served workspace's, bound into every tag
 	ticks  <-chan time.Time // replaces the Watch ticker (tests)
 	why    string           // why the watch stopped the server (tests)
 	mu     sync.Mutex       // one decision at a time
@@ -80,13 +93,19 @@ func Decide(ctx context.Context, req *Request) Response {
 	return resp
 }
 
-// Serve listens until ctx is done, the idle time passes without a call,
-// a client of another binary calls, or what it serves is gone (the
-// workspace's .parallax, the socket or the executable removed or
-// replaced); then it finishes the calls in flight and returns. The
+// Serve loads the key, then listens until ctx is done, the idle time
+// passes without a call, a client of another binary calls, or what it
+// serves is gone (the workspace's .parallax, the socket, the executable
+// or the key file removed or replaced); then it finishes the calls in
+// flight and returns. The
 // socket is removed if it is still the server's; the lock file stays (it
 // is what orders daemons of the same workspace).
 func (s *Server) Serve(ctx context.Context) (err error) {
+	key, keyID, err := loadKeyFile(s.KeyFile)
+	if err != nil {
+		return err
+	}
+	s.key = key
 	lock, err := s.lock(ctx)
 	if err != nil {
 		return err
@@ -98,11 +117,12 @@ func (s *Server) Serve(ctx context.Context) (err error) {
 		return fmt.Errorf("listen on %s: %w", s.Socket, err)
 	}
 	ln.SetUnlinkOnClose(false) // the watch removes it, if it is still this one
-	w, err := newWatch(s.Workspace, s.Socket, s.Identity)
+	w, err := newWatch(s.Workspace, s.Socket, s.Identity, keyID)
 	if err != nil {
 		return errors.Join(err, ln.Close(), os.Remove(s.Socket))
 	}
 	defer func() { err = errors.Join(err, w.close()) }()
+	s.ws = WorkspaceID{Dev: w.dirID.dev, Ino: w.dirID.ino}
 	if err := os.Chmod(s.Socket, 0o600); err != nil {
 		return errors.Join(fmt.Errorf("socket mode: %w", err), ln.Close(), w.removeSocket())
 	}
@@ -204,23 +224,36 @@ func (s *Server) accept(ctx context.Context, ln *net.UnixListener, accepted chan
 }
 
 // handle serves one connection. Anything wrong ends it without an
-// answer or with a refusal: the client then decides in process.
+// answer or with a refusal: the client then decides in process. Nothing
+// is read of the call before the client's hello, and nothing is decided
+// for a request whose tag does not check out (a client without the key).
 func (s *Server) handle(ctx context.Context, c *net.UnixConn) {
 	defer func() {
 		_ = recover() // a panic is a call without answer, never the daemon's end
 		_ = c.Close()
 	}()
 	_ = c.SetDeadline(time.Now().Add(callTimeout))
-	if _, err := samePeer(c); err != nil {
+	if err := samePeer(c); err != nil {
 		return
 	}
-	req, err := readRequest(bufio.NewReaderSize(c, 64<<10))
+	r := bufio.NewReaderSize(c, 64<<10)
+	sess := &session{key: s.key, ws: s.ws}
+	var err error
+	if sess.client, err = readHello(r); err != nil {
+		return
+	}
+	if sess.daemon, err = newNonce(s.Rand); err != nil {
+		return
+	}
+	if err := writeProof(c, sess); err != nil {
+		return
+	}
+	req, err := readRequest(r, sess)
 	if err != nil {
-		_ = writeAnswer(c, Response{}, "bad request: "+err.Error())
 		return
 	}
 	if req.Identity != s.Identity {
-		_ = writeAnswer(c, Response{}, "this daemon runs another parallax binary; it exits")
+		_ = writeAnswer(c, sess, Response{}, "this daemon runs another parallax binary; it exits")
 		s.once.Do(func() { close(s.stop) })
 		return
 	}
@@ -229,7 +262,7 @@ func (s *Server) handle(ctx context.Context, c *net.UnixConn) {
 		decide = Decide
 	}
 	resp := s.decideOne(ctx, decide, req)
-	_ = writeAnswer(c, resp, "")
+	_ = writeAnswer(c, sess, resp, "")
 }
 
 // decideOne runs one decision at a time. The lock is released when the

@@ -19,6 +19,7 @@ const (
 	stopWorkspaceGone = "workspace_gone" // .parallax removed or replaced
 	stopSocketGone    = "socket_gone"    // the socket file removed or replaced
 	stopBinaryGone    = "binary_gone"    // the executable removed or replaced
+	stopKeyChanged    = "key_changed"    // the key file removed or replaced
 )
 
 // fileID is a file's device and inode.
@@ -42,12 +43,14 @@ type watch struct {
 	socket   string
 	sockID   fileID
 	exe      Identity // Path "" when not watched
+	key      Identity // the key file's, as exe's (size and times too); Path "" when not watched
 }
 
 // newWatch records the identities of the workspace's .parallax (root ""
-// watches none), of the socket just bound and of the executable.
-func newWatch(root, socket string, exe Identity) (*watch, error) {
-	w := &watch{socket: socket, exe: exe}
+// watches none) and of the socket just bound, with those of the
+// executable and of the key file, as the server read them.
+func newWatch(root, socket string, exe, key Identity) (*watch, error) {
+	w := &watch{socket: socket, exe: exe, key: key}
 	fi, err := os.Lstat(socket)
 	if err != nil {
 		return nil, fmt.Errorf("watch the socket: %w", err)
@@ -68,9 +71,10 @@ func newWatch(root, socket string, exe Identity) (*watch, error) {
 }
 
 // gone is why the server must stop ("" while everything is in place):
-// .parallax, the socket or the executable is missing or is another file
-// than the one the server started with. Any error stating them counts as
-// gone: a daemon that stops for nothing costs one in-process decision.
+// .parallax, the socket, the executable or the key file is missing or is
+// another file than the one the server started with. Any error stating
+// them counts as gone: a daemon that stops for nothing costs one
+// in-process decision.
 func (w *watch) gone() string {
 	if w.stateDir != "" {
 		if fi, err := os.Stat(w.stateDir); err != nil || idOf(fi) != w.dirID {
@@ -83,6 +87,11 @@ func (w *watch) gone() string {
 	if w.exe.Path != "" {
 		if id, err := FileIdentity(w.exe.Path); err != nil || id != w.exe {
 			return stopBinaryGone
+		}
+	}
+	if w.key.Path != "" {
+		if fi, err := os.Lstat(w.key.Path); err != nil || infoIdentity(w.key.Path, fi) != w.key {
+			return stopKeyChanged
 		}
 	}
 	return ""

@@ -22,15 +22,16 @@ type watched struct {
 }
 
 // serveWatched serves the workspace at root with exe as the server's
-// executable, its watch driven by w.tick, until the test ends.
-func serveWatched(t *testing.T, root string, exe Identity) *watched {
+// executable and the key of home, its watch driven by w.tick, until the
+// test ends.
+func serveWatched(t *testing.T, root, home string, exe Identity) *watched {
 	t.Helper()
 	sock, err := SocketPath(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := &watched{ticks: make(chan time.Time), done: make(chan error, 1)}
-	w.srv = &Server{Socket: sock, Identity: exe, Workspace: root, Ready: make(chan struct{}), ticks: w.ticks}
+	w.srv = &Server{Socket: sock, Identity: exe, Workspace: root, KeyFile: KeyPath(home), Ready: make(chan struct{}), ticks: w.ticks}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { w.done <- w.srv.Serve(ctx) }()
 	t.Cleanup(func() {
@@ -117,44 +118,44 @@ func replace(t *testing.T, path, content string) {
 }
 
 // TestServerStopsWhenGone: the daemon exits on its own once the
-// workspace's .parallax, its socket or its executable is removed or
-// replaced, and removes its socket unless another one took its place.
+// workspace's .parallax, its socket, its executable or the key file is
+// removed or replaced, and removes its socket unless another one took its place.
 func TestServerStopsWhenGone(t *testing.T) {
 	cases := []struct {
 		name     string
 		longPath bool // the socket is in the runtime directory, not in .parallax
 		// change returns the listener that took the socket's place, if any.
-		change func(t *testing.T, root, sock, exe string) net.Listener
+		change func(t *testing.T, root, sock, exe, home string) net.Listener
 		want   string
 	}{
-		{"project deleted", false, func(t *testing.T, root, _, _ string) net.Listener {
+		{"project deleted", false, func(t *testing.T, root, _, _, _ string) net.Listener {
 			removeAll(t, root)
 			return nil
 		}, stopWorkspaceGone},
-		{"project deleted, socket in the runtime directory", true, func(t *testing.T, root, _, _ string) net.Listener {
+		{"project deleted, socket in the runtime directory", true, func(t *testing.T, root, _, _, _ string) net.Listener {
 			removeAll(t, root)
 			return nil
 		}, stopWorkspaceGone},
-		{"workspace re-initialised", false, func(t *testing.T, root, _, _ string) net.Listener {
+		{"workspace re-initialised", false, func(t *testing.T, root, _, _, _ string) net.Listener {
 			removeAll(t, filepath.Join(root, ".parallax"))
 			if _, err := workspace.Init(context.Background(), root, workspace.InitOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			return nil
 		}, stopWorkspaceGone},
-		{".parallax moved away", true, func(t *testing.T, root, _, _ string) net.Listener {
+		{".parallax moved away", true, func(t *testing.T, root, _, _, _ string) net.Listener {
 			if err := os.Rename(filepath.Join(root, ".parallax"), filepath.Join(root, "old")); err != nil {
 				t.Fatal(err)
 			}
 			return nil
 		}, stopWorkspaceGone},
-		{"socket removed", false, func(t *testing.T, _, sock, _ string) net.Listener {
+		{"socket removed", false, func(t *testing.T, _, sock, _, _ string) net.Listener {
 			if err := os.Remove(sock); err != nil {
 				t.Fatal(err)
 			}
 			return nil
 		}, stopSocketGone},
-		{"socket replaced", false, func(t *testing.T, _, sock, _ string) net.Listener {
+		{"socket replaced", false, func(t *testing.T, _, sock, _, _ string) net.Listener {
 			if err := os.Remove(sock); err != nil {
 				t.Fatal(err)
 			}
@@ -164,29 +165,39 @@ func TestServerStopsWhenGone(t *testing.T) {
 			}
 			return ln
 		}, stopSocketGone},
-		{"binary removed", false, func(t *testing.T, _, _, exe string) net.Listener {
+		{"binary removed", false, func(t *testing.T, _, _, exe, _ string) net.Listener {
 			if err := os.Remove(exe); err != nil {
 				t.Fatal(err)
 			}
 			return nil
 		}, stopBinaryGone},
-		{"binary replaced", false, func(t *testing.T, _, _, exe string) net.Listener {
+		{"binary replaced", false, func(t *testing.T, _, _, exe, _ string) net.Listener {
 			replace(t, exe, "#!/bin/sh\n# rebuilt\n")
 			return nil
 		}, stopBinaryGone},
+		{"key removed", false, func(t *testing.T, _, _, _, home string) net.Listener {
+			if err := os.Remove(KeyPath(home)); err != nil {
+				t.Fatal(err)
+			}
+			return nil
+		}, stopKeyChanged},
+		{"key replaced", false, func(t *testing.T, _, _, _, home string) net.Listener {
+			replace(t, KeyPath(home), strings.Repeat("k", KeySize))
+			return nil
+		}, stopKeyChanged},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			root, _ := newWorkspace(t)
+			root, home := newWorkspace(t)
 			if c.longPath {
 				root = longWorkspace(t)
 			}
 			exe, id := fakeExe(t)
-			w := serveWatched(t, root, id)
+			w := serveWatched(t, root, home, id)
 			if !w.tickTwice(t) {
 				t.Fatalf("the daemon stopped before anything changed (%q)", w.srv.why)
 			}
-			other := c.change(t, root, w.srv.Socket, exe)
+			other := c.change(t, root, w.srv.Socket, exe, home)
 			if other != nil {
 				defer other.Close()
 			}
@@ -214,7 +225,7 @@ func TestServerStopsWhenGone(t *testing.T) {
 // daemon, whatever else changes in .parallax.
 func TestServerWatchKeepsServing(t *testing.T) {
 	root, home := newWorkspace(t)
-	w := serveWatched(t, root, testID)
+	w := serveWatched(t, root, home, testID)
 	in := hookInput(t, claudecode.EventPreToolUse, "w1", root, "Read", map[string]any{"file_path": "~/.ssh/id_rsa"}, nil)
 	for i := range 3 {
 		writeFile(t, filepath.Join(root, ".parallax", "policy.yaml"), "deny:\nverify:\nallow:\n")
