@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +19,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/internal/flock"
 	"github.com/parallax/parallax/internal/gateway/claudecode"
 	"github.com/parallax/parallax/internal/gateway/hookd"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
@@ -103,11 +106,66 @@ func isHookCall(args []string) bool {
 	return len(args) == 2 && args[0] == "hook" && args[1] == "claude-code"
 }
 
+// hookTimeoutEnv shortens hookTimeout (a Go duration; longer values are
+// ignored).
+const hookTimeoutEnv = "PARALLAX_HOOK_TIMEOUT"
+
+// hookLockMargin is how long before the hook's deadline every lock wait
+// gives up, leaving time to answer.
+const hookLockMargin = 2 * time.Second
+
 // runHook answers one hook call, through the workspace's daemon when one
-// answers, else in process.
+// answers, else in process, within hookTimeout: every lock it waits for
+// gives up before that (flock.SetDeadline), and a watchdog answers deny
+// at the deadline whatever the decision is still waiting for (a lock
+// another process holds, a slow disk), so the host never times the hook
+// out and runs the tool unchecked.
 func runHook(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
-	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
+	timeout := hookTimeout
+	if d, err := time.ParseDuration(os.Getenv(hookTimeoutEnv)); err == nil && d > 0 && d < timeout {
+		timeout = d
+	}
+	deadline := time.Now().Add(timeout)
+	flock.SetDeadline(deadline.Add(-min(hookLockMargin, timeout/3)))
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
+	buf, rerr := io.ReadAll(io.LimitReader(stdin, claudecode.MaxInputBytes+1))
+	if rerr != nil {
+		return &exitError{code: exitHookBlocked, err: fmt.Errorf("read the hook input: %w; the tool call is refused to fail closed", rerr)}
+	}
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- decideHook(ctx, bytes.NewReader(buf), &out) }()
+	watchdog := time.NewTimer(time.Until(deadline))
+	defer watchdog.Stop()
+	select {
+	case err := <-done:
+		if _, werr := stdout.Write(out.Bytes()); werr != nil && err == nil {
+			err = &exitError{code: exitHookBlocked, err: fmt.Errorf("write the decision: %w; the tool call is refused to fail closed", werr)}
+		}
+		return err
+	case <-watchdog.C:
+		why := fmt.Sprintf("Parallax could not decide within %v (a lock another process holds, or a slow disk)", timeout)
+		if action.TopLevelString(buf, "hook_event_name") == "PreToolUse" {
+			return &exitError{code: exitHookBlocked, err: errors.New(why + "; the tool call is refused to fail closed")}
+		}
+		// After a call, what it returned may not be recorded: the
+		// session stops rather than go on without its taint.
+		msg := why + ". Parallax stopped this session: what the last tool returned may not be recorded, so no " +
+			"further call can be judged with it. Run `parallax doctor` in the project."
+		b, err := json.Marshal(claudecode.StopResponse{Continue: false, StopReason: msg, Decision: "block", Reason: msg})
+		if err == nil {
+			_, err = stdout.Write(append(b, '\n'))
+		}
+		if err != nil {
+			return &exitError{code: exitHookBlocked, err: errors.New(msg)}
+		}
+		return nil
+	}
+}
+
+// decideHook is the decision of one hook call.
+func decideHook(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	opts := hookd.Options{Home: os.Getenv("HOME"), ProjectDir: os.Getenv("CLAUDE_PROJECT_DIR")}
 	if os.Getenv(hookDaemonEnv) != "off" {
 		if id, err := hookd.SelfIdentity(); err == nil {
