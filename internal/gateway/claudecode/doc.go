@@ -30,6 +30,14 @@
 //	             and tools Parallax does not know are gated as mcp_call on
 //	             server "claude-code" and always go to a human, with a
 //	             reason that says what the tool is or that it is unknown.
+//	             A Monitor streams its output to the model with no
+//	             PostToolUse: before it may run, the session is tainted to
+//	             what that output may show — the content of the files it
+//	             reads now (within the bounds below), their labels, and
+//	             critical for output the hook cannot see (a program whose
+//	             output is not made of the files it reads, unresolved
+//	             shell code, the network, the environment, a WebSocket).
+//	             If that taint cannot be recorded, it is denied.
 //	             BLOCK → deny (Claude reads the reason), ESCALATE → ask
 //	             (Claude Code's prompt is the human tier), ALLOW → no
 //	             decision: the host's own permission rules still apply.

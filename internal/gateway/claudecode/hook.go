@@ -251,6 +251,13 @@ func (p *pre) decide(ctx context.Context) Outcome {
 		}
 		return out
 	}
+	if m.Tool == "Monitor" {
+		// Its output reaches the model with no PostToolUse: the session
+		// is tainted to what it may show before it may run.
+		if err := p.monitorTaint(ctx, &m); err != nil {
+			return deny(err.Error())
+		}
+	}
 	// The call may run (now, or once the human says yes): snapshot first.
 	id, err := p.snapshot(ctx, &m, v)
 	if err != nil {
