@@ -94,7 +94,8 @@ func TestSessionStartClassifiesMemory(t *testing.T) {
 			writeFile(t, filepath.Join(home, ".ssh", "id_rsa"), "nothing DLP would find")
 		}, "", ifc.Critical, "(ssh_keys)"},
 		{"parent directory", func(t *testing.T, root, _, _ string) {
-			writeFile(t, filepath.Join(root, "CLAUDE.md"), testSecret)
+			// Above the workspace too: the test's own temporary directory.
+			writeFile(t, filepath.Join(filepath.Dir(root), "CLAUDE.md"), testSecret)
 		}, "sub", ifc.Critical, "project memory file"},
 		{"local file", func(t *testing.T, root, _, _ string) {
 			writeFile(t, filepath.Join(root, "sub", "CLAUDE.local.md"), testSecret)
