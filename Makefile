@@ -57,6 +57,7 @@ fuzz:
 	$(FUZZ) ./llm/ -fuzz='^FuzzParseConfig$$'
 	$(FUZZ) ./internal/termtext/ -fuzz=FuzzClean
 	$(FUZZ) ./llm/ -fuzz='^FuzzParseScript$$'
+	$(FUZZ) ./internal/gateway/claudecode/ -fuzz=FuzzMemoryImports
 
 corpus:
 	$(GO) run ./cmd/parallax eval testdata/corpus

@@ -47,7 +47,7 @@ func newHookCmd() *cobra.Command {
 func newHookClaudeCodeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "claude-code",
-		Short: "Claude Code hook: PreToolUse, PostToolUse, PostToolUseFailure, PreSkillShellCommand (reads the hook JSON on stdin)",
+		Short: "Claude Code hook: the tool events, SessionStart, InstructionsLoaded, prompts (reads the hook JSON on stdin)",
 		Long: `Run by Claude Code before and after every tool call; install it with
 "parallax hook claude-code install". It reads the hook JSON on stdin, finds
 the Parallax workspace at or above $CLAUDE_PROJECT_DIR or the call's cwd,
@@ -75,6 +75,13 @@ ahead, so a full disk still takes it; if it can be written nowhere, the
 hook answers {"continue": false} with the reason (Claude Code stops the
 session) and every session of the workspace is refused until parallax
 doctor's fix is applied.
+
+SessionStart, InstructionsLoaded, DirectoryAdded, UserPromptSubmit and
+UserPromptExpansion: what reaches the model without a tool call (the
+memory files Claude Code loads, CLAUDE.md and its rules, with their
+@imports; the prompt) is classified the same way and taints the session.
+A Monitor's output never comes back after the call: the session is
+tainted before it runs, to what the command may show.
 
 Any error denies the call. Input that cannot be read, or an event this
 hook does not answer (it is named), exits with status 2, which Claude Code

@@ -79,6 +79,8 @@ type env struct {
 	planted       bool   // an impostor holds the daemon's socket: no daemon decides
 	home, project string
 	api           *claudecli.FakeAPI
+	// cliEnv is more environment for the CLI (after claudecli.Env).
+	cliEnv []string
 }
 
 // newEnv makes HOME (with a fake SSH key) and HOME/project, and installs
@@ -176,7 +178,7 @@ func (e *env) run(turns ...claudecli.Turn) (claudecli.Result, string) {
 func (e *env) runConversations(convs ...claudecli.Conversation) (claudecli.Result, string) {
 	e.t.Helper()
 	e.api = claudecli.NewFakeAPI(e.t, convs...)
-	res := claudecli.Run(e.t, e.api, claudecli.Options{Bin: e.claude, Dir: e.project, Home: e.home})
+	res := claudecli.Run(e.t, e.api, claudecli.Options{Bin: e.claude, Dir: e.project, Home: e.home, Env: e.cliEnv})
 	if res.ExitCode != 0 {
 		e.t.Fatalf("claude exit %d\nstderr:\n%s\nstdout:\n%s", res.ExitCode, res.Stderr, res.Stdout)
 	}

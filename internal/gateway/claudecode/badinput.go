@@ -39,9 +39,8 @@ func badInput(ctx context.Context, opts Options, raw []byte, err error) error {
 	_, _ = ws.Audit.Append(ctx, audit.Event{Type: audit.ActionBlocked, Decision: verdict.Block.String(),
 		Stage: stageHook, Rule: RuleBadInput, Reason: clip(badInputReason(err))})
 	event, session := action.TopLevelString(raw, "hook_event_name"), action.TopLevelString(raw, "session_id")
-	switch event {
-	case EventPostToolUse, EventPostToolUseFailure, EventPostToolBatch:
-	default:
+	if event != EventPostToolUse && event != EventPostToolUseFailure && event != EventPostToolBatch &&
+		!channelEvent(event) {
 		return out
 	}
 	if checkID("session_id", session) != nil {

@@ -1,7 +1,10 @@
 // Package claudecode puts the gate in front of Claude Code (2.1 and
 // earlier) as its command hook (`parallax hook claude-code`) for the
 // events around a tool call: PreToolUse, PostToolUse, PostToolUseFailure,
-// PreSkillShellCommand (and PostToolBatch when registered). Every hook
+// PreSkillShellCommand (and PostToolBatch when registered), and for the
+// events that carry something to the model outside a tool result:
+// SessionStart, InstructionsLoaded, DirectoryAdded, UserPromptSubmit,
+// UserPromptExpansion. Every hook
 // call is a new process: it finds the workspace, opens its database and
 // audit chain, maps the tool call to a catalog action and answers on
 // stdout. (Package hookd runs this same code in a warm per-workspace
@@ -27,6 +30,14 @@
 //	             and tools Parallax does not know are gated as mcp_call on
 //	             server "claude-code" and always go to a human, with a
 //	             reason that says what the tool is or that it is unknown.
+//	             A Monitor streams its output to the model with no
+//	             PostToolUse: before it may run, the session is tainted to
+//	             what that output may show — the content of the files it
+//	             reads now (within the bounds below), their labels, and
+//	             critical for output the hook cannot see (a program whose
+//	             output is not made of the files it reads, unresolved
+//	             shell code, the network, the environment, a WebSocket).
+//	             If that taint cannot be recorded, it is denied.
 //	             BLOCK → deny (Claude reads the reason), ESCALATE → ask
 //	             (Claude Code's prompt is the human tier), ALLOW → no
 //	             decision: the host's own permission rules still apply.
@@ -38,8 +49,23 @@
 //	             failure the error text (a failing command's output): DLP
 //	             labels, session taint by session_id in the workspace
 //	             database, labels on written files, an IFCClassified audit
-//	             entry. Any other event is refused with exit status 2,
-//	             naming it.
+//	             entry.
+//	SessionStart, InstructionsLoaded, DirectoryAdded: the memory files
+//	             Claude Code loads into the context by itself (CLAUDE.md,
+//	             .claude/CLAUDE.md, .claude/rules/**.md and CLAUDE.local.md
+//	             of the session's directory and each one above it, the
+//	             user's and the managed ones, the auto memory's MEMORY.md;
+//	             the file InstructionsLoaded names; an added directory's)
+//	             and what they @import, resolved as Claude Code resolves
+//	             them (relative to the importing file, ~ the home, not
+//	             inside code or HTML comments; MaxImportDepth hops, cycles
+//	             end), are classified like a tool result: DLP on the
+//	             content, the paths' labels (an import of ~/.ssh/id_rsa is
+//	             critical by its path, unread), the activity table. The
+//	             session's taint rises to each, journalled first.
+//	UserPromptSubmit, UserPromptExpansion: the prompt (and a slash
+//	             command's arguments) likewise, before the model reads it.
+//	             Any other event is refused with exit status 2, naming it.
 //
 // Defenses:
 //   - A result's taint survives a full disk: its DLP level is written to
@@ -87,10 +113,26 @@
 //     refusals, escalations and host-internal calls, snapshots.
 //   - Unclassifiable results fail closed: the session is raised to
 //     critical, the failure audited and reported to Claude.
+//   - Every channel to the model is classified, within bounds: at most
+//     MaxChannelFiles files, MaxChannelFileBytes each (Claude Code's own
+//     bound for a memory file), MaxChannelBytes in all per event. A
+//     memory file that exists but cannot be read, or lies past a bound,
+//     taints the session critical (audited, rule
+//     hook_channel_unclassified); a missing file, a directory or a
+//     special file is skipped, as Claude Code skips it. Where the import
+//     parse may differ from Claude Code's markdown lexer, it follows
+//     more imports, never fewer; rules scoped to paths and
+//     subdirectories' CLAUDE.md are counted at the start, as if loaded.
 //   - Reasons name rules and paths, never payload secrets; the audit
 //     chain redacts what DLP finds.
 //
-// Limits: the hook sees only what the host shows it. A tool the host
+// Limits: the hook sees only what the host shows it. InstructionsLoaded
+// is not waited for by Claude Code: a subdirectory's CLAUDE.md loaded
+// mid-session may reach the model before its taint is recorded (the
+// next tool call usually comes after). Auto memory under a project
+// path longer than 200 bytes (hashed by Claude Code), CLAUDE_CONFIG_DIR
+// and managed memory given inline in managed settings are not read.
+// DLP finds secrets by their form: a password in prose is not found. A tool the host
 // runs without a hook call, a binary that is missing (the host treats a
 // failing hook command as non-blocking), or a Bash command whose effects
 // the analyser cannot see are outside its reach; the kernel sandbox of

@@ -119,7 +119,7 @@ func TestUnknownEventsRefused(t *testing.T) {
 	before := len(entries(t, root))
 	for _, c := range []struct{ name, file, event string }{
 		{"stop", "Stop.json", "Stop"},
-		{"session start", "SessionStart.json", "SessionStart"},
+		{"session end", "SessionEnd.json", "SessionEnd"},
 		{"task created", "TaskCreated.json", "TaskCreated"},
 		{"made up", "PostToolUse.Bash.json", "PostToolUseSomeday"},
 	} {

@@ -42,8 +42,12 @@ type Options struct {
 
 	// fault is a test seam: when set (only by this package's tests), it
 	// is called at the named points of a call (faultPre, faultPost,
-	// faultObserve) and may panic there, to hold the recover branches.
+	// faultObserve, faultChannel) and may panic there, to hold the
+	// recover branches.
 	fault func(point string)
+	// managed is a test seam: the managed memory directory
+	// (defaultManagedDir when empty).
+	managed string
 }
 
 // Points of a call where Options.fault is called.
@@ -51,6 +55,7 @@ const (
 	faultPre     = "pre"     // PreToolUse, the workspace open
 	faultPost    = "post"    // PostToolUse, before the workspace is opened
 	faultObserve = "observe" // PostToolUse, while the result is classified
+	faultChannel = "channel" // an event without a tool call, once its workspace is found
 )
 
 // at calls the test seam, if any.
@@ -127,6 +132,9 @@ func Run(ctx context.Context, opts Options, stdin io.Reader, stdout io.Writer) e
 		return postAnswer(stdout, PostToolUse(ctx, opts, in))
 	case EventPostToolBatch:
 		return postAnswer(stdout, postToolBatch(ctx, opts, in))
+	case EventSessionStart, EventInstructionsLoaded, EventDirectoryAdded, EventUserPromptSubmit,
+		EventUserPromptExpansion:
+		return postAnswer(stdout, observeChannel(ctx, opts, in))
 	}
 	// ParseInput lets through only the events above.
 	return fmt.Errorf("%w: hook event %s is not handled; nothing was judged", ErrUnknownEvent,
@@ -242,6 +250,13 @@ func (p *pre) decide(ctx context.Context) Outcome {
 			out.Reason = clip(out.Reason + " (" + genericNote(&m) + ", so it was judged as an MCP call)")
 		}
 		return out
+	}
+	if m.Tool == "Monitor" {
+		// Its output reaches the model with no PostToolUse: the session
+		// is tainted to what it may show before it may run.
+		if err := p.monitorTaint(ctx, &m); err != nil {
+			return deny(err.Error())
+		}
 	}
 	// The call may run (now, or once the human says yes): snapshot first.
 	id, err := p.snapshot(ctx, &m, v)

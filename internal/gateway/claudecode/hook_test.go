@@ -141,7 +141,7 @@ func TestRunFailsClosed(t *testing.T) {
 		want  string
 	}{
 		{"garbage", []byte("not json"), &bytes.Buffer{}, "bad hook input"},
-		{"other event", hookJSON(t, "UserPromptSubmit", "s1", root, "Read", map[string]any{}, nil), &bytes.Buffer{}, `not answered by Parallax: "UserPromptSubmit"`},
+		{"other event", hookJSON(t, "Stop", "s1", root, "Read", map[string]any{}, nil), &bytes.Buffer{}, `not answered by Parallax: "Stop"`},
 		{"decision not written", deny, failWriter{}, "write the decision"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -29,17 +29,57 @@ const (
 	EventPreSkillShellCommand = "PreSkillShellCommand"
 )
 
+// Events that carry something to the model outside a tool result (see
+// channel.go). None names a tool.
+const (
+	// EventSessionStart is sent when a session starts, resumes, is
+	// cleared or compacted (source): Claude Code has just loaded the
+	// memory files (CLAUDE.md, rules, their @imports) into the context.
+	EventSessionStart = "SessionStart"
+	// EventInstructionsLoaded is sent, without waiting for the hook, for
+	// each memory file Claude Code loads (file_path): at start, when a
+	// subdirectory's CLAUDE.md or a path-scoped rule comes into play, for
+	// an @import (parent_file_path), after a compaction.
+	EventInstructionsLoaded = "InstructionsLoaded"
+	// EventDirectoryAdded is sent after a working directory (directory)
+	// was added mid-session (/add-dir): its memory files join the context.
+	EventDirectoryAdded = "DirectoryAdded"
+	// EventUserPromptSubmit carries the user's prompt before the model
+	// reads it; EventUserPromptExpansion a slash command's prompt and
+	// arguments before it expands.
+	EventUserPromptSubmit    = "UserPromptSubmit"
+	EventUserPromptExpansion = "UserPromptExpansion"
+)
+
 // Events lists the hook events the hook answers, in the order install
 // registers them. PostToolBatch is answered but not registered: every call
 // in a batch already came through PostToolUse or PostToolUseFailure.
 func Events() []string {
-	return []string{EventPreToolUse, EventPostToolUse, EventPostToolUseFailure, EventPreSkillShellCommand}
+	return []string{EventPreToolUse, EventPostToolUse, EventPostToolUseFailure, EventPreSkillShellCommand,
+		EventSessionStart, EventInstructionsLoaded, EventDirectoryAdded, EventUserPromptSubmit,
+		EventUserPromptExpansion}
 }
 
 // answered reports whether the hook answers event.
 func answered(event string) bool {
+	return event == EventPostToolBatch || toolEvent(event) || channelEvent(event)
+}
+
+// toolEvent reports whether event is about one tool call (tool_name).
+func toolEvent(event string) bool {
 	switch event {
-	case EventPreToolUse, EventPostToolUse, EventPostToolUseFailure, EventPostToolBatch, EventPreSkillShellCommand:
+	case EventPreToolUse, EventPostToolUse, EventPostToolUseFailure, EventPreSkillShellCommand:
+		return true
+	}
+	return false
+}
+
+// channelEvent reports whether event carries something to the model
+// outside a tool result (see observeChannel).
+func channelEvent(event string) bool {
+	switch event {
+	case EventSessionStart, EventInstructionsLoaded, EventDirectoryAdded, EventUserPromptSubmit,
+		EventUserPromptExpansion:
 		return true
 	}
 	return false
@@ -83,6 +123,34 @@ type Input struct {
 	// ToolCalls is PostToolBatch's list of calls (each with tool_name,
 	// tool_input, tool_use_id and tool_response); see Calls.
 	ToolCalls json.RawMessage `json:"tool_calls,omitempty"`
+
+	// Source is why SessionStart fired (startup, resume, clear, compact,
+	// fork) or how a directory was added.
+	Source string `json:"source,omitempty"`
+	// FilePath and ParentFilePath are InstructionsLoaded's memory file and
+	// the file that @-imported it; MemoryType and LoadReason say which
+	// kind and why it was loaded.
+	FilePath       string `json:"file_path,omitempty"`
+	ParentFilePath string `json:"parent_file_path,omitempty"`
+	MemoryType     string `json:"memory_type,omitempty"`
+	LoadReason     string `json:"load_reason,omitempty"`
+	// Directory is DirectoryAdded's new working directory.
+	Directory string `json:"directory,omitempty"`
+	// Prompt is what the user submitted (UserPromptSubmit) or typed as a
+	// slash command (UserPromptExpansion, with CommandArgs). Kept raw:
+	// every string in them is classified, whatever their shape.
+	Prompt      json.RawMessage `json:"prompt,omitempty"`
+	CommandArgs json.RawMessage `json:"command_args,omitempty"`
+}
+
+// PromptText is the text of a prompt event: every string of prompt and
+// command_args.
+func (in *Input) PromptText() string {
+	p, a := ResponseText(in.Prompt), ResponseText(in.CommandArgs)
+	if p == "" || a == "" {
+		return p + a
+	}
+	return p + "\n" + a
 }
 
 // ResultText is the text of what the tool returned to the model: every
@@ -160,6 +228,9 @@ func (in *Input) check() error {
 	if in.HookEventName == EventPostToolBatch {
 		return in.checkBatch()
 	}
+	if channelEvent(in.HookEventName) {
+		return in.checkChannel()
+	}
 	for _, f := range []struct{ name, v string }{
 		{"session_id", in.SessionID}, {"tool_name", in.ToolName},
 	} {
@@ -191,6 +262,38 @@ func (in *Input) checkCwd() error {
 		return fmt.Errorf("cwd: %v", err)
 	}
 	in.Cwd = filepath.Clean(in.Cwd)
+	return nil
+}
+
+// checkChannel checks the input of an event that names no tool: its
+// session, its cwd and the path it names, if any.
+func (in *Input) checkChannel() error {
+	if err := checkID("session_id", in.SessionID); err != nil {
+		return err
+	}
+	if err := in.checkCwd(); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		v    *string
+		need bool
+	}{
+		{"file_path", &in.FilePath, in.HookEventName == EventInstructionsLoaded},
+		{"parent_file_path", &in.ParentFilePath, false},
+		{"directory", &in.Directory, in.HookEventName == EventDirectoryAdded},
+	} {
+		if *f.v == "" && !f.need {
+			continue
+		}
+		if !filepath.IsAbs(*f.v) {
+			return fmt.Errorf("%s %q must be an absolute path", f.name, *f.v)
+		}
+		if err := action.CheckPathChars(*f.v); err != nil {
+			return fmt.Errorf("%s: %v", f.name, err)
+		}
+		*f.v = filepath.Clean(*f.v)
+	}
 	return nil
 }
 

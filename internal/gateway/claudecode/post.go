@@ -47,7 +47,7 @@ func PostToolUse(ctx context.Context, opts Options, in *Input) (err error) {
 	}
 	ws, err := openRoot(ctx, root)
 	if err != nil {
-		return journalCritical(root, in, err)
+		return journalCritical(root, in.SessionID, in.ToolName, err)
 	}
 	defer func() { err = errors.Join(err, ws.Close()) }()
 	var obs shield.Observation

@@ -47,7 +47,11 @@ func TestInstallUninstall(t *testing.T) {
 	if err := json.Unmarshal([]byte(after), &s); err != nil {
 		t.Fatalf("installed file is not JSON: %v\n%s", err, after)
 	}
-	for _, ev := range []string{EventPreToolUse, EventPostToolUse, EventPostToolUseFailure} {
+	// Every event that carries something to the model is registered:
+	// the tool events, and the memory files and prompts.
+	for _, ev := range []string{EventPreToolUse, EventPostToolUse, EventPostToolUseFailure,
+		EventPreSkillShellCommand, EventSessionStart, EventInstructionsLoaded, EventDirectoryAdded,
+		EventUserPromptSubmit, EventUserPromptExpansion} {
 		groups := s.Hooks[ev]
 		if len(groups) == 0 {
 			t.Fatalf("%s: no hook registered", ev)

@@ -73,13 +73,14 @@ func journalFirst(root string, in *Input) (ifc.ContentClassifier, error) {
 }
 
 // journalCritical records that the session saw what could not be
-// classified, when the workspace cannot be opened.
-func journalCritical(root string, in *Input, cause error) error {
-	if err := workspace.JournalTaint(root, in.SessionID, int(ifc.Critical), "unclassified result of "+in.ToolName); err != nil {
+// classified (the result of a tool, or what an event showed the model),
+// when the workspace cannot be opened or the classification failed.
+func journalCritical(root, session, what string, cause error) error {
+	if err := workspace.JournalTaint(root, session, int(ifc.Critical), "unclassified result of "+what); err != nil {
 		return unrecorded(root, errors.Join(cause, err))
 	}
 	return fmt.Errorf("the result of %s was not classified (%w); session %s is now treated as having seen "+
-		"critical data", in.ToolName, cause, in.SessionID)
+		"critical data", what, cause, session)
 }
 
 // unrecorded marks the workspace at root as holding a raise recorded
