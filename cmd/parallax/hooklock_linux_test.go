@@ -84,4 +84,3 @@ func TestHeldLockCannotKeepTheHookPastItsDeadline(t *testing.T) {
 		})
 	}
 }
-
