@@ -25,7 +25,14 @@ type matcherGroup struct {
 type commandHook struct {
 	Type    string `json:"type"`
 	Command string `json:"command"`
+	// Timeout (seconds) is written explicitly: Claude Code runs a tool
+	// unchecked once a hook outlasts it, so the hook's own deadline
+	// (30 s, after which it denies) must be known to lie well inside it.
+	Timeout int `json:"timeout,omitempty"`
 }
+
+// HookTimeoutSeconds is the timeout Install writes into each entry.
+const HookTimeoutSeconds = 60
 
 // HookCommand is the settings command that runs the hook with binary (an
 // absolute path), quoted for the shell Claude Code runs it with.
@@ -64,8 +71,9 @@ func IsHookCommand(command string) bool {
 // whether the file changed.
 func Install(path, command string) (bool, error) {
 	return editSettings(path, func(hooks *object) (bool, error) {
-		changed, err := removeHooks(hooks, func(event, c string) bool {
-			return IsHookCommand(c) && (c != command || !slices.Contains(Events(), event))
+		changed, err := removeHooks(hooks, func(event string, hk commandHook) bool {
+			return IsHookCommand(hk.Command) && (hk.Command != command || hk.Timeout != HookTimeoutSeconds ||
+				!slices.Contains(Events(), event))
 		})
 		if err != nil {
 			return false, err
@@ -78,7 +86,7 @@ func Install(path, command string) (bool, error) {
 			if hasCommand(groups, command) {
 				continue
 			}
-			g, _ := json.Marshal(matcherGroup{Matcher: "*", Hooks: []commandHook{{"command", command}}}) // always marshals
+			g, _ := json.Marshal(matcherGroup{Matcher: "*", Hooks: []commandHook{{"command", command, HookTimeoutSeconds}}}) // always marshals
 			hooks.set(ev, mustArray(append(groups, g)))
 			changed = true
 		}
@@ -96,7 +104,7 @@ func Uninstall(path string) (bool, error) {
 		return false, nil
 	}
 	return editSettings(path, func(hooks *object) (bool, error) {
-		return removeHooks(hooks, func(_, c string) bool { return IsHookCommand(c) })
+		return removeHooks(hooks, func(_ string, hk commandHook) bool { return IsHookCommand(hk.Command) })
 	})
 }
 
@@ -108,7 +116,7 @@ func HasHook(path string) (bool, error) {
 	found := false
 	_, err := editSettings(path, func(hooks *object) (bool, error) {
 		var err error
-		found, err = removeHooks(hooks, func(_, c string) bool { return IsHookCommand(c) })
+		found, err = removeHooks(hooks, func(_ string, hk commandHook) bool { return IsHookCommand(hk.Command) })
 		return false, err // an edit of the copy in memory only: nothing is written
 	})
 	return found, err
@@ -116,7 +124,7 @@ func HasHook(path string) (bool, error) {
 
 // removeHooks drops the command hooks drop selects from every event of
 // hooks, then matcher groups left empty, then empty event lists.
-func removeHooks(hooks *object, drop func(event, command string) bool) (bool, error) {
+func removeHooks(hooks *object, drop func(event string, hk commandHook) bool) (bool, error) {
 	changed := false
 	for _, ev := range slices.Clone(hooks.keys) {
 		groups, err := hooks.array(ev)
@@ -125,7 +133,7 @@ func removeHooks(hooks *object, drop func(event, command string) bool) (bool, er
 		}
 		kept, here := groups[:0:0], false
 		for _, g := range groups {
-			ng, removed, empty := removeCommands(g, func(c string) bool { return drop(ev, c) })
+			ng, removed, empty := removeCommands(g, func(hk commandHook) bool { return drop(ev, hk) })
 			here = here || removed
 			if !empty {
 				kept = append(kept, ng)
@@ -197,7 +205,7 @@ func hasCommand(groups []json.RawMessage, command string) bool {
 			continue
 		}
 		for _, h := range grp.Hooks {
-			if h.Type == "command" && h.Command == command {
+			if h.Type == "command" && h.Command == command && h.Timeout == HookTimeoutSeconds {
 				return true
 			}
 		}
@@ -208,7 +216,7 @@ func hasCommand(groups []json.RawMessage, command string) bool {
 // removeCommands drops the command hooks whose command drop selects
 // from one matcher group. empty says the group has no hooks left because
 // of that. A group it cannot read is returned unchanged.
-func removeCommands(g json.RawMessage, drop func(command string) bool) (out json.RawMessage, removed, empty bool) {
+func removeCommands(g json.RawMessage, drop func(hk commandHook) bool) (out json.RawMessage, removed, empty bool) {
 	grp, err := parseObject(g)
 	if err != nil {
 		return g, false, false
@@ -220,7 +228,7 @@ func removeCommands(g json.RawMessage, drop func(command string) bool) (out json
 	kept := hooks[:0:0]
 	for _, h := range hooks {
 		var hk commandHook
-		if json.Unmarshal(h, &hk) == nil && hk.Type == "command" && drop(hk.Command) {
+		if json.Unmarshal(h, &hk) == nil && hk.Type == "command" && drop(hk) {
 			removed = true
 			continue
 		}

@@ -300,3 +300,46 @@ func TestHasHook(t *testing.T) {
 		})
 	}
 }
+
+// Every entry Install writes names its timeout, well above the hook's own
+// deadline (after which it denies), so Claude Code never gives up on the
+// hook first and runs the tool unchecked; an entry of an earlier install
+// without one is replaced, not kept beside the new one.
+func TestInstallWritesTheTimeout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	writeFile(t, path, `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "`+testCommand+`"}]}]}}`)
+	if changed, err := Install(path, testCommand); err != nil || !changed {
+		t.Fatalf("install: changed %v, err %v", changed, err)
+	}
+	var s struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string
+				Timeout int
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(readFile(t, path)), &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range Events() {
+		var n int
+		for _, g := range s.Hooks[ev] {
+			for _, h := range g.Hooks {
+				if h.Command != testCommand {
+					continue
+				}
+				n++
+				if h.Timeout != HookTimeoutSeconds || HookTimeoutSeconds < 45 {
+					t.Errorf("%s: timeout %d, want %d (above the hook's 30 s deadline)", ev, h.Timeout, HookTimeoutSeconds)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s: %d Parallax entries, want 1", ev, n)
+		}
+	}
+	if changed, err := Install(path, testCommand); err != nil || changed {
+		t.Errorf("a second install: changed %v, err %v; want no change", changed, err)
+	}
+}
