@@ -571,19 +571,17 @@ func dedupe(in []string) []string {
 var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
 	"NO_PROXY", "no_proxy"}
 
-// proxyEnv points every program of the command at its egress proxy,
-// except for loopback: inside the command's own network namespace,
-// loopback holds only what the command itself serves (a test's server)
-// and the relays of the workspace's loopback registries, so a client
-// that honours NO_PROXY reaches them directly (the proxy refuses
-// loopback targets).
+// proxyEnv points every program of the command at its egress proxy, for
+// loopback too: a registry reached through the proxy has its requests
+// read by DLP, where the relay of a loopback registry (for programs that
+// never proxy loopback) only copies bytes.
 func proxyEnv(port int) []string {
 	u := fmt.Sprintf("http://127.0.0.1:%d", port)
 	var out []string
 	for _, v := range proxyVars[:6] {
 		out = append(out, v+"="+u)
 	}
-	return append(out, "NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1")
+	return out
 }
 
 // within reports whether p is dir or lies beneath it.

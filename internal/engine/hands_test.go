@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -450,7 +451,8 @@ func TestCommandNetworkOnlyThroughTheEgressProxy(t *testing.T) {
 	rec := &auditRecorder{}
 	hook, err := NewCommandSandbox(CommandSandboxConfig{Workspace: h.ws, Home: h.home, Self: selfExe(t),
 		Unreadable: guard.New(h.ws, h.home).Unreadable(), TempRoot: t.TempDir(),
-		Egress: egressServer([]string{strings.TrimPrefix(registry.URL, "http://")}, func() shield.Appender { return rec })})
+		Forward: loopbackRegistries([]string{strings.TrimPrefix(registry.URL, "http://")}),
+		Egress:  egressServer([]string{strings.TrimPrefix(registry.URL, "http://")}, func() shield.Appender { return rec })})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -670,5 +672,27 @@ func TestCommandCannotReadSecretsThroughLinks(t *testing.T) {
 	}
 	if strings.Contains(out, "S3CRET") {
 		t.Fatalf("a secret was read through a link: %s", out)
+	}
+}
+
+// A registry on loopback, by address or as localhost:PORT, is relayed
+// into a command's namespace (for programs that never proxy loopback),
+// and the proxy's rules name the relay's target; other registries are
+// not relayed.
+func TestLoopbackRegistriesAreRelayed(t *testing.T) {
+	cfg, registries := settingsSandbox("/w", "/h", workspace.AgentSettings{Registries: []string{
+		"proxy.golang.org", "127.0.0.1:4873", "localhost:8081", "LOCALHOST:9000", "[::1]:7000", "localhost", "10.0.0.1:80"}})
+	var got []string
+	for _, f := range cfg.Forward {
+		got = append(got, f.String())
+	}
+	want := []string{"127.0.0.1:4873", "127.0.0.1:8081", "127.0.0.1:9000", "[::1]:7000"}
+	if !slices.Equal(got, want) {
+		t.Errorf("relayed %v, want %v", got, want)
+	}
+	for _, w := range want {
+		if !slices.Contains(registries, w) {
+			t.Errorf("the proxy's registries %v lack the relay target %s", registries, w)
+		}
 	}
 }

@@ -10,6 +10,9 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/parallax/parallax/audit"
@@ -115,9 +118,17 @@ func settingsSandbox(root, home string, s workspace.AgentSettings) (CommandSandb
 	if registries == nil {
 		registries = egress.DefaultRegistries()
 	}
+	forward := loopbackRegistries(registries)
+	registries = slices.Clone(registries)
+	for _, f := range forward {
+		// The relay's target, as the proxy's rules must name it.
+		if !slices.Contains(registries, f.String()) {
+			registries = append(registries, f.String())
+		}
+	}
 	return CommandSandboxConfig{Workspace: root, Home: home, Caches: caches, CacheRoot: cacheRoot(root),
 		Unreadable: guard.New(root, home).Unreadable(), Limits: commandLimits(s),
-		Forward: loopbackRegistries(registries)}, registries
+		Forward: forward}, registries
 }
 
 // egressServer serves one command's way out: the egress proxy on the
@@ -162,13 +173,23 @@ func egressServer(registries []string, auditTo func() shield.Appender) func([]st
 	}
 }
 
-// loopbackRegistries are the registries written as a loopback IP:port: a
-// local mirror, relayed from inside each networked command's namespace.
+// loopbackRegistries are the registries written as a loopback IP:port or
+// as localhost:PORT (relayed as 127.0.0.1:PORT): a local mirror, relayed
+// from inside each networked command's namespace, where loopback is
+// reached directly (NO_PROXY).
 func loopbackRegistries(registries []string) []netip.AddrPort {
 	var out []netip.AddrPort
 	for _, r := range registries {
 		if ap, err := netip.ParseAddrPort(r); err == nil && ap.Addr().IsLoopback() {
 			out = append(out, ap)
+			continue
+		}
+		host, port, err := net.SplitHostPort(r)
+		if err != nil || !strings.EqualFold(host, "localhost") {
+			continue
+		}
+		if n, err := strconv.ParseUint(port, 10, 16); err == nil && n > 0 {
+			out = append(out, netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(n)))
 		}
 	}
 	return out
