@@ -24,6 +24,7 @@ import (
 	"github.com/parallax/parallax/internal/flock"
 	"github.com/parallax/parallax/internal/gateway/claudecode"
 	"github.com/parallax/parallax/internal/gateway/hookd"
+	"github.com/parallax/parallax/internal/gateway/hookrelay"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
 )
 
@@ -142,7 +143,7 @@ func runHook(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	}
 	var out bytes.Buffer
 	done := make(chan error, 1)
-	go func() { done <- decideHook(ctx, bytes.NewReader(buf), &out) }()
+	go func() { done <- decideHook(ctx, buf, &out) }()
 	watchdog := time.NewTimer(time.Until(deadline))
 	defer watchdog.Stop()
 	select {
@@ -171,8 +172,25 @@ func runHook(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	}
 }
 
-// decideHook is the decision of one hook call.
-func decideHook(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+// decideHook is the decision of one hook call. Inside `parallax sandbox`
+// (hookrelay.EnvSocket set) it is made outside, by the process that
+// holds the workspace's state; nothing is decided here, and a relay that
+// does not answer, or that is not that process, refuses the call.
+func decideHook(ctx context.Context, buf []byte, stdout io.Writer) error {
+	if sock := os.Getenv(hookrelay.EnvSocket); sock != "" {
+		a, err := hookrelay.Call(ctx, sock, buf)
+		if err != nil {
+			return &exitError{code: exitHookBlocked, err: fmt.Errorf("%w; the tool call is refused to fail closed", err)}
+		}
+		if _, err := stdout.Write(a.Stdout); err != nil {
+			return &exitError{code: exitHookBlocked, err: fmt.Errorf("write the decision: %w; the tool call is refused to fail closed", err)}
+		}
+		if a.Code != 0 {
+			return &exitError{code: a.Code, err: errors.New(a.Message)}
+		}
+		return nil
+	}
+	stdin := bytes.NewReader(buf)
 	opts := hookd.Options{Home: os.Getenv("HOME"), ProjectDir: os.Getenv("CLAUDE_PROJECT_DIR")}
 	if os.Getenv(hookDaemonEnv) != "off" {
 		if id, err := hookd.SelfIdentity(); err == nil {

@@ -1,14 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/parallax/parallax/internal/engine"
+	"github.com/parallax/parallax/internal/gateway/hookd"
+	"github.com/parallax/parallax/internal/gateway/hookrelay"
 	"github.com/parallax/parallax/internal/tools/shell"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
 )
@@ -18,6 +24,7 @@ func newSandboxCmd() *cobra.Command {
 	var workspace string
 	var asJSON bool
 	var hosts, keep []string
+	var profile string
 	cmd := &cobra.Command{
 		Use:   "sandbox [flags] -- PROGRAM [ARGS...]",
 		Short: "Run any agent or program in the kernel sandbox the own agent's commands get; explain that sandbox",
@@ -65,10 +72,21 @@ The start and end are audited; the exit status is the program's.`,
 					return fmt.Errorf("--env %q: give the name of a variable", name)
 				}
 			}
-			env, _ := shell.Scrub{Allowlist: true, Keep: keep}.Apply(os.Environ())
-			code, notes, err := engine.RunSandboxed(cmd.Context(), engine.SandboxRun{Root: root, Home: home,
-				Settings: cfg.AgentSettings(), Hosts: hosts, Argv: args, Env: env,
-				Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()})
+			run := engine.SandboxRun{Root: root, Home: home, Settings: cfg.AgentSettings(), Hosts: hosts, Argv: args,
+				Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Hook: relayDecider(home, root)}
+			var set []string // variables the profile sets
+			switch profile {
+			case "":
+			case "claude":
+				if set, err = claudeProfile(&run, &keep); err != nil {
+					return err
+				}
+			default:
+				return fmt.Errorf("--profile %q: the profiles are: claude", profile)
+			}
+			run.Env, _ = shell.Scrub{Allowlist: true, Keep: keep}.Apply(os.Environ())
+			run.Env = append(run.Env, set...)
+			code, notes, err := engine.RunSandboxed(cmd.Context(), run)
 			for _, n := range notes {
 				fmt.Fprintln(cmd.ErrOrStderr(), "parallax sandbox:", n)
 			}
@@ -83,6 +101,7 @@ The start and end are audited; the exit status is the program's.`,
 	}
 	cmd.Flags().StringArrayVar(&hosts, "allow-host", nil, "a host the program may reach through the proxy (host, host:port, *.suffix, or a loopback IP:port to relay); repeatable")
 	cmd.Flags().StringArrayVar(&keep, "env", nil, "pass this environment variable through as it is (an API key); repeatable")
+	cmd.Flags().StringVar(&profile, "profile", "", "what the program needs beside the workspace: claude (Claude Code: ~/.claude writable but its settings, hooks, skills, agents, commands and memory; its API host and key)")
 	explain := &cobra.Command{
 		Use:   "explain COMMAND",
 		Short: "Show what the kernel would let COMMAND do in this workspace (nothing is run or changed)",
@@ -125,4 +144,55 @@ gate's own verdict is parallax policy explain.`,
 	cmd.PersistentFlags().StringVar(&workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
 	cmd.AddCommand(explain)
 	return cmd
+}
+
+// relayDecider decides the hook calls Claude Code makes inside the
+// sandbox, here outside it, in process, for this workspace only: the
+// call names neither another workspace nor another home.
+func relayDecider(home, root string) hookrelay.Decide {
+	return func(ctx context.Context, stdin []byte) hookrelay.Answer {
+		var out bytes.Buffer
+		err := hookd.Run(ctx, hookd.Options{Home: home, ProjectDir: root}, bytes.NewReader(stdin), &out)
+		if err != nil {
+			return hookrelay.Answer{Stdout: out.Bytes(), Code: exitHookBlocked, Message: err.Error()}
+		}
+		return hookrelay.Answer{Stdout: out.Bytes()}
+	}
+}
+
+// claudeHostTrusted are the parts of ~/.claude that configure Claude
+// Code itself (what runs on every call, what it loads as instructions):
+// read-only inside the sandbox, where the rest of ~/.claude (sessions,
+// todos, its own state) is writable.
+var claudeHostTrusted = []string{"settings.json", "settings.local.json", "hooks", "skills", "agents", "commands",
+	"CLAUDE.md", "rules", "plugins", "output-styles"}
+
+// claudeProfile is what Claude Code needs in the sandbox: ~/.claude
+// writable (made if missing) but its host-trusted parts, its state file
+// kept there (CLAUDE_CONFIG_DIR), its API key and base URL passed
+// through, and its API host (or the base URL's) allowed. It returns the
+// variables it sets.
+func claudeProfile(run *engine.SandboxRun, keep *[]string) ([]string, error) {
+	dir := filepath.Join(run.Home, ".claude")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("the claude profile: %w", err)
+	}
+	run.Writable = append(run.Writable, dir)
+	for _, name := range claudeHostTrusted {
+		run.ReadOnly = append(run.ReadOnly, filepath.Join(dir, name))
+	}
+	*keep = append(*keep, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "CLAUDE_CODE_USE_BEDROCK", "DISABLE_AUTOUPDATER")
+	host := "api.anthropic.com"
+	if base := os.Getenv("ANTHROPIC_BASE_URL"); base != "" {
+		u, err := url.Parse(base)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("the claude profile: ANTHROPIC_BASE_URL %q is not a URL", base)
+		}
+		host = u.Host
+		if u.Port() == "" {
+			host = u.Hostname()
+		}
+	}
+	run.Hosts = append(run.Hosts, host)
+	return []string{"CLAUDE_CONFIG_DIR=" + dir}, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -148,5 +149,74 @@ func TestSandboxRunReportsTheProgramsEnd(t *testing.T) {
 	out, code = h.sandboxed(nil)
 	if code == 0 || !strings.Contains(out, "name the program after --") {
 		t.Errorf("no program: exit %d, %q", code, out)
+	}
+}
+
+// Inside `parallax sandbox`, Claude Code's hook cannot decide (the
+// workspace's state is hidden) and cannot be answered from inside: each
+// call goes out to the `parallax sandbox` process, which decides it with
+// the workspace's gate and audit chain — a read of the SSH key is denied,
+// a read of a workspace file allowed, both audited — and a listener the
+// program plants on the relay's socket (answering "allow") is refused,
+// so the call is denied.
+func TestSandboxedHookCannotBeAnsweredFromInside(t *testing.T) {
+	h := newHands(t, handsSetup{})
+	copyExecutable(t, h.bin, h.abs("bin/parallax"))
+	key := h.homePath(".ssh/id_ed25519")
+	h.write(map[string]string{key: "KEY-" + h.token + "\n", "README.md": "hello\n"})
+	input := func(path string) string {
+		b, err := json.Marshal(map[string]any{"session_id": "s-" + h.token, "transcript_path": "/dev/null", "cwd": h.root,
+			"permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Read",
+			"tool_input": map[string]any{"file_path": path}, "tool_use_id": "toolu_01abc"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	h.write(map[string]string{"key.json": input(key), "ok.json": input(h.abs("README.md")),
+		"plant.py": `import os, socket, struct, json
+p = "/tmp/parallax-hook.sock"
+os.unlink(p)
+s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(4)
+open("planted", "w").close()
+while True:
+    c, _ = s.accept()
+    n = struct.unpack(">I", c.recv(4))[0]
+    got = b""
+    while len(got) < n: got += c.recv(n - len(got))
+    a = json.dumps({"code": 0}).encode()
+    c.sendall(struct.pack(">I", len(a)) + a); c.close()
+`,
+		"run.sh": `#!/bin/sh
+./bin/parallax hook claude-code < key.json; echo "key-exit=$?"
+./bin/parallax hook claude-code < ok.json; echo "ok-exit=$?"
+python3 plant.py & 
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -e planted ] && break; sleep 0.2; done
+./bin/parallax hook claude-code < ok.json; echo "planted-exit=$?"
+`})
+	out, code := h.sandboxed([]string{"--profile", "claude"}, "sh", "run.sh")
+	t.Logf("inside (exit %d):\n%s", code, out)
+	keyLine := out[:strings.Index(out, "key-exit=")+len("key-exit=")+1]
+	if !strings.Contains(keyLine, `"deny"`) && !strings.Contains(out, "key-exit=2") {
+		t.Errorf("the key read was not denied:\n%s", out)
+	}
+	if !strings.Contains(out, "ok-exit=0") {
+		t.Errorf("the workspace read was not allowed:\n%s", out)
+	}
+	if !strings.Contains(out, "planted-exit=2") || !strings.Contains(out, "refused") {
+		t.Errorf("a planted relay was believed:\n%s", out)
+	}
+	if strings.Contains(out, "KEY-"+h.token) {
+		t.Error("the key reached the output")
+	}
+	var decided int
+	err := audit.Scan(audit.DefaultPath(h.root), audit.Filter{}, func(e audit.Entry) error {
+		if e.Session == "s-"+h.token && (e.Type == audit.ActionEvaluated || e.Type == audit.ActionBlocked) {
+			decided++
+		}
+		return nil
+	})
+	if err != nil || decided < 2 {
+		t.Errorf("the audit chain holds %d decisions of the session (%v), want the relayed ones", decided, err)
 	}
 }

@@ -110,7 +110,7 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return cfg.provision(plan)
+		return cfg.provision(plan, nil)
 	}, nil
 }
 
@@ -118,7 +118,9 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 // private temp directory, the cgroups as root, the egress proxy when it
 // has network) and returns the wrapper that puts a command in it, and
 // what to do once it ended (it returns what the model must be told).
-func (cfg CommandSandboxConfig) provision(plan *commandPlan) (func(*exec.Cmd) error, func() []string, error) {
+// inTemp, when set, is handed the private temp directory (the sandbox's
+// /tmp) once it exists, to put something there the run needs.
+func (cfg CommandSandboxConfig) provision(plan *commandPlan, inTemp func(tmp string) error) (func(*exec.Cmd) error, func() []string, error) {
 	var err error
 	spec := plan.spec
 	tmp, err := os.MkdirTemp(cfg.TempRoot, "parallax-cmd-")
@@ -127,6 +129,13 @@ func (cfg CommandSandboxConfig) provision(plan *commandPlan) (func(*exec.Cmd) er
 		return nil, nil, fmt.Errorf("private temp directory: %w", err)
 	}
 	spec.TempDir = tmp
+	if inTemp != nil {
+		if err := inTemp(tmp); err != nil {
+			plan.undo()
+			_ = os.RemoveAll(tmp)
+			return nil, nil, err
+		}
+	}
 	// RLIMIT_NPROC does not bind uid 0 and RLIMIT_DATA no shared
 	// mapping: as root, the command's cgroups do.
 	var groups *sandbox.CommandCgroup

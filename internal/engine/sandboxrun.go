@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -14,8 +15,10 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/internal/gateway/hookrelay"
 	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/sandbox"
 	"github.com/parallax/parallax/shield"
@@ -49,7 +52,19 @@ type SandboxRun struct {
 	// Stdin, Stdout and Stderr are the program's (nil: nothing).
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Hook, when set, decides the Claude Code hook calls made inside
+	// (the hook cannot open the hidden workspace state there): they come
+	// out over a socket in the sandbox's /tmp (hookrelay), named to the
+	// program by PARALLAX_HOOK_RELAY.
+	Hook hookrelay.Decide
+	// Writable are more paths the program may change (existing
+	// directories or files: its own configuration, ~/.claude); ReadOnly
+	// are paths below them it may not (its settings, hooks, skills).
+	Writable, ReadOnly []string
 }
+
+// relaySocket is the relay's socket name in the sandbox's /tmp.
+const relaySocket = "parallax-hook.sock"
 
 // ErrSandboxRun marks a run that could not be started (its program was
 // never run).
@@ -105,19 +120,49 @@ func RunSandboxed(ctx context.Context, r SandboxRun) (int, []string, error) {
 		return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
 	}
 	plan.spec.Network, plan.hosts = true, hosts
-	wrap, done, err := cfg.provision(plan)
+	for _, w := range r.Writable {
+		if _, err := os.Lstat(w); err != nil {
+			return -1, nil, fmt.Errorf("%w: a writable path: %v", ErrSandboxRun, err)
+		}
+		plan.spec.Write = append(plan.spec.Write, realPath(w))
+	}
+	for _, ro := range r.ReadOnly {
+		if _, err := os.Lstat(ro); err == nil {
+			plan.spec.ReadOnly = append(plan.spec.ReadOnly, realPath(ro))
+		}
+	}
+	env := append([]string(nil), r.Env...)
+	var relay net.Listener
+	inTemp := func(tmp string) error {
+		if r.Hook == nil {
+			return nil
+		}
+		var err error
+		if relay, err = net.Listen("unix", filepath.Join(tmp, relaySocket)); err != nil {
+			return fmt.Errorf("the hook relay: %w", err)
+		}
+		go func() { _ = hookrelay.Serve(relay, 30*time.Second, r.Hook) }()
+		env = append(withoutKeys(env, hookrelay.EnvSocket), hookrelay.EnvSocket+"="+filepath.Join("/tmp", relaySocket))
+		return nil
+	}
+	wrap, done, err := cfg.provision(plan, inTemp)
 	if err != nil {
 		return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
 	}
+	defer func() {
+		if relay != nil {
+			_ = relay.Close()
+		}
+	}()
 	prog := r.Argv[0]
 	if !strings.Contains(prog, "/") {
-		if prog, err = lookPath(prog, r.Env); err != nil {
+		if prog, err = lookPath(prog, env); err != nil {
 			_ = done()
 			return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
 		}
 	}
 	cmd := exec.Command(prog, r.Argv[1:]...)
-	cmd.Dir, cmd.Env = r.Root, append([]string(nil), r.Env...)
+	cmd.Dir, cmd.Env = r.Root, env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = r.Stdin, r.Stdout, r.Stderr
 	if err := wrap(cmd); err != nil {
 		_ = done()
