@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/parallax/parallax/internal/engine"
+	"github.com/parallax/parallax/internal/gateway/claudecode"
 	"github.com/parallax/parallax/internal/gateway/hookd"
 	"github.com/parallax/parallax/internal/gateway/hookrelay"
 	"github.com/parallax/parallax/internal/tools/shell"
@@ -194,5 +196,54 @@ func claudeProfile(run *engine.SandboxRun, keep *[]string) ([]string, error) {
 		}
 	}
 	run.Hosts = append(run.Hosts, host)
+	if err := hookReachable(run.Root, run.Home, run.Stderr); err != nil {
+		return nil, err
+	}
 	return []string{"CLAUDE_CONFIG_DIR=" + dir}, nil
+}
+
+// hookReachable checks that Claude Code will find the Parallax hook
+// inside the sandbox: a hook whose binary lies in a directory the
+// sandbox makes private or hides (/tmp, /var/tmp, /dev/shm, /run, any
+// .parallax) would fail to start there, and Claude Code runs a tool
+// whose hook failed to start as if there were none. No hook at all is
+// said, not refused: the kernel still holds.
+func hookReachable(root, home string, warn io.Writer) error {
+	var bins []string
+	for _, p := range []string{filepath.Join(root, ".claude", "settings.json"), filepath.Join(root, ".claude", "settings.local.json"),
+		filepath.Join(home, ".claude", "settings.json")} {
+		b, err := claudecode.HookBinaries(p)
+		if err != nil {
+			return fmt.Errorf("the claude profile: %w", err)
+		}
+		bins = append(bins, b...)
+	}
+	if len(bins) == 0 {
+		fmt.Fprintln(warn, "parallax sandbox: no Parallax hook is installed for this workspace (parallax hook claude-code install); only the sandbox will hold Claude Code's calls")
+		return nil
+	}
+	realOf := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return p
+	}
+	under := func(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+	for _, bin := range bins {
+		real := realOf(bin)
+		if strings.Contains(real, "/.parallax/") {
+			return fmt.Errorf("the Parallax hook's binary %s is in a .parallax directory, which the sandbox hides", bin)
+		}
+		if under(real, realOf(home)) || under(real, realOf(root)) {
+			continue // the home and the workspace are seen inside where they are, even under /tmp
+		}
+		for _, private := range []string{"/tmp", "/var/tmp", "/dev/shm", "/run"} {
+			if under(real, private) {
+				return fmt.Errorf("the Parallax hook's binary %s is under %s, which the sandbox makes its own: Claude Code "+
+					"would not find it and would run its tools without the hook; install it from a binary elsewhere "+
+					"(parallax hook claude-code install --binary PATH)", bin, private)
+			}
+		}
+	}
+	return nil
 }

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/internal/gateway/hookrelay"
 	"github.com/parallax/parallax/internal/workspace"
@@ -138,7 +140,7 @@ func RunSandboxed(ctx context.Context, r SandboxRun) (int, []string, error) {
 			return nil
 		}
 		var err error
-		if relay, err = net.Listen("unix", filepath.Join(tmp, relaySocket)); err != nil {
+		if relay, err = listenIn(tmp, relaySocket); err != nil {
 			return fmt.Errorf("the hook relay: %w", err)
 		}
 		go func() { _ = hookrelay.Serve(relay, 30*time.Second, r.Hook) }()
@@ -224,4 +226,21 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// listenIn listens on a Unix socket named name in dir, through the
+// directory's descriptor: a socket's path is bounded (108 bytes), a
+// temporary directory's need not be. The socket goes with the directory.
+func listenIn(dir, name string) (net.Listener, error) {
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	defer unix.Close(fd)
+	ln, err := net.Listen("unix", fmt.Sprintf("/proc/self/fd/%d/%s", fd, name))
+	if err != nil {
+		return nil, err
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	return ln, nil
 }

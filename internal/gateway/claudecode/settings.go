@@ -353,3 +353,42 @@ func writeAtomic(path string, data []byte) error {
 	}
 	return atomicfile.Write(target, data, 0o600)
 }
+
+// HookBinaries lists the binaries of the Parallax hook entries
+// (IsHookCommand) of the settings file at path, as HookCommand wrote
+// them (a single-quoted word unquoted). A missing file has none.
+func HookBinaries(path string) ([]string, error) {
+	b, err := os.ReadFile(path) //nolint:gosec // a settings file of the workspace or home
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var s struct {
+		Hooks map[string][]struct {
+			Hooks []commandHook `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var out []string
+	for _, groups := range s.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				if h.Type != "command" || !IsHookCommand(h.Command) {
+					continue
+				}
+				bin := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(h.Command), "hook claude-code"))
+				if len(bin) >= 2 && bin[0] == '\'' && bin[len(bin)-1] == '\'' {
+					bin = strings.ReplaceAll(bin[1:len(bin)-1], `'\''`, "'")
+				}
+				if !slices.Contains(out, bin) {
+					out = append(out, bin)
+				}
+			}
+		}
+	}
+	return out, nil
+}
