@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/internal/gateway/claudecode"
 	"github.com/parallax/parallax/internal/workspace"
@@ -262,7 +264,34 @@ func (s *Server) handle(ctx context.Context, c *net.UnixConn) {
 		decide = Decide
 	}
 	resp := s.decideOne(ctx, decide, req)
-	_ = writeAnswer(c, sess, resp, "")
+	if err := writeAnswer(c, sess, resp, ""); err != nil {
+		s.recordLate(req)
+	}
+}
+
+// CodeAnswerLate is the detail code of the ShieldError entry a daemon
+// appends when its answer could not be delivered: the hook had given up
+// waiting (its watchdog denied the call, so the tool did not run as the
+// decision just recorded says), or died.
+const CodeAnswerLate = "hook_answer_undelivered"
+
+// recordLate says in the workspace's audit chain that the decision just
+// recorded never reached the hook.
+func (s *Server) recordLate(req *Request) {
+	if s.Workspace == "" {
+		return
+	}
+	l, err := audit.Open(audit.DefaultPath(s.Workspace), audit.Options{})
+	if err != nil {
+		return
+	}
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	session := action.TopLevelString(req.Stdin, "session_id")
+	_, _ = l.Append(ctx, audit.Event{Type: audit.ShieldError, Session: session, Detail: audit.Detail{Code: CodeAnswerLate,
+		Message: "the daemon's decision reached no hook (it had given up and denied the call, or died): the decision " +
+			"recorded just before this entry did not take effect"}})
 }
 
 // decideOne runs one decision at a time. The lock is released when the
