@@ -25,9 +25,13 @@ type ToolUse struct {
 
 // Turn is one assistant message of the script: optional text, then the
 // tool calls. A turn without tool calls ends the conversation (end_turn).
+// Before, when set, runs each time the turn is served, before its reply
+// is sent: the test's move while the CLI waits for the model (the hooks
+// of the turn's tool calls run after it).
 type Turn struct {
-	Text  string
-	Tools []ToolUse
+	Text   string
+	Tools  []ToolUse
+	Before func()
 }
 
 // Conversation is the script of one agent loop. Match selects the
@@ -268,6 +272,9 @@ func (f *FakeAPI) answer(req *messagesRequest) ([]map[string]any, string, string
 		return []map[string]any{{"type": "text", "text": final}}, "end_turn", id
 	}
 	t := c.Turns[n]
+	if t.Before != nil {
+		t.Before()
+	}
 	var blocks []map[string]any
 	if t.Text != "" {
 		blocks = append(blocks, map[string]any{"type": "text", "text": t.Text})

@@ -240,3 +240,27 @@ func TestRunRealCLI(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A turn's Before runs each time the turn is served, before the reply is
+// written, and not for the other turns.
+func TestFakeAPIRunsBeforeWhenTheTurnIsServed(t *testing.T) {
+	ran := 0
+	turn := Turn{Tools: []ToolUse{{Name: "Bash", Input: map[string]any{"command": "true"}}}, Before: func() { ran++ }}
+	f := NewFakeAPI(t, Conversation{Turns: []Turn{turn}})
+	req := func(assistants int) {
+		msgs := []any{userMsg("go")}
+		for range assistants {
+			msgs = append(msgs, map[string]any{"role": "assistant", "content": "x"}, userMsg("result"))
+		}
+		resp := post(t, f, "/v1/messages", map[string]any{"model": "m", "tools": someTools, "messages": msgs})
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, tc := range []struct{ assistants, want int }{{0, 1}, {0, 2}, {1, 2}} {
+		req(tc.assistants)
+		if ran != tc.want {
+			t.Errorf("request %d: Before ran %d times, want %d", i, ran, tc.want)
+		}
+	}
+}
