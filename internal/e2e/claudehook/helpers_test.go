@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/parallax/parallax/internal/e2e"
 	"github.com/parallax/parallax/internal/e2e/claudecli"
@@ -77,10 +78,13 @@ type env struct {
 	claude        string
 	bin           string // parallax; "" for hookTrue
 	planted       bool   // an impostor holds the daemon's socket: no daemon decides
+	noDaemon      bool   // no daemon decides: PARALLAX_HOOK_DAEMON=off, or the audit chain's lock held throughout
 	home, project string
 	api           *claudecli.FakeAPI
 	// cliEnv is more environment for the CLI (after claudecli.Env).
 	cliEnv []string
+	// timeout bounds each CLI run (claudecli.DefaultTimeout when zero).
+	timeout time.Duration
 }
 
 // newEnv makes HOME (with a fake SSH key) and HOME/project, and installs
@@ -178,11 +182,12 @@ func (e *env) run(turns ...claudecli.Turn) (claudecli.Result, string) {
 func (e *env) runConversations(convs ...claudecli.Conversation) (claudecli.Result, string) {
 	e.t.Helper()
 	e.api = claudecli.NewFakeAPI(e.t, convs...)
-	res := claudecli.Run(e.t, e.api, claudecli.Options{Bin: e.claude, Dir: e.project, Home: e.home, Env: e.cliEnv})
+	res := claudecli.Run(e.t, e.api, claudecli.Options{Bin: e.claude, Dir: e.project, Home: e.home, Env: e.cliEnv,
+		Timeout: e.timeout})
 	if res.ExitCode != 0 {
 		e.t.Fatalf("claude exit %d\nstderr:\n%s\nstdout:\n%s", res.ExitCode, res.Stderr, res.Stdout)
 	}
-	if e.bin != "" && !e.planted {
+	if e.bin != "" && !e.planted && !e.noDaemon {
 		e.checkDaemonAnswered()
 	}
 	return res, sessionID(e.t, res.Stdout)
