@@ -93,6 +93,13 @@ type env struct {
 // runs and stopped when the test ends (startDaemon).
 func newEnv(t *testing.T, kind hookKind, files map[string]string) *env {
 	t.Helper()
+	return newEnvWith(t, kind, files, nil)
+}
+
+// newEnvWith is newEnv with setup run once the files are written, before
+// the hook is installed (nil: nothing).
+func newEnvWith(t *testing.T, kind hookKind, files map[string]string, setup func(*env)) *env {
+	t.Helper()
 	e := &env{t: t, claude: e2e.Bin(t, "claude")}
 	e.home = t.TempDir()
 	e.project = filepath.Join(e.home, "project")
@@ -100,6 +107,9 @@ func newEnv(t *testing.T, kind hookKind, files map[string]string) *env {
 		e.write(name, body)
 	}
 	e.write("~/.ssh/id_rsa", fakeKey)
+	if setup != nil {
+		setup(e)
+	}
 	switch kind {
 	case hookParallax:
 		e.bin = parallaxBin(t)
