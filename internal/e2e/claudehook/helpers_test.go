@@ -241,6 +241,9 @@ type auditEntry struct {
 	Stage    string `json:"stage"`
 	Rule     string `json:"rule"`
 	Reason   string `json:"reason"`
+	Detail   struct {
+		Code string `json:"code"`
+	} `json:"detail"`
 }
 
 // audit is every audit entry of the session, through `parallax audit`.

@@ -11,6 +11,7 @@ import (
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/internal/flock"
 	"github.com/parallax/parallax/internal/gateway/claudecode"
+	"github.com/parallax/parallax/internal/gateway/hookd"
 )
 
 // TestHeldAuditLockCannotRunTheToolUnchecked: another process holds the
@@ -24,10 +25,9 @@ import (
 // the prompt never reaches the model. Taken while the model's turn is
 // served, after those hooks, it has the Bash call denied at its
 // PreToolUse, whether the hook forwards the call to its warm daemon or
-// decides it in its own process. Either way the call never runs (no marker file).
-// (The chain is not checked: the deadline's deny cannot be recorded while
-// the lock is held, and the daemon, still waiting for it when the hook
-// answered, records its own decision once the lock is free.)
+// decides it in its own process. Either way the call never runs (no
+// marker file), and once the lock is free, the chain must not record the
+// call as allowed without saying that the answer never reached the hook.
 func TestHeldAuditLockCannotRunTheToolUnchecked(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -46,7 +46,7 @@ func TestHeldAuditLockCannotRunTheToolUnchecked(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, hookParallax, nil)
 			checkEntryTimeouts(t, e.read(".claude/settings.json"))
-			hold := holdLock(t, audit.DefaultPath(e.project))
+			hold, release := holdLock(t, audit.DefaultPath(e.project))
 			turn := bash("toolu_marker", "touch marker.txt")
 			if tc.duringTurn {
 				turn.Before = hold
@@ -60,7 +60,7 @@ func TestHeldAuditLockCannotRunTheToolUnchecked(t *testing.T) {
 				e.noDaemon = true
 			}
 			e.timeout = 45 * time.Second
-			res, _ := e.run(turn)
+			res, session := e.run(turn)
 			t.Logf("claude -p with the audit chain's lock held: %v", res.Elapsed)
 			if _, err := os.Lstat(e.path("marker.txt")); !os.IsNotExist(err) {
 				t.Errorf("the Bash call ran with the audit chain's lock held: marker.txt: %v", err)
@@ -79,6 +79,8 @@ func TestHeldAuditLockCannotRunTheToolUnchecked(t *testing.T) {
 			if r := e.result("toolu_marker"); !r.IsError || !deadlineRe.MatchString(r.Text) {
 				t.Errorf("tool_result = %+v; want the hook's deny at its deadline", r)
 			}
+			release()
+			e.checkNoEffectRecorded(session, !tc.inProcess)
 		})
 	}
 }
@@ -126,23 +128,53 @@ func checkEntryTimeouts(t *testing.T, settings string) {
 
 // holdLock returns hold, which takes the exclusive lock the audit
 // chain's writers take on path, in the test's process (every hook process
-// and the daemon are others), until the test ends. hold may run more than
-// once (a request the CLI retries); it locks once.
-func holdLock(t *testing.T, path string) (hold func()) {
+// and the daemon are others), and release, which frees it; the test's end
+// frees it too. hold may run more than once (a request the CLI retries);
+// it locks once.
+func holdLock(t *testing.T, path string) (hold, release func()) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0o600) //nolint:gosec // the test's own workspace
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Closing the only descriptor unlocks; this cleanup runs before
-	// stopDaemons, so a daemon still waiting for the lock can finish.
-	t.Cleanup(func() { _ = f.Close() })
-	var once sync.Once
-	return func() {
-		once.Do(func() {
+	var locked, closed sync.Once
+	hold = func() {
+		locked.Do(func() {
 			if err := flock.Lock(f, true); err != nil {
 				t.Error(err)
 			}
 		})
+	}
+	// Closing the only descriptor unlocks. The cleanup runs before
+	// stopDaemons, so a daemon still waiting for the lock can finish.
+	release = func() { closed.Do(func() { _ = f.Close() }) }
+	t.Cleanup(release)
+	return hold, release
+}
+
+// checkNoEffectRecorded fails the test if the session's chain, once the
+// lock is free, records the Bash call as allowed with nothing after it
+// saying the answer never reached the hook (hookd.CodeAnswerLate). A
+// daemon that was deciding the call when the hook gave up (viaDaemon)
+// records its decision once the lock is free, then that entry: it is
+// waited for (30 s at most). A hook deciding in its own process records
+// nothing after its deadline.
+func (e *env) checkNoEffectRecorded(session string, viaDaemon bool) {
+	e.t.Helper()
+	late := func(a auditEntry) bool { return a.Type == "ShieldError" && a.Detail.Code == hookd.CodeAnswerLate }
+	entries := e.audit(session)
+	for deadline := time.Now().Add(30 * time.Second); viaDaemon && !hasEntry(entries, late); entries = e.audit(session) {
+		if time.Now().After(deadline) {
+			e.t.Errorf("no %s entry after the daemon's decision of a call its hook had denied: %+v", hookd.CodeAnswerLate, entries)
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	allowed := false
+	for _, a := range entries {
+		allowed = allowed && !late(a) || a.Action == "execute_command" && a.Decision == "ALLOW"
+	}
+	if allowed {
+		e.t.Errorf("the chain records the Bash call as allowed, with no %s entry after it: %+v", hookd.CodeAnswerLate, entries)
 	}
 }
