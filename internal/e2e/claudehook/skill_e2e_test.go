@@ -81,16 +81,12 @@ func TestSkillCannotPlantHooks(t *testing.T) {
 // written (guard_tier, tier 2), and in -p mode there is no one to ask, so
 // the Write must not run.
 //
-// Skipped: Claude Code 2.1.332 in bypassPermissions mode (these runs'
-// mode) grants a hook's "ask" for a write under .claude/ (skills, agents,
+// Claude Code 2.1.332 in bypassPermissions mode (these runs' mode)
+// grants a hook's "ask" for a write under .claude/ (skills, agents,
 // commands: permission_decision accept, reason_type "mode") while it
-// refuses one anywhere else (user-rejected): the ESCALATE is audited and
-// the skill is written all the same. In acceptEdits or default mode the
-// CLI refuses such a write on its own, hook or not. Drop the skip once
-// the hook denies what it would ask about in a mode where Claude Code
-// does not ask.
+// refuses one anywhere else: so in that mode the hook denies what it
+// would ask about (the ESCALATE is audited, the answer is a deny).
 func TestSkillIsNotAddedUnasked(t *testing.T) {
-	t.Skip("known gap: in bypassPermissions mode Claude Code grants a hook's ask for writes under .claude/")
 	e := newEnv(t, hookParallax, nil)
 	skill := e.path(".claude/skills/notes/SKILL.md")
 	_, session := e.run(tool("toolu_skill", "Write", map[string]any{"file_path": skill,

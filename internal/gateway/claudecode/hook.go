@@ -21,6 +21,10 @@ import (
 const (
 	DecisionDeny = "deny"
 	DecisionAsk  = "ask"
+	// PermissionBypass is the permission mode in which Claude Code grants
+	// what a hook asks about without asking anyone: an ask is a deny
+	// there.
+	PermissionBypass = "bypassPermissions"
 )
 
 // stageHook names the hook's own decisions in the audit chain.
@@ -243,6 +247,14 @@ func (p *pre) decide(ctx context.Context) Outcome {
 	case verdict.Allow:
 	case verdict.Escalate:
 		out.Decision, out.Reason = DecisionAsk, reasonOf(v)
+		if p.in.PermissionMode == PermissionBypass {
+			// Claude Code grants a hook's ask unseen in this mode (writes
+			// under .claude/ included): nobody would review it.
+			out.Decision = DecisionDeny
+			out.Reason = clip(out.Reason + "; this needs a person's review, and the session bypasses permission " +
+				"prompts (bypassPermissions), where Claude Code would grant the ask unseen, so it is refused")
+			return out
+		}
 	default:
 		out.Decision, out.Reason = DecisionDeny, reasonOf(v)
 		if m.Generic {
