@@ -165,8 +165,14 @@ func (d *dispatch) runScan(sc *scan) []hit {
 	if len(s) >= minSeedText {
 		scanSeedPhrases(sc)
 	}
-	if !sc.nested && len(s) >= encTokenMin {
-		scanEncodedTokens(sc)
+	if !sc.nested {
+		scanZeroWidth(sc)
+		if len(s) >= encTokenMin {
+			scanEncodedTokens(sc)
+		}
+		if len(s) >= 2*minHexRunBytes {
+			scanHexRuns(sc)
+		}
 	}
 	return sc.hits
 }
