@@ -200,7 +200,7 @@ func mayHexRun(s string) bool {
 var hexSep = [256]bool{'-': true, ':': true, ' ': true, ',': true}
 
 // hexRun reads a hex run at i: pairs joined by one separator ("41-4b"),
-// prefixed pairs ("\x41\x4b", "0x41, 0x4b"), or "0x" and an even run of
+// prefixed pairs ("\x41\x4b", JSON's "\\x41", "0x41, 0x4b"), or "0x" and an even run of
 // hex digits. It returns the end and the bytes appended to dst, or 0.
 func hexRun(s string, i int, dst []byte) (int, []byte) {
 	if i > 0 && isAlnum(s[i-1]) {
@@ -208,6 +208,8 @@ func hexRun(s string, i int, dst []byte) (int, []byte) {
 	}
 	pre := ""
 	switch {
+	case has(s, i, `\\x`):
+		pre = `\\x` // "\x" inside a JSON string
 	case has(s, i, `\x`):
 		pre = `\x`
 	case has(s, i, "0x") || has(s, i, "0X"):
@@ -217,7 +219,7 @@ func hexRun(s string, i int, dst []byte) (int, []byte) {
 	if !hexPair(s, j) {
 		return 0, dst
 	}
-	if pre != "" && pre != `\x` && j+2 < len(s) && isHex(s[j+2]) && !has(s, j+2, pre) {
+	if strings.HasPrefix(pre, "0") && j+2 < len(s) && isHex(s[j+2]) && !has(s, j+2, pre) {
 		return hexWhole(s, j, dst)
 	}
 	out := append(dst, unhex(s[j])<<4|unhex(s[j+1]))
