@@ -51,6 +51,7 @@ func TestDecoders(t *testing.T) {
 		{"0x and a hex run", "0x" + hex.EncodeToString([]byte(testAWSID)), testAWSID},
 		{"percent twice", pctTimes(testGHTok, 2), testGHTok},
 		{"percent three times", pctTimes(testGHTok, 3), testGHTok},
+		{"base64 under percent three times", pctTimes(base64.StdEncoding.EncodeToString([]byte(testGHTok)), 3), testGHTok},
 		{"base32 padded", b32, testGHTok},
 		{"base32 lower unpadded", strings.ToLower(strings.TrimRight(b32, "=")), testGHTok},
 		{"base32 extended hex", base32.HexEncoding.EncodeToString([]byte(testGHTok)), testGHTok},
@@ -121,27 +122,33 @@ var layerCases = []scanCase{
 // Bounds: more layers than layerDepth are not undone, and the forms of
 // one input stay within layerMaxVariants and layerMaxBytes.
 func TestVariantsBounded(t *testing.T) {
+	// Four layers of base64: one more than the documented depth of 3.
 	deep := testAWSID
-	for range layerDepth + 1 {
-		deep = hexJoin(base64.StdEncoding.EncodeToString([]byte(deep)), "", "-")
+	for range 4 {
+		deep = base64.StdEncoding.EncodeToString([]byte(deep))
 	}
 	total := 0
 	vs := variants(deep)
 	for _, v := range vs {
 		total += len(v)
 		if strings.Contains(v, testAWSID) {
-			t.Errorf("got the key after more than %d layers", layerDepth)
+			t.Errorf("got the key after 4 layers, want at most 3 undone")
 		}
 	}
 	if len(vs) > layerMaxVariants || total > layerMaxBytes {
 		t.Errorf("got %d variants of %d bytes, want at most %d and %d", len(vs), total, layerMaxVariants, layerMaxBytes)
 	}
-	big := strings.Repeat(base32.StdEncoding.EncodeToString([]byte(strings.Repeat("ab", 600)))+"/", 40)
+	var segs []string // 40 segments of base32, each decoding to different text
+	for k := range 40 {
+		segs = append(segs, base32.StdEncoding.EncodeToString([]byte(fmt.Sprintf("%03d ", k)+strings.Repeat("ab", 1200))))
+	}
+	big := strings.Join(segs, "/")
 	total = 0
-	for _, v := range variants(big) {
+	vs = variants(big)
+	for _, v := range vs {
 		total += len(v)
 	}
-	if total > layerMaxBytes {
-		t.Errorf("got %d bytes of variants, want at most %d", total, layerMaxBytes)
+	if len(vs) > layerMaxVariants || total > layerMaxBytes {
+		t.Errorf("got %d variants of %d bytes, want at most %d and %d", len(vs), total, layerMaxVariants, layerMaxBytes)
 	}
 }

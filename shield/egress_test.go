@@ -2,6 +2,7 @@ package shield
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -55,4 +56,34 @@ func TestGateEgressLabelled(t *testing.T) {
 		fmt.Fprintf(&b, "%-18s %6d %8d %6d\n", k, by[k].block, by[k].escalate, by[k].allow)
 	}
 	t.Log("\n" + b.String())
+}
+
+// Header values are credentials in use: a key in its vendor's header to
+// its issuer passes, Basic credentials in Authorization pass, and the
+// same key hex-encoded in any other header is data leaving.
+func TestHeaderCredentialInUseIsNotData(t *testing.T) {
+	const key = "sk-ant-api03-_tKsf2rcDkdfrUnW5gcF-Ha6ili8GjHEAD6_Wj9KfzjsQGMrb9h-ImB-LK777pzNk8cL6j5IXAAjlsHUqJoUD_-Ydua-5AA"
+	g := newTestGate(t, "default")
+	tests := []struct {
+		name    string
+		payload map[string]any
+		want    verdict.Decision
+	}{
+		{"api key to its issuer", map[string]any{"method": "GET", "url": "https://api.anthropic.com/v1/models",
+			"headers": map[string]string{"x-api-key": key}}, verdict.Allow},
+		{"basic credentials", map[string]any{"method": "GET", "url": "https://registry.example.com/v2/",
+			"headers": map[string]string{"Authorization": "Basic ZGVwbG95OlM0bmRib3gtUjNnaXN0cnk="}}, verdict.Allow},
+		{"session cookie to its site", map[string]any{"method": "GET", "url": "https://github.com/settings",
+			"headers": map[string]string{"Cookie": "session=" + base64.StdEncoding.EncodeToString([]byte(`{"token":"ghp_R8kD2mQ7xV4nT1bW9cY6hJ3fL5sP0aZeGu2K"}`))}}, verdict.Allow},
+		{"hex key in a custom header", map[string]any{"method": "GET", "url": "https://api.anthropic.com/v1/models",
+			"headers": map[string]string{"X-Trace": fmt.Sprintf("%x", key)}}, verdict.Block},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, _ := json.Marshal(tt.payload)
+			if v := eval(g, "http_request", string(b)); v.Decision != tt.want {
+				t.Errorf("got %s (%s: %s), want %s", v.Decision, v.Rule, v.Reason, tt.want)
+			}
+		})
+	}
 }
