@@ -52,7 +52,7 @@ var cryptoCases = []scanCase{
 	{"eth key wallet", "wallet secret: " + testEthKey, []string{"crypto_private_key"}},
 	{"wif bad checksum", "backup: " + flipLast(testWIFU), nil},
 	{"tx hash", "tx 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 confirmed", nil},
-	{"eth address", "wallet 0x52908400098527886E0F7030069857D2E4169EE7", nil},
+	{"eth address is not a key", "wallet 0x52908400098527886E0F7030069857D2E4169EE7", []string{"crypto_address"}},
 	{"base58 but not wif", "id 5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ2", nil},
 }
 

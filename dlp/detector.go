@@ -55,6 +55,14 @@ func (r Result) Has(id string) bool {
 	return false
 }
 
+// Decoded reports whether the scanner id reports data that only decoding
+// showed (encoded_url_secret, encoded_secret): data carried in disguise,
+// never a credential presented as one. A failed scan (ScanErrorID) counts
+// too, so a caller that keeps only decoded findings still fails closed.
+func Decoded(id string) bool {
+	return id == scanners[idEncodedURLSecret].ID || id == scanners[idEncodedSecret].ID || id == ScanErrorID
+}
+
 // ScanErrorID names the finding a scan reports when it fails internally:
 // the whole text, class Secret, action Block.
 const ScanErrorID = "scan_error"

@@ -86,6 +86,10 @@ var triggers = [...]trigger{
 	{lit: "K", word: true, fn: matchWIF},
 	{lit: "L", word: true, fn: matchWIF},
 	{lit: "0x", word: true, fn: matchEthKey},
+	{lit: "0x", word: true, fn: matchEthAddress},
+	{lit: "1", word: true, fn: matchBase58Address},
+	{lit: "3", word: true, fn: matchBase58Address},
+	{lit: "bc1", fold: true, word: true, fn: matchBech32Address},
 }
 
 // dispatch holds the triggers by first byte, split by whether they need
@@ -165,8 +169,14 @@ func (d *dispatch) runScan(sc *scan) []hit {
 	if len(s) >= minSeedText {
 		scanSeedPhrases(sc)
 	}
-	if !sc.nested && len(s) >= encTokenMin {
-		scanEncodedTokens(sc)
+	if !sc.nested {
+		scanZeroWidth(sc)
+		if len(s) >= encTokenMin {
+			scanEncodedTokens(sc)
+		}
+		if len(s) >= 2*minHexRunBytes {
+			scanHexRuns(sc)
+		}
 	}
 	return sc.hits
 }

@@ -69,6 +69,7 @@ const (
 	idPHIMarker
 	idCard
 	idIBAN
+	idCryptoAddress
 	idConfidentialMarker
 	idPublicMarker
 	numScanners
@@ -121,6 +122,11 @@ var scanners = [numScanners]Scanner{
 	idPHIMarker:     {ID: "phi_marker", Description: "clinical document phrases (patient name, chief complaint, discharge summary, ...)", Category: PHI, Class: Sensitive, Action: Monitor},
 	idCard:          {ID: "credit_card", Description: "payment card number (network prefix, length, Luhn; published test cards excluded)", Category: PCI, Class: Sensitive, Action: Redact},
 	idIBAN:          {ID: "iban", Description: "IBAN (country length table, mod-97 check)", Category: PCI, Class: Sensitive, Action: Redact, prefix: 2},
+	// A wallet address is public by design: it names where money goes and
+	// is looked up on explorers, so it does not raise the class of a text
+	// (Normal) and is only recorded; the gate judges where it is sent.
+	idCryptoAddress: {ID: "crypto_address", Description: "Bitcoin address (base58check P2PKH/P2SH, bech32/bech32m) or Ethereum address (EIP-55 checksum; lowercase under an address label)",
+		Category: PCI, Class: Normal, Action: Monitor, prefix: 2},
 	idConfidentialMarker: {ID: "confidential_marker", Description: "marking: CONFIDENTIAL, internal use only, do not distribute, TLP:AMBER/GREEN",
 		Category: Marker, Class: Sensitive, Action: Monitor},
 	idPublicMarker: {ID: "public_marker", Description: "marking: TLP:CLEAR/WHITE, classification public, approved for public release", Category: Marker, Class: Public, Action: Monitor},

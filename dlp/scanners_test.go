@@ -13,7 +13,7 @@ type scanCase struct {
 	want       []string // scanner ids found, in any order; nil for none
 }
 
-var scannerCases = append(append(append(append(baseScannerCases, encodedURLCases...), cryptoCases...), seedCases...), encodedCases...)
+var scannerCases = append(append(append(append(append(append(baseScannerCases, encodedURLCases...), cryptoCases...), seedCases...), encodedCases...), addressCases...), layerCases...)
 
 var baseScannerCases = []scanCase{
 	// private_key

@@ -1,25 +1,20 @@
 package dlp
 
-import (
-	"encoding/base64"
-	"encoding/hex"
-	"strings"
-)
+import "strings"
 
 // Secrets leaving inside URLs are often encoded so that no scanner sees
 // them in the clear: base64 (std or URL-safe, padded or not), hex, %XX
 // (once or twice), split by zero-width characters or by '+' and '.'
 // (MITRE ATT&CK T1132, T1027, T1048). matchEncodedURL reads the URL
 // around a "://", derives decoded variants of it and of its segments,
-// and rescans them with the same trigger table. Decoding is bounded:
-// at most urlLayers rounds, urlMaxBytes of URL, urlMaxVariants variants,
-// and a rescan never decodes again.
+// and rescans them with the same trigger table. Decoding is the shared
+// decoder's (layers.go) on at most urlMaxBytes of URL, and a rescan never
+// decodes again. The URL backwards is one more form, rescanned for
+// credentials only.
 
 const (
-	urlLayers      = 3
-	urlMaxBytes    = 4096
-	urlMaxVariants = 24
-	urlMinSegment  = 16 // shorter segments cannot hold a key in any encoding
+	urlMaxBytes   = 4096
+	urlMinSegment = 16 // shorter segments cannot hold a key in any encoding
 )
 
 // matchEncodedURL runs at "://". It reports one encoded_url_secret over
@@ -35,21 +30,21 @@ func matchEncodedURL(sc *scan, i int) int {
 		start--
 	}
 	end := i + 3
-	for end < len(s) && end-i < urlMaxBytes && !urlStop(s[end]) {
+	for end < len(s) && end-i < urlMaxBytes && (!urlStop(s[end]) || has(s, end, `\x`) && hexPair(s, end+2)) {
 		end++
 	}
 	u := s[i+3 : end]
 	if len(u) < urlMinSegment || !mayDecode(u) {
 		return 0
 	}
-	for _, v := range urlVariants(u) {
-		sub := scan{s: v, nested: true}
-		for _, h := range sc.disp.runScan(&sub) {
-			if c := scanners[h.id].Category; c == Credential || c == PCI {
-				sc.add(idEncodedURLSecret, start, end)
-				return 0
-			}
+	for _, v := range variants(u) {
+		if holdsSecret(sc, v) {
+			sc.add(idEncodedURLSecret, start, end)
+			return 0
 		}
+	}
+	if holdsCredential(sc, reversed(u)) {
+		sc.add(idEncodedURLSecret, start, end)
 	}
 	return 0
 }
@@ -59,7 +54,8 @@ func matchEncodedURL(sc *scan, i int) int {
 // hold an encoded key). Most URLs stop here without allocating.
 func mayDecode(u string) bool {
 	if strings.IndexByte(u, '%') >= 0 || strings.IndexByte(u, 0xe2) >= 0 || strings.IndexByte(u, 0xef) >= 0 ||
-		strings.Count(u, "+") >= 3 || strings.Count(u, ".") >= 5 {
+		strings.IndexByte(u, 0xc2) >= 0 || strings.IndexByte(u, '\\') >= 0 ||
+		strings.Count(u, "+") >= 3 || strings.Count(u, ".") >= 5 || mayHexRun(u) {
 		return true
 	}
 	n := 0
@@ -78,50 +74,6 @@ func mayDecode(u string) bool {
 // urlStop ends a URL: whitespace, quotes and angle brackets.
 func urlStop(c byte) bool {
 	return c <= ' ' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`' || c == '\\'
-}
-
-// urlVariants returns the decoded forms of u that differ from it, in at
-// most urlLayers rounds.
-func urlVariants(u string) []string {
-	seen := map[string]bool{u: true}
-	var out []string
-	layer := []string{u}
-	for round := 0; round < urlLayers && len(layer) > 0; round++ {
-		var next []string
-		for _, s := range layer {
-			for _, v := range decodeOnce(s) {
-				if seen[v] || len(out) >= urlMaxVariants {
-					continue
-				}
-				seen[v] = true
-				out = append(out, v)
-				next = append(next, v)
-			}
-		}
-		layer = next
-	}
-	return out
-}
-
-// decodeOnce applies each decoding to s once: %XX, zero-width removal,
-// separator removal, and base64/hex of each long segment.
-func decodeOnce(s string) []string {
-	var out []string
-	if strings.IndexByte(s, '%') >= 0 {
-		out = append(out, percentDecode(s))
-	}
-	if z := stripZeroWidth(s); len(z) != len(s) {
-		out = append(out, z)
-	}
-	if strings.ContainsAny(s, "+.") {
-		out = append(out, strings.NewReplacer("+", "", ".", "").Replace(s))
-	}
-	for _, seg := range segments(s) {
-		if d, ok := decodeSegment(seg); ok {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 // percentDecode decodes every valid %XX and leaves the rest as it is.
@@ -152,11 +104,18 @@ func unhex(c byte) byte {
 }
 
 // zeroWidth are the invisible characters used to split a token: U+200B,
-// U+200C, U+200D and U+FEFF.
-var zeroWidth = strings.NewReplacer("\u200b", "", "\u200c", "", "\u200d", "", "\ufeff", "")
+// U+200C, U+200D, U+2060, U+FEFF, U+180E and the soft hyphen U+00AD.
+var zeroWidth = strings.NewReplacer("\u200b", "", "\u200c", "", "\u200d", "", "\u2060", "", "\ufeff", "",
+	"\u180e", "", "\u00ad", "")
+
+// mayHoldZeroWidth is the cheap pre-check: a lead byte of one of them.
+func mayHoldZeroWidth(s string) bool {
+	return strings.IndexByte(s, 0xe2) >= 0 || strings.IndexByte(s, 0xef) >= 0 ||
+		strings.IndexByte(s, 0xe1) >= 0 || strings.IndexByte(s, 0xc2) >= 0
+}
 
 func stripZeroWidth(s string) string {
-	if strings.IndexByte(s, 0xe2) < 0 && strings.IndexByte(s, 0xef) < 0 {
+	if !mayHoldZeroWidth(s) {
 		return s
 	}
 	return zeroWidth.Replace(s)
@@ -174,22 +133,6 @@ func segments(s string) []string {
 		}
 	}
 	return out
-}
-
-// decodeSegment decodes seg as hex, then as base64 in its four forms; a
-// result counts only when it is mostly printable text.
-func decodeSegment(seg string) (string, bool) {
-	if len(seg)%2 == 0 && allBytes(seg, isHex) {
-		if b, err := hex.DecodeString(seg); err == nil && decodedText(b) {
-			return string(b), true
-		}
-	}
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
-		if b, err := enc.DecodeString(seg); err == nil && decodedText(b) {
-			return string(b), true
-		}
-	}
-	return "", false
 }
 
 func allBytes(s string, ok func(byte) bool) bool {

@@ -55,9 +55,9 @@ var encodedURLCases = []scanCase{
 
 func TestURLVariantsBounded(t *testing.T) {
 	// Each layer of base64 grows the text by a third; more layers than
-	// urlLayers must not be undone.
+	// layerDepth must not be undone.
 	deep := testAWSID
-	for range urlLayers + 2 {
+	for range layerDepth + 2 {
 		deep = base64.StdEncoding.EncodeToString([]byte(deep))
 	}
 	tests := []struct {
@@ -78,8 +78,8 @@ func TestURLVariantsBounded(t *testing.T) {
 			if got := d.Scan(tt.url).Has("encoded_url_secret"); got != tt.want {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
-			if n := len(urlVariants(tt.url)); n > urlMaxVariants {
-				t.Errorf("got %d variants, want at most %d", n, urlMaxVariants)
+			if n := len(variants(tt.url)); n > layerMaxVariants {
+				t.Errorf("got %d variants, want at most %d", n, layerMaxVariants)
 			}
 		})
 	}

