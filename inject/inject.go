@@ -42,6 +42,9 @@ type InjectionRule struct {
 	// holds at least one; the pattern only runs near them.
 	Keywords []string
 	Pattern  *regexp.Regexp // over normalised text (lower case, single spaces)
+	// Raw rules (no keywords) run Pattern over the text as written: they
+	// look for the format characters normalising drops.
+	Raw      bool
 	Positive []string
 	Negative []string
 }
@@ -210,7 +213,7 @@ var injectionRules = sync.OnceValue(func() []InjectionRule {
 			Positive: []string{"hello\U000E0069\U000E0067\U000E006E\U000E006F\U000E0072\U000E0065"},
 			Negative: []string{"hello 👋🏽 world", "naïve café"},
 		},
-	}, laterRules()...)
+	}, append(laterRules(), steerRules()...)...)
 })
 
 // InjectionRules returns a copy of the rule table, patterns included:
@@ -276,7 +279,10 @@ func scan(text string, scope Scope) []string {
 			continue
 		}
 		hit := tagged
-		if r.Keywords != nil {
+		switch {
+		case r.Raw:
+			hit = r.Pattern.MatchString(text)
+		case r.Keywords != nil:
 			hit = r.matches(norm, spans[i]) || hidden != nil && r.matches(smuggled, hidden[i])
 		}
 		if hit {
