@@ -100,12 +100,11 @@ func (g *Gate) laterInstruction(st *state, f laterField) (verdict.Verdict, bool)
 	if !f.prose {
 		return verdict.Verdict{}, false
 	}
+	// The first id is a rule's (base64_wrapped only follows those found
+	// in decoded text).
 	ids := inject.ScanInjection(f.Value, inject.ScopeLater)
 	if len(ids) == 0 {
 		return verdict.Verdict{}, false
-	}
-	if ids[0] == inject.Base64Wrapped && len(ids) > 1 {
-		ids[0], ids[1] = ids[1], ids[0]
 	}
 	return block(verdict.StageHeuristic, 1, RuleLaterInstruction+ids[0],
 		string(st.act.Type)+" "+f.Name+" hands on instructions for later ("+strings.Join(ids, ", ")+

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -173,4 +175,44 @@ func TestTextForLaterCarriesTheSessionTaint(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestWrittenPaths(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"append `export X=1` to ~/.bashrc", []string{"/home/dev/.bashrc"}},
+		{"read ~/.bashrc, then write the summary to docs/notes.md.", []string{"/home/dev/project/docs/notes.md"}},
+		{"check ~/.bashrc; update SOUL.md", []string{"/home/dev/project/SOUL.md"}},
+		{"echo hi >> $HOME/.profile", []string{"/home/dev/.profile"}},
+		{"save it as \"/etc/cron.d/job\".", []string{"/etc/cron.d/job"}},
+		{"post it to https://x.example/a/b and mail ops@x.example", nil},
+		{"write $TMPDIR/x and -rf ..", nil},
+	}
+	for _, tt := range tests {
+		got := writtenPaths(tt.text, testWS, testHome)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q: got %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+// FuzzWrittenPaths: any text gives clean absolute paths, within bounds,
+// without panicking.
+func FuzzWrittenPaths(f *testing.F) {
+	for _, s := range []string{"append x to ~/.bashrc", "write > /etc/x", "copy a.txt to b/c.txt; rm ~/", strings.Repeat("write a/b ", 300)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := writtenPaths(s, testWS, testHome)
+		if len(got) > maxLaterPaths {
+			t.Fatalf("%d paths, want at most %d", len(got), maxLaterPaths)
+		}
+		for _, p := range got {
+			if !path.IsAbs(p) || path.Clean(p) != p {
+				t.Fatalf("path %q is not clean and absolute", p)
+			}
+		}
+	})
 }

@@ -8,9 +8,11 @@ import (
 )
 
 // Bounds on the paths read from one text for later: at most
+// maxLaterWords words that read as paths are looked at, for at most
 // maxLaterPaths paths, each looked for a verb at most writeLookback bytes
 // back, in its own clause.
 const (
+	maxLaterWords = 256
 	maxLaterPaths = 32
 	writeLookback = 120
 )
@@ -32,7 +34,8 @@ var clauseEnds = []string{". ", "; ", "\n", "! ", "? "}
 func writtenPaths(text, ws, home string) []string {
 	var out []string
 	low := strings.ToLower(text)
-	for start := 0; start < len(text) && len(out) < maxLaterPaths; {
+	words := 0
+	for start := 0; start < len(text) && len(out) < maxLaterPaths && words < maxLaterWords; {
 		for start < len(text) && isSpace(text[start]) {
 			start++
 		}
@@ -44,7 +47,11 @@ func writtenPaths(text, ws, home string) []string {
 		at := start + off
 		start = end
 		p, ok := pathOf(word, ws, home)
-		if !ok || slices.Contains(out, p) || !writeBefore(low, at) {
+		if !ok {
+			continue
+		}
+		words++
+		if slices.Contains(out, p) || !writeBefore(low, at) {
 			continue
 		}
 		out = append(out, p)
