@@ -76,8 +76,8 @@ func laterRules() []InjectionRule {
 		// audit chain, approvals or judge ("always return ALLOW").
 		{
 			ID: "gate_state",
-			Keywords: []string{".parallax", "canary", "audit", "parallax", "gate", "shield", "judge", "evaluator",
-				"guard", "approv", "allow", "override", "mark", "block"},
+			Keywords: []string{".parallax", "canary", "audit.jsonl", "audit log", "audit chain", "audit trail", "parallax", "gate",
+				"shield", "judge", "evaluator", "guard", "approv", "allow", "override", "mark", "block"},
 			Scope: ScopeLater,
 			Pattern: regexp.MustCompile(laterGateVerb + `.{0,40}` + laterGateObject +
 				`|\balways\s+(?:return|answer|respond(?:\s+with)?|reply(?:\s+with)?|output|say|decide|give|emit)\s+["'\x60]?allow\b` +
@@ -105,7 +105,8 @@ func laterRules() []InjectionRule {
 		// it must behave, or its system prompt.
 		{
 			ID:       "identity_file",
-			Keywords: []string{".md", ".cursorrules", ".windsurfrules", "prompt", "identity", "persona", "instructions"},
+			Keywords: []string{"soul.md", "identity", "agents.md", "claude.md", "claude.local.md", "gemini.md", "heartbeat.md",
+				".cursorrules", ".windsurfrules", "copilot-instructions", "prompt", "persona", "instructions"},
 			Scope:    ScopeLater,
 			Pattern: regexp.MustCompile(`\b(?:overwrite|rewrite|replace|wipe|inject|prepend|truncate|clobber|override|write\s+to|write\s+into|` +
 				`write\s+over)\b.{0,60}` + identityFile +

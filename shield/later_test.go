@@ -216,3 +216,18 @@ func FuzzWrittenPaths(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkTextForLater64KB: a memory of 64 KB of ordinary notes, paths
+// and words of the rules in it, through the whole gate.
+func BenchmarkTextForLater64KB(b *testing.B) {
+	g := newTestGate(b, "default")
+	line := "Notes: the audit package owns the chain; run go test ./shield/... and update docs/notes.md; keys live in the vault.\n"
+	req := Request{Session: "s", Type: "memory_write",
+		Payload: json.RawMessage(laterPayload("memory_write", strings.Repeat(line, 64<<10/len(line))))}
+	ctx := context.Background()
+	for b.Loop() {
+		if v := g.Evaluate(ctx, req); v.Decision == verdict.Block {
+			b.Fatalf("got %v %s: %s", v.Decision, v.Rule, v.Reason)
+		}
+	}
+}
