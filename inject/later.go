@@ -104,10 +104,10 @@ func laterRules() []InjectionRule {
 		// Orders to rewrite the files an agent reads as who it is and how
 		// it must behave, or its system prompt.
 		{
-			ID:       "identity_file",
+			ID: "identity_file",
 			Keywords: []string{"soul.md", "identity", "agents.md", "claude.md", "claude.local.md", "gemini.md", "heartbeat.md",
 				".cursorrules", ".windsurfrules", "copilot-instructions", "prompt", "persona", "instructions"},
-			Scope:    ScopeLater,
+			Scope: ScopeLater,
 			Pattern: regexp.MustCompile(`\b(?:overwrite|rewrite|replace|wipe|inject|prepend|truncate|clobber|override|write\s+to|write\s+into|` +
 				`write\s+over)\b.{0,60}` + identityFile +
 				`|\b(?:write|edit|modify|change|update|append|add|insert|put|alter|patch|amend)\b.{0,60}\b(?:soul|identity)\.md\b` +
