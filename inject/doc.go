@@ -6,7 +6,14 @@
 // Scopes say where a rule looks: tool results, tool definitions, and the
 // model's own voice as a server wrote it (ScopeTurn: the assistant turns
 // and system prompt of an MCP sampling request, where a claim of the
-// user's approval is forged).
+// user's approval is forged), and text handed on to be acted on later
+// (ScopeLater: a sub-agent's task, a message to an agent, a memory, a
+// scheduled task), where orders to exfiltrate the environment or
+// credentials, to change the gate's own state, to overwrite the agent's
+// identity files or to disable safety are planted (later.go). Tool
+// definitions are also read for steering: claims of priority over the
+// client's other tools, HTML comments and zero-width or bidi format
+// characters (steer.go; the last rule reads the raw text).
 //
 // Defenses: one static, ordered rule table, each rule with positive and
 // negative examples the tests run; text is normalised (case, white space,

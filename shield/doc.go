@@ -1,6 +1,6 @@
 // Package shield is the gate: every proposed action passes through a named
-// table of stages (decode, verify, guard, fast path, policy, heuristics,
-// judge) and comes out as one verdict.
+// table of stages (decode, verify, guard, fast path, policy, text for
+// later, heuristics, information flow, judge) and comes out as one verdict.
 //
 // Defenses:
 //   - Fail closed: every stage returns a decision; an error, a panic inside
@@ -16,6 +16,12 @@
 //   - Shell commands are judged by their analysed effects (shell package):
 //     every path the command touches goes through the guard, the policy and
 //     the heuristics, however it is spelled.
+//   - Text handed on for later (a sub-agent's task, a message to an agent
+//     or a channel, a memory, a scheduled task, an invitation) is judged
+//     as a tool result is: as instructions (package inject, ScopeLater),
+//     by content (a secret: BLOCK; personal data into memory: review) and
+//     against the guard (a path it names for writing), before the
+//     heuristics (later.go).
 //   - Without a judge, what needs tier 2 comes back ESCALATE; callers that
 //     cannot escalate must treat ESCALATE as BLOCK.
 //   - No taint is lost to a fault: Observe writes the session's taint

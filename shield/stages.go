@@ -28,6 +28,7 @@ var pipeline = []stage{
 	{verdict.StageFastPath, (*Gate).fastPath},
 	{verdict.StageGuard, (*Gate).guardEffects},
 	{verdict.StagePolicy, (*Gate).applyPolicy},
+	{verdict.StageHeuristic, (*Gate).laterText},
 	{verdict.StageHeuristic, (*Gate).heuristics},
 	{verdict.StageIFC, (*Gate).sessionDownloadExec},
 	{verdict.StageIFC, (*Gate).flows},

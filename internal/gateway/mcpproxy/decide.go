@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -125,6 +126,18 @@ func decide(sp *ServerPins, seen []observed, now time.Time, server string) (map[
 func heldReason(why, server, tool string, rules []string) string {
 	approve := fmt.Sprintf("run `parallax mcp pins approve %s %s` after reviewing it", server, tool)
 	if why == PendingPoisoned {
+		orders := slices.DeleteFunc(slices.Clone(rules), func(r string) bool { return r == RuleToolShadowing })
+		shadow := ""
+		if len(orders) < len(rules) {
+			shadow = "has the name of a tool another server of this workspace serves (" + RuleToolShadowing + ")"
+		}
+		switch {
+		case len(orders) == 0:
+			return fmt.Sprintf("tool %s %s; %s", tool, shadow, approve)
+		case shadow != "":
+			return fmt.Sprintf("tool %s has a description that reads as instructions to the agent (%s) and %s; %s",
+				tool, strings.Join(orders, ", "), shadow, approve)
+		}
 		return fmt.Sprintf("tool %s has a description that reads as instructions to the agent (%s); %s",
 			tool, strings.Join(rules, ", "), approve)
 	}

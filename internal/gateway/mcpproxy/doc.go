@@ -117,6 +117,17 @@
 //     and icons) and the server's instructions pass the injection rule
 //     table: a flagged tool is held (even on first sight) until approved;
 //     flagged instructions are dropped. Audited as IntegrityViolation.
+//     The table's rules for definitions also flag definitions that steer
+//     the model's choice of tools or hide what they say: claims of
+//     priority or exclusivity over the client's other tools ("always use
+//     this tool instead of …", "do not use the filesystem tool";
+//     tool_priority), HTML comments (html_comment), zero-width and bidi
+//     format characters (hidden_format), <IMPORTANT>-style tags.
+//   - Tool shadowing. A tool not pinned for this server whose name is
+//     pinned in the workspace for another server (of another software, by
+//     the name it gave at initialize) is held the same way
+//     (tool_shadowing) until approved; one server listing a name twice
+//     fails the whole list.
 //   - Results. Every channel of a tool result passes DLP: texts, the
 //     keys and values of structured content, the _meta of the result and
 //     of each content item, annotations, resource links' fields,

@@ -408,10 +408,22 @@ func (p *Proxy) verify(ctx context.Context) (map[string]*toolState, []pinEvent, 
 	}
 	var states map[string]*toolState
 	var events []pinEvent
-	err := p.cfg.Pins.Update(ctx, p.cfg.ServerID, func(sp *ServerPins) error {
-		if init := p.cs.InitializeResult(); init != nil && init.ServerInfo != nil {
-			sp.Name, sp.ServerVersion = trimTo(init.ServerInfo.Name, 128), trimTo(init.ServerInfo.Version, 64)
+	var name, version string
+	info := false
+	if init := p.cs.InitializeResult(); init != nil && init.ServerInfo != nil {
+		name, version, info = trimTo(init.ServerInfo.Name, 128), trimTo(init.ServerInfo.Version, 64), true
+	}
+	all, err := p.cfg.Pins.Load(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	others := shadowed(all, p.cfg.ServerID, name)
+	err = p.cfg.Pins.Update(ctx, p.cfg.ServerID, func(sp *ServerPins) error {
+		if info {
+			sp.Name, sp.ServerVersion = name, version
 		}
+		markShadowing(seen, sp, others)
+
 		if p.cfg.Command != "" {
 			cmd, _ := p.dlp.Redact(p.cfg.Command)
 			sp.Command = trimTo(cmd, 1024)
