@@ -96,7 +96,7 @@ func (s CommandSpec) validate() error {
 		{"workspace", []string{s.Workspace}}, {"temp_dir", []string{s.TempDir}},
 		{"write", s.Write}, {"caches", s.Caches}, {"read_deny", s.ReadDeny}, {"hide", s.Hide},
 		{"write_files", s.WriteFiles}, {"make_dirs", s.MakeDirs}, {"remove_trees", s.RemoveTrees},
-		{"mask_files", s.MaskFiles}, {"read_only", s.ReadOnly},
+		{"mask_files", s.MaskFiles}, {"read_only", s.ReadOnly}, {"keep", s.Keep},
 	}
 	if s.Isolate && s.Home != "" && !filepath.IsAbs(s.Home) {
 		return fmt.Errorf("sandbox spec: home %q is not absolute", s.Home)

@@ -250,11 +250,12 @@ func (s CommandSpec) tmpWritable() []string {
 func (s CommandSpec) TempDirInside() string { return s.tmpWritable()[0] }
 
 // reattach lists what lives under /tmp or /var/tmp and must stay
-// visible there: the workspace and the home (an exact grant outside them
-// under /tmp is not made: that /tmp is the command's own).
+// visible there: the workspace, the home and what Keep names (an exact
+// grant outside them under /tmp is not made: that /tmp is the command's
+// own).
 func (s CommandSpec) reattach() []string {
 	var out []string
-	for _, p := range []string{s.Workspace, s.Home} {
+	for _, p := range append([]string{s.Workspace, s.Home}, s.Keep...) {
 		if p == "" {
 			continue
 		}

@@ -203,6 +203,12 @@ type CommandSpec struct {
 	// files: .git/config, .git/hooks, .claude/, …); missing ones are
 	// skipped.
 	ReadOnly []string `json:"read_only,omitempty"`
+	// Keep are directories under /tmp or /var/tmp that stay visible in an
+	// isolated command's private /tmp, as the workspace and the home do
+	// (the program a sandbox run starts, installed under /tmp); the
+	// command cannot write them (only /tmp/.parallax-tmp is writable
+	// then).
+	Keep []string `json:"keep,omitempty"`
 	// Overlays show each shared cache (Lower) through a per-workspace
 	// writable layer: the command adds to it, never changes it.
 	Overlays []Overlay `json:"overlays,omitempty"`

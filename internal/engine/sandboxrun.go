@@ -134,6 +134,17 @@ func RunSandboxed(ctx context.Context, r SandboxRun) (int, []string, error) {
 		}
 	}
 	env := append([]string(nil), r.Env...)
+	prog := r.Argv[0]
+	if !strings.Contains(prog, "/") {
+		if prog, err = lookPath(prog, env); err != nil {
+			return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
+		}
+	}
+	if keep, err := keptForProgram(prog, r.Root, r.Home); err != nil {
+		return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
+	} else if keep != "" {
+		plan.spec.Keep = append(plan.spec.Keep, keep)
+	}
 	var relay net.Listener
 	inTemp := func(tmp string) error {
 		if r.Hook == nil {
@@ -156,13 +167,7 @@ func RunSandboxed(ctx context.Context, r SandboxRun) (int, []string, error) {
 			_ = relay.Close()
 		}
 	}()
-	prog := r.Argv[0]
-	if !strings.Contains(prog, "/") {
-		if prog, err = lookPath(prog, env); err != nil {
-			_ = done()
-			return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
-		}
-	}
+
 	cmd := exec.Command(prog, r.Argv[1:]...)
 	cmd.Dir, cmd.Env = r.Root, env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = r.Stdin, r.Stdout, r.Stderr
@@ -243,4 +248,49 @@ func listenIn(dir, name string) (net.Listener, error) {
 	}
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	return ln, nil
+}
+
+// keptForProgram is the directory under /tmp or /var/tmp that must stay
+// visible in the sandbox's private /tmp for prog to start there (a
+// program installed under a temporary directory: the path named and
+// the file it leads to, through their nearest common directory), or ""
+// when prog lies elsewhere or in the workspace or home (seen anyway).
+func keptForProgram(prog, root, home string) (string, error) {
+	abs, err := filepath.Abs(prog)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("the program %s: %w", prog, err)
+	}
+	dirOf := func(p string) string {
+		d := filepath.Dir(p)
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			return r
+		}
+		return d
+	}
+	a, b := dirOf(abs), filepath.Dir(real)
+	for !within(b, a) {
+		a = filepath.Dir(a)
+	}
+	private := false
+	for _, t := range []string{"/tmp", "/var/tmp"} {
+		if within(a, t) {
+			private = true
+			if a == t {
+				return "", fmt.Errorf("the program %s lies directly in %s, which the sandbox makes its own; install it elsewhere", prog, t)
+			}
+		}
+	}
+	for _, seen := range []string{root, home} {
+		if within(a, realPath(seen)) || within(a, seen) {
+			return "", nil
+		}
+	}
+	if !private {
+		return "", nil
+	}
+	return a, nil
 }
