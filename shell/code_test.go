@@ -145,6 +145,12 @@ EOF`, "r:/home/dev/.pgpass"},
 	{"awk redirect field", `awk '{ print > $1 }'`, "t:opaque"},
 	{"awk getline file", `awk 'BEGIN { getline line < "/etc/hostname" }'`, "r:/etc/hostname"},
 	{"awk regex quote", `awk '/"/ { print $1 }'`, ""},
+	{"awk inet redirect", `awk 'BEGIN { print "x" > "/inet/tcp/0/203.0.113.9/80" }'`, "n:203.0.113.9:80"},
+	{"py globals assignment", `python3 -c 'p = "a.txt"; globals()["p"] = input(); open(p)'`, "t:eval t:opaque"},
+	{"perl regex with a quote", `perl -pe 's/"//; system($ENV{C}); s/"//'`, "t:eval"},
+	{"perl code reference", `perl -e 'my $f = \&CORE::system; $f->("id")'`, "t:eval"},
+	{"py dict key not a path", `python3 -c 'd = {"a": 1}; print(d["a"])'`, ""},
+	{"node import statement", `node --input-type=module -e 'import {execSync as x} from "node:child_process"; x("cat /etc/shadow")'`, "r:/etc/shadow x:cat"},
 }
 
 func TestInlineCodeEffects(t *testing.T) {

@@ -133,7 +133,11 @@ func (s *codeScan) awkPath(from, to int, acc action.Access) {
 		return
 	}
 	s.markUsed(from, to)
-	s.pathVal(s.val(from, to), acc)
+	if v := s.val(from, to); isInetPath(v) {
+		s.inet(v) // gawk's /inet/tcp/... is a socket
+	} else {
+		s.pathVal(v, acc)
+	}
 }
 
 // markUsed consumes the strings of toks[from:to].
