@@ -44,6 +44,7 @@ var codeCases = []struct{ name, cmd, want string }{
 	{"py http.client var host", `python3 -c 'import http.client, os; http.client.HTTPSConnection(os.environ["H"]).request("GET", "/")'`, "f:env:H n:? t:opaque"},
 	{"py socket", `python3 -c 'import socket; s = socket.socket(); s.connect(("203.0.113.9", 4444))'`, "n:203.0.113.9:4444"},
 	{"py socket no peer", `python3 -c 'import socket; s = socket.socket(); s.sendto(b"x", addr)'`, "n:? t:opaque"},
+	{"py socket peer hidden", `python3 -c 'import socket; s = socket.socket(); c = s.connect; c(addr)'`, "n:? t:opaque"},
 	{"py module member escapes", `python3 -c 'import requests; list(map(requests.get, urls))'`, "n:? t:opaque"},
 	{"py unknown member", `python3 -c 'import requests; requests.foo(u)'`, "n:? t:opaque"},
 	{"py pure member", `python3 -c 'import requests, urllib.parse, socket; print(requests.__version__, urllib.parse.quote("a"), socket.gethostname())'`, ""},
@@ -166,7 +167,7 @@ func TestInlineCodeEffects(t *testing.T) {
 func TestInlineCodeBeyondBoundsIsUnknown(t *testing.T) {
 	opt := Options{Cwd: tCwd, Home: tHome, MaxBytes: 1 << 20}
 	tests := []struct{ name, code string }{
-		{"bytes", "import os\n" + strings.Repeat("x = 1\n", maxCodeBytes/6+1)},
+		{"bytes", "s = '" + strings.Repeat("a", maxCodeBytes) + "'"},
 		{"tokens", strings.Repeat("a;", maxCodeTokens)},
 	}
 	for _, tc := range tests {
@@ -182,19 +183,20 @@ func TestInlineCodeBeyondBoundsIsUnknown(t *testing.T) {
 
 // TestInlineCodeCostIsBounded feeds the scanner code built to make it
 // work hard: deep nesting, long concatenations, variables whose values
-// double at each step, many assignments and calls.
+// grow sixteenfold at each step, many assignments and calls.
 func TestInlineCodeCostIsBounded(t *testing.T) {
-	var doubling strings.Builder
-	doubling.WriteString("a0 = 'x'\n")
-	for i := 1; i < 200; i++ {
-		doubling.WriteString("a" + itoa(i) + " = a" + itoa(i-1) + " + a" + itoa(i-1) + "\n")
+	var growing strings.Builder
+	growing.WriteString("a0 = 'x'\n")
+	for i := 1; i < 20; i++ {
+		prev := "a" + itoa(i-1)
+		growing.WriteString("a" + itoa(i) + " = " + strings.Repeat(prev+" + ", 15) + prev + "\n")
 	}
-	doubling.WriteString("open(a199)\n")
+	growing.WriteString("open(a19)\n")
 	codes := []string{
 		strings.Repeat("f(", 4000) + strings.Repeat(")", 4000),
 		strings.Repeat("[", 4000) + strings.Repeat("]", 4000),
 		"open(" + strings.Repeat("'a' + ", 4000) + "'b')",
-		doubling.String(),
+		growing.String(),
 		strings.Repeat("x = os.path.join(x, 'a')\nopen(x)\n", 700),
 		strings.Repeat("requests.get(u).json()['a'].b(c)[d](e)\n", 300),
 	}
