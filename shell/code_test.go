@@ -219,3 +219,14 @@ func itoa(i int) string {
 	}
 	return itoa(i/10) + string(rune('0'+i%10))
 }
+
+// BenchmarkAnalyzeInlineCode measures the analysis of the inline-code
+// cases (go test -run='^$' -bench=InlineCode ./shell/).
+func BenchmarkAnalyzeInlineCode(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, tc := range codeCases {
+			Analyze(tc.cmd, tOpt)
+		}
+	}
+}

@@ -283,15 +283,14 @@ func (s *codeScan) envRef(i int, cn string) {
 		}
 		s.env(s.val(args[0][0], args[0][1]))
 	default:
-		for c := range envContainers {
-			if rest, ok := strings.CutPrefix(cn, c+"."); ok && !strings.Contains(rest, ".") {
-				if c == "process.env" || c == "Bun.env" {
-					s.env(rest)
-				} else {
-					s.env("") // os.environ.copy(), ENV.to_h
-				}
-				return
-			}
+		k := strings.LastIndexByte(cn, '.')
+		if k <= 0 || !envContainers[cn[:k]] {
+			return
+		}
+		if c := cn[:k]; c == "process.env" || c == "Bun.env" {
+			s.env(cn[k+1:])
+		} else {
+			s.env("") // os.environ.copy(), ENV.to_h
 		}
 	}
 }
