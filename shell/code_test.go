@@ -152,6 +152,17 @@ EOF`, "r:/home/dev/.pgpass"},
 	{"perl code reference", `perl -e 'my $f = \&CORE::system; $f->("id")'`, "t:eval"},
 	{"py dict key not a path", `python3 -c 'd = {"a": 1}; print(d["a"])'`, ""},
 	{"node import statement", `node --input-type=module -e 'import {execSync as x} from "node:child_process"; x("cat /etc/shadow")'`, "r:/etc/shadow x:cat"},
+	{"py parameter shadows", "python3 -c 'p = \"ok.txt\"\ndef f(p): print(open(p).read())\nf(input())'", "t:opaque"},
+	{"py tuple assignment", "python3 -c 'p = \"ok.txt\"\np, q = input(), 1\nprint(open(p).read())'", "t:opaque"},
+	{"py keyword argument", `python3 -c 'p = "data.csv"; f = open(p, mode="r"); print(f.read())'`, "r:/home/dev/project/data.csv"},
+	{"py argv changed", `python3 -c 'import sys; sys.argv.pop(1); open(sys.argv[1])' ok.txt /etc/shadow`, "t:opaque"},
+	{"node options after code", `node -e 'require("fs").readFileSync(process.argv[1])' --no-warnings /etc/shadow`, "t:opaque"},
+	{"node arguments after --", `node -e 'require("fs").readFileSync(process.argv[1])' -- /etc/shadow`, "r:/etc/shadow"},
+	{"node destructuring", `node -e 'let x = "ok.txt"; [x] = [process.env.P]; require("fs").readFileSync(x)'`, "t:opaque"},
+	{"php list assignment", `php -r '[$p] = [$argv[1]]; echo file_get_contents($p);'`, "t:opaque"},
+	{"perl topic variable", `perl -e '$_ = "ok.txt"; for (<STDIN>) { open(F, $_) }'`, "t:opaque"},
+	{"lua loop variable", `lua -e 'for _, p in ipairs(arg) do io.open(p) end'`, "t:opaque"},
+	{"awk field assigned", `awk '{ $1 = "x"; getline l < $1 }'`, "t:opaque"},
 }
 
 func TestInlineCodeEffects(t *testing.T) {

@@ -52,7 +52,7 @@ func newCodeScan(a *analyzer, c *Call, lang, code string) *codeScan {
 		nmark: len(a.eff.Network)}
 	for k, w := range c.Args {
 		if w.Known && w.Value == code {
-			s.codeArgs = c.Args[k+1:]
+			s.codeArgs = codeArgs(lang, c.Args[k+1:])
 			break
 		}
 		if m := flagModule(lang, c.Args, k); m != "" {
@@ -60,6 +60,50 @@ func newCodeScan(a *analyzer, c *Call, lang, code string) *codeScan {
 		}
 	}
 	return s
+}
+
+// codeArgs returns the arguments the code sees after it (sys.argv[1:],
+// @ARGV): python passes every word on; node, perl and ruby go on taking
+// options until "--" or the first operand, and an option may take the
+// word after it, so leading options leave the arguments unknown.
+func codeArgs(lang string, rest []Word) []Word {
+	if lang == "python" || len(rest) == 0 {
+		return rest
+	}
+	if rest[0].Known && rest[0].Value == "--" {
+		return rest[1:]
+	}
+	if !rest[0].Known || strings.HasPrefix(rest[0].Value, "-") {
+		return nil
+	}
+	return rest
+}
+
+// argvChanged reports code that changes its own argument list (shift
+// @ARGV, sys.argv.pop(), process.argv.splice(...), sys.argv[1] = x):
+// the arguments at an index are then unknown.
+func (s *codeScan) argvChanged() bool {
+	for i, t := range s.toks {
+		if t.kind != 'i' {
+			continue
+		}
+		switch t.s {
+		case "shift", "unshift", "splice", "pop", "del", "@ARGV", "$argv", "ARGV.shift", "ARGV.pop", "ARGV.replace",
+			"ARGV.clear", "ARGV.unshift":
+			return true
+		}
+		cn := s.canonAt(i)
+		if cn != "sys.argv" && cn != "process.argv" && !strings.HasPrefix(cn, "sys.argv.") && !strings.HasPrefix(cn, "process.argv.") {
+			continue
+		}
+		if m := cn[lastSep(cn):]; m != "argv" {
+			return true // sys.argv.pop, process.argv.splice
+		}
+		if _, _, any := s.assignOp(i); any || s.destructures(min(i+1, len(s.toks)-1)) {
+			return true
+		}
+	}
+	return false
 }
 
 // flagModule returns the module a command-line flag loads before the
@@ -88,6 +132,9 @@ func (s *codeScan) analyse() {
 	s.assignments()
 	s.imports()
 	s.canonicalise()
+	if s.codeArgs != nil && s.argvChanged() {
+		s.codeArgs = nil
+	}
 	s.dynamicNames()
 	s.scan()
 	s.refs()

@@ -141,6 +141,7 @@ func (s *codeScan) assignments() {
 		s.skip[i] = true
 		s.setVar(t.s, rhs, s.stmtEnd(rhs), plain && s.stmtStart(i))
 	}
+	s.binders()
 }
 
 // mutates reports whether toks[i] is a variable changed in place by a
@@ -170,12 +171,131 @@ func (s *codeScan) mutates(i int) bool {
 	return false
 }
 
+// binders finds the other ways a name gets a value, each of which makes
+// it unknown: parameters (def f(p), function(p), lambda p:, (p) => ...,
+// |p|), loop variables (for p in, foreach ... as $p), with/except/import
+// ... as p, and the targets of destructuring (a, b = ...; [a, b] = ...;
+// my ($a) = ...; list($a) = ...).
+func (s *codeScan) binders() {
+	for i, t := range s.toks {
+		switch {
+		case t.kind == 'i' && (t.s == "def" || t.s == "function" || t.s == "fn" || t.s == "sub" || t.s == "lambda"):
+			s.bindParams(i + 1)
+		case t.kind == 'i' && (t.s == "for" || t.s == "foreach"):
+			j := i + 1
+			if j < len(s.toks) && s.toks[j].s == "(" {
+				j++ // for (const x of y), foreach ($a as $x)
+			}
+			s.bindUntil(j, "in", "of", "=", ":", "(", ")", "{", "do", ";", "as")
+		case t.kind == 'i' && (t.s == "as" || t.s == "catch" || t.s == "rescue" || t.s == "global" || t.s == "nonlocal"):
+			s.bindUntil(i+1, ";", ":", ")", "{")
+		case t.kind == 'p' && t.s == "=>" && s.lang == "node" && i > 0:
+			if s.toks[i-1].s == ")" {
+				s.bindRange(s.matchBack(i-1), i)
+			} else {
+				s.bindRange(i-1, i)
+			}
+		case t.kind == 'p' && t.s == "|" && s.lang == "ruby" && i > 0 && (s.toks[i-1].s == "{" || s.toks[i-1].s == "do"):
+			s.bindUntil(i+1, "|")
+		case t.kind == 'p' && t.s == "=" && i > 1 && s.destructures(i):
+			s.bindRange(s.lhsStart(i), i)
+		}
+	}
+}
+
+// bindParams marks the parameters of a function defined at toks[i]
+// (after its name, if any).
+func (s *codeScan) bindParams(i int) {
+	if i < len(s.toks) && s.toks[i].kind == 'i' && s.toks[i].s != "(" {
+		s.bindRange(i, i+1) // def NAME: the function's name is bound too
+		i++
+	}
+	switch {
+	case i < len(s.toks) && s.toks[i].s == "(":
+		s.bindRange(i, s.match(i, len(s.toks)))
+	default:
+		s.bindUntil(i, ":", "{", ";")
+	}
+}
+
+// bindUntil marks the names from toks[i] to the first stop word.
+func (s *codeScan) bindUntil(i int, stops ...string) {
+	for j := i; j < len(s.toks) && j < i+64; j++ {
+		for _, st := range stops {
+			if s.toks[j].s == st {
+				s.bindRange(i, j)
+				return
+			}
+		}
+	}
+}
+
+// bindRange marks every name in toks[from:to] as bound elsewhere than by
+// a plain assignment.
+func (s *codeScan) bindRange(from, to int) {
+	for j := max(from, 0); j < to && j < len(s.toks); j++ {
+		if t := s.toks[j]; t.kind == 'i' && t.s[0] != '.' {
+			s.setVar(t.s, 0, 0, false)
+		}
+	}
+}
+
+// destructures reports whether the plain "=" at toks[i] assigns more than
+// one name at once, or a name inside brackets.
+func (s *codeScan) destructures(i int) bool {
+	if n := s.toks[i+1 : min(i+2, len(s.toks))]; len(n) > 0 && (n[0].s == "=" || n[0].s == "~" || n[0].s == ">") {
+		return false
+	}
+	if p := s.toks[i-1]; p.kind == 'p' && strings.Contains("+-*/%&|^.~?:<>!=", p.s) {
+		return false // an operator: +=, ==, <=
+	}
+	from := s.lhsStart(i)
+	if from > 0 && s.toks[from-1].kind == 'p' && (s.toks[from-1].s == "(" || s.toks[from-1].s == "[" || s.toks[from-1].s == ",") {
+		return false // inside a call: f(a, k=v) names an argument
+	}
+	return i-from > 1 && !(i-from == 2 && s.toks[from].kind == 'i' && declWords[s.toks[from].s])
+}
+
+// lhsStart returns where the statement (or the bracketed group) holding
+// the "=" at toks[i] starts.
+func (s *codeScan) lhsStart(i int) int {
+	depth := 0
+	for j := i - 1; j >= 0; j-- {
+		t := s.toks[j]
+		if t.kind == 'p' {
+			switch t.s {
+			case ")", "]", "}":
+				depth++
+			case "(", "[", "{":
+				if depth--; depth < 0 {
+					return j + 1
+				}
+			case ";":
+				if depth == 0 {
+					return j + 1
+				}
+			case ",":
+				if depth == 0 && s.lang == "node" {
+					return j + 1 // let a = 1, b = 2
+				}
+			}
+		}
+		if t.nl && depth == 0 {
+			return j
+		}
+	}
+	return 0
+}
+
 // setVar records one assignment of name (ok: a plain one at the start of
 // a statement, whose right-hand side is toks[from:to]).
 func (s *codeScan) setVar(name string, from, to int, ok bool) {
 	head, _ := splitHead(name)
 	if head != name {
 		return // an attribute: x.y = v
+	}
+	if specialVar(name) || s.lang == "awk" && name[0] == '$' {
+		ok = false
 	}
 	v := s.vars[name]
 	if v == nil {
@@ -187,6 +307,16 @@ func (s *codeScan) setVar(name string, from, to int, ok bool) {
 	if !ok {
 		v.n += 2
 	}
+}
+
+// specialVar reports names the interpreter sets by itself: perl's $_ and
+// $1, awk's fields, ruby's $~.
+func specialVar(name string) bool {
+	if len(name) < 2 || name[0] != '$' {
+		return false
+	}
+	c := name[1]
+	return c == '_' && len(name) == 2 || c >= '0' && c <= '9' || strings.IndexByte("~&`'+!@/\\,;.", c) >= 0
 }
 
 // varVal is the value of a variable assigned once.
