@@ -163,6 +163,13 @@ EOF`, "r:/home/dev/.pgpass"},
 	{"perl topic variable", `perl -e '$_ = "ok.txt"; for (<STDIN>) { open(F, $_) }'`, "t:opaque"},
 	{"lua loop variable", `lua -e 'for _, p in ipairs(arg) do io.open(p) end'`, "t:opaque"},
 	{"awk field assigned", `awk '{ $1 = "x"; getline l < $1 }'`, "t:opaque"},
+	{"node regex after a block", `node -e 'if(1){} /"/; require("child_process").execSync(process.env.X); x="/"'`, "t:eval"},
+	{"node regex after a condition", `node -e 'if (x) /"/.test(y); require("child_process").execSync(process.env.X); z="/"'`, "t:eval"},
+	{"node division before a string", `node -e 'const a = (b+c)/2 + "/"; require("child_process").execSync(process.env.X)'`, "t:eval"},
+	{"perl regex after a bare name", `perl -e 'sub f {1} f /"/; system($ENV{X}); "/'`, "t:eval"},
+	{"perl last index", `perl -e '@a=(1); $#a; system($ENV{X})'`, "t:eval"},
+	{"ruby character literal", `ruby -e 'x = ?"; system(gets); y = ?"'`, "t:eval"},
+	{"node division keeps variables", `node -e 'const x = (a + b) / 2; const p = "f.txt"; console.log(require("fs").readFileSync(p, "utf8"))'`, "r:/home/dev/project/f.txt"},
 }
 
 func TestInlineCodeEffects(t *testing.T) {

@@ -14,7 +14,7 @@ import "strings"
 func (s *codeScan) imports() {
 	for i := 0; i < len(s.toks); i++ {
 		t := s.toks[i]
-		if t.kind != 'i' || !s.stmtStart(i) {
+		if t.kind != 'i' || !s.stmtStart(i) || s.shadowed(i) {
 			continue
 		}
 		switch {

@@ -38,7 +38,24 @@ type lexer struct {
 	toks []ctok
 	pend []pendInterp
 	full bool // the token bound was hit
+	// amb are the places where "/" could start a regular expression or
+	// divide, depending on what the interpreter's parser decides; force
+	// (+1 regex, -1 division) overrides the choice at offset 0 of a
+	// re-lexed remainder.
+	amb   []ambig
+	force int
+	top   bool
 }
+
+// ambig is an ambiguous "/" in the code: the offset and the reading the
+// lexer did not choose.
+type ambig struct {
+	at    int
+	regex bool
+}
+
+// maxAmbiguous bounds the remainders lexed a second way.
+const maxAmbiguous = 4
 
 // pendInterp is interpolated source waiting to be lexed.
 type pendInterp struct {
@@ -47,10 +64,26 @@ type pendInterp struct {
 }
 
 // lexCode splits code into tokens. full reports that the token bound was
-// hit: the tokens do not cover the whole code.
-func lexCode(code, lang string) (toks []ctok, full bool) {
-	lx := lexer{lang: lang, toks: make([]ctok, 0, len(code)/4+4)}
+// hit: the tokens do not cover the whole code. Where a "/" may be read
+// both as a division and as a regular expression, the rest of the code
+// is lexed the other way too, as tokens toks[shadow[0]:shadow[1]]: they
+// are scanned for calls (whichever reading the interpreter takes, its
+// calls are seen) but assign nothing.
+func lexCode(code, lang string) (toks []ctok, full bool, shadow [2]int) {
+	lx := lexer{lang: lang, toks: make([]ctok, 0, len(code)/4+4), top: true}
 	lx.lex(code)
+	lx.top = false
+	shadow[0] = len(lx.toks)
+	for _, a := range lx.amb {
+		lx.add(ctok{kind: 'p', s: ";", nl: true})
+		lx.force = -1
+		if a.regex {
+			lx.force = 1
+		}
+		lx.lex(code[a.at:])
+		lx.force = 0
+	}
+	shadow[1] = len(lx.toks)
 	// Interpolated expressions are lexed after the code, each as a
 	// statement of its own; theirs may hold more.
 	for k := 0; k < len(lx.pend) && !lx.full; k++ {
@@ -60,7 +93,39 @@ func lexCode(code, lang string) (toks []ctok, full bool) {
 		lx.lex(p.src)
 		lx.toks[p.tok].in[p.idx].from, lx.toks[p.tok].in[p.idx].to = from, len(lx.toks)
 	}
-	return lx.toks, lx.full
+	return lx.toks, lx.full, shadow
+}
+
+// regexAt decides whether the "/" at code[i] starts a regular expression,
+// and records the other reading where the interpreter may take it.
+func (lx *lexer) regexAt(code string, i int) bool {
+	if lx.force != 0 && i == 0 {
+		return lx.force > 0
+	}
+	r := lx.regexHere(code, i)
+	if lx.top && len(lx.amb) < maxAmbiguous && lx.ambiguous() {
+		lx.amb = append(lx.amb, ambig{at: i, regex: !r})
+	}
+	return r
+}
+
+// ambiguous reports whether the token before a "/" leaves the reading to
+// the interpreter's parser: after a JavaScript block or condition (} or
+// )), after a perl or ruby bare name (a function called with a regex, or
+// a value divided) or block.
+func (lx *lexer) ambiguous() bool {
+	if len(lx.toks) == 0 {
+		return false
+	}
+	p := lx.toks[len(lx.toks)-1]
+	switch lx.lang {
+	case "node":
+		return p.kind == 'p' && (p.s == ")" || p.s == "}")
+	case "perl", "ruby":
+		return p.kind == 'p' && p.s == "}" ||
+			p.kind == 'i' && p.s[0] != '$' && p.s[0] != '@' && !regexWords[lx.lang][p.s]
+	}
+	return false
 }
 
 func (lx *lexer) add(t ctok) {
@@ -98,7 +163,24 @@ func (lx *lexer) lex(code string) {
 			i += end + 4
 		case c == '"' || c == '\'' || c == '`':
 			i += lx.str(code[i:], "")
-		case c == '/' && lx.regexHere():
+		case c == '$' && lang == "perl" && i+1 < len(code) && code[i+1] == '#':
+			// $#array, $#{$r}: the last index, not a comment.
+			j := i + 2
+			for j < len(code) && (alnum(code[j]) || code[j] == ':' || code[j] == '$') {
+				j++
+			}
+			lx.add(ctok{kind: 'i', s: code[i:j]})
+			i = j
+		case c == '?' && lang == "ruby" && i+1 < len(code) && code[i+1] != ' ' && code[i+1] != '\n' &&
+			(len(lx.toks) == 0 || !lx.toks[len(lx.toks)-1].operand()):
+			// ?c is the one-character string "c".
+			n := 2
+			if code[i+1] == '\\' && i+2 < len(code) {
+				n = 3
+			}
+			lx.add(ctok{kind: 's', s: code[i+1 : i+n]})
+			i += n
+		case c == '/' && lx.regexAt(code, i):
 			i += lx.regex(code[i:], 1)
 		case identStart(c) || c == '.' && lang != "perl" && lang != "php" && i+1 < len(code) && identStart(code[i+1]):
 			i += lx.ident(code, i)
@@ -179,10 +261,9 @@ func (t ctok) operand() bool {
 
 // regexHere reports whether a "/" starts a regular expression literal:
 // in the languages that have them, where no operand precedes it.
-func (lx *lexer) regexHere() bool {
-	switch lx.lang {
-	case "perl", "ruby", "node", "awk":
-	default:
+func (lx *lexer) regexHere(code string, i int) bool {
+	words := regexWords[lx.lang]
+	if words == nil {
 		return false
 	}
 	if len(lx.toks) == 0 {
@@ -190,12 +271,31 @@ func (lx *lexer) regexHere() bool {
 	}
 	prev := lx.toks[len(lx.toks)-1]
 	if prev.kind == 'i' {
-		switch prev.s {
-		case "split", "grep", "if", "unless", "and", "or", "not", "return", "when", "while", "until", "typeof", "in":
+		if words[prev.s] {
+			return true
+		}
+		// ruby and perl read "name /x" (a space before, none after) as a
+		// call with a regex argument; "$x /2" is a division.
+		if (lx.lang == "ruby" || lx.lang == "perl") && prev.s[0] != '$' && prev.s[0] != '@' && i > 0 &&
+			code[i-1] == ' ' && i+1 < len(code) && code[i+1] != ' ' && code[i+1] != '=' {
 			return true
 		}
 	}
 	return !prev.operand()
+}
+
+// regexWords are the words after which "/" starts a regular expression,
+// per language: keywords and operators that take a term (in JavaScript
+// a name like "and" is a variable, and "and / 2" a division).
+var regexWords = map[string]map[string]bool{
+	"perl": {"split": true, "grep": true, "map": true, "if": true, "unless": true, "and": true, "or": true, "not": true,
+		"return": true, "when": true, "while": true, "until": true, "x": true, "eq": true, "ne": true, "lt": true,
+		"gt": true, "le": true, "ge": true, "cmp": true, "xor": true},
+	"ruby": {"if": true, "unless": true, "and": true, "or": true, "not": true, "return": true, "when": true,
+		"while": true, "until": true, "then": true, "do": true, "elsif": true, "case": true, "in": true},
+	"node": {"return": true, "typeof": true, "in": true, "of": true, "instanceof": true, "new": true, "delete": true,
+		"void": true, "throw": true, "case": true, "do": true, "else": true, "yield": true, "await": true},
+	"awk": {"in": true, "print": true, "printf": true, "return": true},
 }
 
 // regex reads a regular expression literal of parts delimited parts
@@ -238,7 +338,10 @@ func (lx *lexer) regex(s string, parts int) int {
 	lx.add(ctok{kind: 'r', s: body})
 	if lx.lang == "perl" && parts == 2 && strings.Contains(s[flags:i], "e") {
 		lx.add(ctok{kind: 'p', s: ";"})
+		top := lx.top
+		lx.top = false // offsets in repl are not offsets in the code
 		lx.lex(repl)
+		lx.top = top
 		lx.add(ctok{kind: 'p', s: ";"})
 	}
 	return i

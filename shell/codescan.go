@@ -15,6 +15,9 @@ type codeScan struct {
 	used  []bool   // string tokens a rule consumed
 	skip  []bool   // names that are not uses (import statements, assignment targets)
 	canon []string // canonical names of identifier tokens ("": the token itself)
+	// shadow is the code lexed a second way where a "/" is ambiguous:
+	// scanned for calls, but it assigns and imports nothing.
+	shadow [2]int
 
 	vars     map[string]*cvar
 	varOrder []string          // variable names in the order they are first assigned
@@ -45,8 +48,8 @@ const maxCodeWork = 1 << 18
 
 // newCodeScan prepares the analysis of code for call c.
 func newCodeScan(a *analyzer, c *Call, lang, code string) *codeScan {
-	toks, full := lexCode(code, lang)
-	s := &codeScan{a: a, c: c, lang: lang, toks: toks, tooBig: full,
+	toks, full, shadow := lexCode(code, lang)
+	s := &codeScan{a: a, c: c, lang: lang, toks: toks, tooBig: full, shadow: shadow,
 		used: make([]bool, len(toks)), skip: make([]bool, len(toks)),
 		vars: map[string]*cvar{}, alias: map[string]string{}, clients: map[string]bool{}, envSeen: map[string]bool{},
 		nmark: len(a.eff.Network)}

@@ -128,7 +128,7 @@ func (s *codeScan) assignOp(i int) (rhs int, plain, any bool) {
 // assignments records the variables of the code.
 func (s *codeScan) assignments() {
 	for i, t := range s.toks {
-		if t.kind != 'i' || t.s[0] == '.' {
+		if t.kind != 'i' || t.s[0] == '.' || s.shadowed(i) {
 			continue
 		}
 		rhs, plain, any := s.assignOp(i)
@@ -178,6 +178,9 @@ func (s *codeScan) mutates(i int) bool {
 // my ($a) = ...; list($a) = ...).
 func (s *codeScan) binders() {
 	for i, t := range s.toks {
+		if s.shadowed(i) {
+			continue
+		}
 		switch {
 		case t.kind == 'i' && (t.s == "def" || t.s == "function" || t.s == "fn" || t.s == "sub" || t.s == "lambda"):
 			s.bindParams(i + 1)
@@ -202,6 +205,9 @@ func (s *codeScan) binders() {
 		}
 	}
 }
+
+// shadowed reports a token of the code lexed a second way.
+func (s *codeScan) shadowed(i int) bool { return i >= s.shadow[0] && i < s.shadow[1] }
 
 // bindParams marks the parameters of a function defined at toks[i]
 // (after its name, if any).
