@@ -102,8 +102,8 @@ func (s *codeScan) argvChanged() bool {
 		if m := cn[lastSep(cn):]; m != "argv" {
 			return true // sys.argv.pop, process.argv.splice
 		}
-		if _, _, any := s.assignOp(i); any || s.destructures(min(i+1, len(s.toks)-1)) {
-			return true
+		if _, _, any := s.assignOp(i); any {
+			return true // sys.argv = [...], sys.argv[1] = x
 		}
 	}
 	return false

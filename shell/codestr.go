@@ -98,6 +98,16 @@ func interpBrace(s string, i int, interp string) bool {
 	return s[i-1] == '$' || s[i-1] == '#' || s[i-1] == '@'
 }
 
+// braced returns what is inside the braces opening at s[0] and the bytes
+// they span (to the end of s when they are not closed).
+func braced(s string) (string, int) {
+	e := braceEnd(s)
+	if e < 1 || s[e] != '}' {
+		return s[1:], len(s)
+	}
+	return s[1:e], e + 1
+}
+
 // braceEnd returns the index of the brace that closes the one at s[0],
 // or len(s)-1 when none does.
 func braceEnd(s string) int {
@@ -260,25 +270,24 @@ func interpAt(s, lang string) (src string, n int, lit string) {
 		case strings.HasPrefix(s, "}}"):
 			return "", 2, "}"
 		case s[0] == '{':
-			e := braceEnd(s)
-			inner := s[1:e]
+			inner, e := braced(s)
 			// f"{x!r}", f"{x:>10}": the conversion and format are not
 			// part of the value's source.
 			if k := strings.IndexAny(inner, "!:"); k > 0 && !strings.ContainsAny(inner[:k], "[('\"") {
 				inner = inner[:k]
 			}
-			return inner, e + 1, ""
+			return inner, e, ""
 		}
 	case "node":
 		if strings.HasPrefix(s, "${") {
-			e := braceEnd(s[1:]) + 1
-			return s[2:e], e + 1, ""
+			inner, e := braced(s[1:])
+			return inner, e + 1, ""
 		}
 	case "ruby":
 		switch {
 		case strings.HasPrefix(s, "#{"):
-			e := braceEnd(s[1:]) + 1
-			return s[2:e], e + 1, ""
+			inner, e := braced(s[1:])
+			return inner, e + 1, ""
 		case len(s) > 2 && s[0] == '#' && (s[1] == '@' || s[1] == '$') && identStart(s[2]):
 			j := 2
 			for j < len(s) && alnum(s[j]) {
@@ -342,10 +351,13 @@ func perlVarLen(s string) int {
 // perlVarSrc turns an interpolated form into code: ${x} is $x, ${\ e}
 // and @{[ e ]} are e.
 func perlVarSrc(v string) string {
+	if len(v) < 3 {
+		return v
+	}
 	switch {
 	case strings.HasPrefix(v, "@{[") && strings.HasSuffix(v, "]}"):
 		return v[3 : len(v)-2]
-	case strings.HasPrefix(v, "${\\"):
+	case strings.HasPrefix(v, "${\\") && len(v) > 3:
 		return v[3 : len(v)-1]
 	case strings.HasPrefix(v, "${") || strings.HasPrefix(v, "@{"):
 		return v[:1] + v[2:len(v)-1]
