@@ -66,9 +66,13 @@ type Call struct {
 	prog  *Program // the program (or subcommand) being applied
 	stdin *stream  // its standard input
 	code  bool     // code was given as an argument (stdin is data)
-	pmark int      // len(Effects.Paths) when the call started
-	nmark int      // len(Effects.Network) when the call started
-	smark int      // len(analyzer.wsrc) when the call started
+	// netCode: its inline code talks to the network, so what it reads
+	// (files, the environment, its input) may be sent; relay: its code
+	// prints what it reads of the environment.
+	netCode, relay bool
+	pmark          int // len(Effects.Paths) when the call started
+	nmark          int // len(Effects.Network) when the call started
+	smark          int // len(analyzer.wsrc) when the call started
 
 	// Item sets (findset.go): what find's -delete removes, and the words
 	// xargs appends for its input items (nil: unknown).

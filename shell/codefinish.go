@@ -7,25 +7,23 @@ import (
 )
 
 // finish records what the whole code does: literal paths and URLs no
-// rule consumed, reverse shells, dynamic code.
+// rule consumed, network use it could not place, reverse shells,
+// dynamic code.
 func (s *codeScan) finish() {
-	for i, t := range s.toks {
-		if t.kind != 's' || s.used[i] {
-			continue
-		}
-		v := t.s
-		switch {
-		case strings.Contains(v, "://") && !strings.ContainsAny(v, " \n"):
-			s.a.url(s.c, s.word(v), false)
-		case strings.HasPrefix(v, "/dev/tcp/") || strings.HasPrefix(v, "/dev/udp/"):
-			s.socket = true
-		case s.lang == "awk" && isInetPath(v):
-			s.inet(v)
-		case literalPath(v):
-			s.a.use(s.c, s.word(v), action.AccessRead)
-		}
-	}
+	s.leftovers()
 	c := s.c
+	if s.tooBig {
+		s.a.tagf(c, TagOpaque, s.lang+" code too large to analyse")
+	}
+	if s.socket && !s.hasNet() {
+		s.netAny = true // a socket whose peer the scanner did not see
+	}
+	if s.netAny {
+		s.a.host(c, Word{}, "", false, false)
+	}
+	if s.hasNet() {
+		c.netCode = true
+	}
 	if s.forkLoop() {
 		s.a.tagf(c, TagForkBomb, s.lang+" fork in a loop")
 	}
@@ -47,6 +45,115 @@ func (s *codeScan) finish() {
 	default:
 		s.a.tagf(c, TagEval, s.lang+" dynamic code")
 	}
+}
+
+// hasNet reports whether the code recorded a destination of its own.
+func (s *codeScan) hasNet() bool {
+	for _, d := range s.a.eff.Network[min(s.nmark, len(s.a.eff.Network)):] {
+		if d.Program == progName(s.c) {
+			return true
+		}
+	}
+	return false
+}
+
+// leftovers records the string values no rule consumed: a URL is a
+// destination, an absolute or home path a read (the code may hand it to
+// a function the tables do not describe). A string is judged with the
+// expression it is part of ("/.ssh/" + name is a path partly known).
+func (s *codeScan) leftovers() {
+	for i, t := range s.toks {
+		if t.kind != 's' || s.used[i] {
+			continue
+		}
+		v := s.strVal(i)
+		from, to := s.exprAround(i)
+		if to-from > 1 {
+			v = s.val(from, to)
+			for j := from; j < to; j++ {
+				if s.toks[j].kind == 's' {
+					s.used[j] = true
+				}
+			}
+		}
+		s.leftover(v)
+	}
+}
+
+// leftover judges one leftover value.
+func (s *codeScan) leftover(v string) {
+	switch {
+	case strings.Contains(v, "://") && !strings.ContainsAny(v, " \n"):
+		s.destVal(v, false)
+	case strings.HasPrefix(v, "/dev/tcp/") || strings.HasPrefix(v, "/dev/udp/"):
+		s.socket = true
+	case s.lang == "awk" && isInetPath(v):
+		s.inet(v)
+	case literalPath(v):
+		s.a.use(s.c, s.word(v), action.AccessRead)
+	case !known(v) && s.sensitiveRoot(strings.SplitN(v, unk, 2)[0]):
+		s.a.use(s.c, valWord(v), action.AccessRead)
+	}
+}
+
+// exprAround returns the concatenation the string at toks[i] is an
+// operand of ("/.ssh/" + name, home + "/x").
+func (s *codeScan) exprAround(i int) (int, int) {
+	if s.lang == "awk" {
+		return i, i + 1
+	}
+	from := i
+	for from > 1 {
+		if _, n, ok := s.concatOp(from-1, len(s.toks)); !ok || n != 1 {
+			break
+		}
+		from = s.operandStart(from - 2)
+	}
+	to := i + 1
+	for to < len(s.toks) {
+		_, n, ok := s.concatOp(to, len(s.toks))
+		if !ok || n != 1 || to+1 >= len(s.toks) {
+			break
+		}
+		to = s.operandEnd(to+1, len(s.toks))
+	}
+	return from, to
+}
+
+// operandStart returns the first token of the operand ending at toks[j].
+func (s *codeScan) operandStart(j int) int {
+	for j > 0 {
+		t := s.toks[j]
+		switch {
+		case t.kind == 'p' && (t.s == ")" || t.s == "]" || t.s == "}" && s.lang == "perl"):
+			o := s.matchBack(j)
+			if o > 0 && (s.toks[o-1].kind == 'i' || s.toks[o-1].s == ")" || s.toks[o-1].s == "]") {
+				j = o - 1
+				continue
+			}
+			return o
+		case t.kind == 'i' && t.s[0] == '.':
+			j--
+			continue
+		}
+		return j
+	}
+	return 0
+}
+
+// sensitiveRoot reports whether a known path prefix is below the home
+// directory or a system directory: a path built on it is recorded even
+// when the rest is unknown.
+func (s *codeScan) sensitiveRoot(p string) bool {
+	if strings.HasPrefix(p, "~/") || s.a.opt.Home != "" && strings.HasPrefix(p, s.a.opt.Home+"/") {
+		return true
+	}
+	for _, r := range [...]string{"/etc/", "/root/", "/proc/", "/sys/", "/dev/", "/var/", "/boot/", "/usr/", "/home/"} {
+		if strings.HasPrefix(p, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // forkLoop reports whether the code forks inside a loop with no exit in
@@ -72,7 +179,7 @@ func (s *codeScan) forkLoop() bool {
 // literalPath reports whether a string literal in code looks like an
 // absolute or home path.
 func literalPath(v string) bool {
-	if len(v) < 2 || len(v) > 4096 || strings.ContainsAny(v, " \n\t\"'") {
+	if len(v) < 2 || len(v) > 4096 || strings.ContainsAny(v, " \n\t\"'\x00") {
 		return false
 	}
 	if !(v[0] == '/' || strings.HasPrefix(v, "~/")) {
@@ -84,77 +191,4 @@ func literalPath(v string) bool {
 		}
 	}
 	return false
-}
-
-// awk handles awk's redirections: print > "file", "cmd" | getline,
-// print | "cmd", getline < "file", and system() of a computed string.
-func (s *codeScan) awk() {
-	ts := s.toks
-	printing := false
-	for i, t := range ts {
-		if t.kind == 'i' && (t.s == "print" || t.s == "printf") {
-			printing = true
-		}
-		if t.kind == 'p' && (t.s == ";" || t.s == "{" || t.s == "}") {
-			printing = false
-		}
-		if t.kind != 's' || s.used[i] || i == 0 {
-			continue
-		}
-		prev := ts[i-1]
-		var next ctok
-		if i+1 < len(ts) {
-			next = ts[i+1]
-		}
-		switch {
-		case next.s == "|" && i+2 < len(ts) && ts[i+2].s == "getline":
-			s.used[i] = true
-			s.shell(t.s)
-		case prev.s == "|" && printing:
-			s.used[i] = true
-			s.shell(t.s)
-		case prev.s == ">" && printing:
-			s.used[i] = true
-			s.a.use(s.c, s.word(t.s), action.AccessWrite)
-		case prev.s == "<" && i >= 2 && ts[i-2].s == "getline":
-			s.used[i] = true
-			s.a.use(s.c, s.word(t.s), action.AccessRead)
-		}
-	}
-	for i := 0; i+1 < len(ts); i++ {
-		if ts[i].s == "system" && ts[i+1].s == "(" && (i+2 >= len(ts) || ts[i+2].kind != 's') {
-			s.dynShell = true
-		}
-		if ts[i].kind == 'p' && ts[i].s == "|" && ts[i+1].kind == 'p' && ts[i+1].s == "&" {
-			s.dup = true // gawk's |& coprocess: two-way I/O with a command or socket
-		}
-	}
-}
-
-// isInetPath reports whether v is one of gawk's special socket files:
-// /inet/tcp/LPORT/HOST/RPORT (also /inet4, /inet6, udp).
-func isInetPath(v string) bool {
-	for _, p := range [...]string{"/inet/", "/inet4/", "/inet6/"} {
-		if rest, ok := strings.CutPrefix(v, p); ok {
-			return strings.HasPrefix(rest, "tcp/") || strings.HasPrefix(rest, "udp/")
-		}
-	}
-	return false
-}
-
-// inet records the socket a gawk special file opens: a connection to
-// HOST:RPORT, or a listening socket on LPORT when HOST and RPORT are 0.
-func (s *codeScan) inet(v string) {
-	s.socket = true
-	parts := strings.Split(v, "/")
-	if len(parts) < 6 {
-		return
-	}
-	lport, host, rport := parts[3], parts[4], parts[5]
-	if (host == "0" || host == "") && (rport == "0" || rport == "") {
-		s.listen = true
-		s.a.addNet(s.c, NetDest{Program: progName(s.c), Port: lport, Listen: true})
-		return
-	}
-	s.a.host(s.c, s.word(host), rport, false, false)
 }

@@ -30,8 +30,26 @@
 //   - nested code: sh -c (with $0, $1, ... bound to its arguments), eval,
 //     source, here-documents, here-strings and pipes into a shell,
 //     wrappers (sudo, env, timeout, nohup, xargs, find -exec, ...), and
-//     inline code of python, perl, ruby, node, php and awk (calls that run
-//     commands, open files or sockets);
+//     inline code of interpreters (below);
+//   - inline code (python -c, perl -e, ruby -e, node -e/-p, php -r,
+//     lua -e, Rscript -e, deno eval, bun -e, awk programs, and scripts
+//     piped or given as here-documents) is analysed for what it can do,
+//     by the language's APIs under any local name the code gives them
+//     (import x as y, from x import y, {a: b} = require("x"), g = f):
+//     file APIs are paths with their access, network APIs destinations,
+//     process APIs commands (analysed one level deeper when literal),
+//     eval, dynamic imports and reflective calls (getattr, send,
+//     call_user_func, x[name], $f()) code. Arguments are evaluated:
+//     concatenations, interpolations ("$ENV{HOME}", "#{x}", f"{x}",
+//     `${x}`), path joins, the home directory and $HOME in any of their
+//     spellings, character codes and escapes, the code's own arguments
+//     and variables assigned once. What stays unknown is recorded as
+//     unknown (an unresolved path of that access, an unresolved host,
+//     dynamic code), never as nothing; a module that talks to the
+//     network or runs programs, used in a way the tables do not describe,
+//     is an unknown use of it. Code that can reach the network sends
+//     what it reads (files, the environment, its input: flows); code
+//     that prints what it reads of the environment prints it;
 //   - data flows: file, environment and command-output sources followed
 //     through pipes, substitutions, variables and redirections into
 //     network programs; downloads that are executed (curl | sh, a
@@ -91,8 +109,14 @@
 //     ls output is split into words (xargs without -0, for f in $(find)),
 //     can make a command touch paths outside its set. find -print0 | xargs
 //     -0 and find -exec are exact.
-//   - Code in other languages is scanned for well-known calls, not
-//     interpreted; computed strings in it are unknown (TagOpaque, TagEval).
+//   - Code in other languages is scanned, not parsed nor run: calls are
+//     recognised by the tables in codetables.go, values by what the
+//     evaluator follows (codeexpr.go); the rest is unknown (TagOpaque,
+//     TagEval). A library the tables do not list that reaches the network
+//     or runs programs with a literal destination or command is seen
+//     through its literals (URLs, absolute paths) only. A variable is
+//     known only when assigned once, plainly, at the start of a
+//     statement; code larger than 32 KiB or 8192 tokens is unknown.
 //   - Redirection targets and here-documents of functions are analysed
 //     where the function is defined, not per call; loops are walked once
 //     per known item (at most 8), else once with the variable unknown or

@@ -94,14 +94,15 @@ func (a *analyzer) finish(c *Call, in *stream) stream {
 			a.execStream(c, p.Lang, in)
 		}
 	}
-	if p.Network {
+	if p.Network || c.netCode {
 		a.flows(c, in)
 	}
 	out := a.output(c, in)
-	if p.Network {
+	if p.Network || c.netCode {
 		out.net = true
 		out.netHost = a.callHost(c)
 	}
+	out.relay = c.relay
 	out = a.transform(c, in, out)
 	if c.Name == "printenv" {
 		printenvOut(c, &out)

@@ -181,6 +181,9 @@ func FuzzAnalyze(f *testing.F) {
 	for _, c := range gitWriteCases {
 		f.Add(c.cmd)
 	}
+	for _, c := range codeCases {
+		f.Add(c.cmd)
+	}
 	f.Fuzz(func(t *testing.T, cmd string) {
 		e1 := Analyze(cmd, tOpt) // a hang is caught by the fuzzer's timeout, not a wall-clock bound
 		for _, tg := range e1.Tags {

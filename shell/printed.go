@@ -27,7 +27,7 @@ func printenvOut(c *Call, out *stream) {
 // the last program that produced it passes text on.
 func (a *analyzer) printed(out stream) {
 	a.printedDump(out)
-	if !out.piped || !textRelays[out.from] {
+	if !out.piped || !textRelays[out.from] && !out.relay {
 		return
 	}
 	for _, s := range out.srcs {
@@ -175,7 +175,7 @@ var envSecretWords = [...]string{"KEY", "TOKEN", "SECRET", "PASS", "PWD", "CRED"
 // printedDump records a whole-environment dump or name list in the
 // top-level output.
 func (a *analyzer) printedDump(out stream) {
-	if !out.piped || !textRelays[out.from] && !envListers[out.from] {
+	if !out.piped || !textRelays[out.from] && !envListers[out.from] && !out.relay {
 		return
 	}
 	a.eff.EnvDump = a.eff.EnvDump || out.envDump
@@ -186,7 +186,7 @@ func (a *analyzer) printedDump(out stream) {
 // printedDump judges the same output printed: every value (dump) or every
 // name (names), when the last program passes the text on.
 func heldDump(out stream) (dump, names bool) {
-	if !out.piped || !textRelays[out.from] && !envListers[out.from] && out.from != "compgen" {
+	if !out.piped || !textRelays[out.from] && !envListers[out.from] && out.from != "compgen" && !out.relay {
 		return false, false
 	}
 	return out.envDump, out.envNames

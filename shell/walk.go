@@ -111,6 +111,7 @@ type stream struct {
 	shell    bool     // output of an interactive shell (reverse shell pipes)
 	envDump  bool     // carries the value of every environment variable (env, set, export -p)
 	envNames bool     // carries the names of every environment variable (env | cut -d= -f1)
+	relay    bool     // the program passes on what it reads (inline code that prints the environment)
 	netHost  string   // the host the data came from or goes to
 
 	// Shape of unknown text (shape.go): a list of paths, one per line,
