@@ -10,24 +10,6 @@ import (
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// FilesSpec is the confinement of one file operation run in a process of
-// its own (the files executor's helper): Landlock rules on exactly the
-// paths its decided plan names and nothing else, so whatever the
-// operation's code resolves at run time, the kernel lets it touch only
-// what was decided. Paths must be absolute and clean; each must exist
-// and hold no symbolic link when the rules are added (a rule on a path
-// swapped since is refused, never followed).
-type FilesSpec struct {
-	// Read are files or directory trees the operation reads.
-	Read []string `json:"read,omitempty"`
-	// Modify are directories in which the operation creates, replaces,
-	// renames or removes entries, and reads and writes the files below
-	// (a write replaces its file through a temporary one beside it).
-	Modify []string `json:"modify,omitempty"`
-	// Write are existing files written in place (an append).
-	Write []string `json:"write,omitempty"`
-}
-
 // modifyRights are what a Modify directory grants beneath it: make and
 // remove entries of every kind but devices and sockets, rename across
 // directories (REFER), read and write files; never execute.
@@ -50,22 +32,19 @@ func ConfineFiles(s FilesSpec) error {
 		return err
 	}
 	var grants []grant
-	add := func(paths []string, rights landlock.AccessFSSet, what string, dirOnly, fileOnly bool) error {
+	add := func(paths []string, rights landlock.AccessFSSet, what string, dirOnly bool) error {
 		for _, p := range paths {
 			if !filepath.IsAbs(p) || filepath.Clean(p) != p {
 				return fmt.Errorf("files sandbox: %s path %q is not clean and absolute", what, p)
 			}
-			grants = append(grants, grant{path: p, rights: rights, dirOnly: dirOnly, fileOnly: fileOnly})
+			grants = append(grants, grant{path: p, rights: rights, dirOnly: dirOnly})
 		}
 		return nil
 	}
-	if err := add(s.Read, rightReadFile|rightReadDir, "read", false, false); err != nil {
+	if err := add(s.Read, rightReadFile|rightReadDir, "read", false); err != nil {
 		return err
 	}
-	if err := add(s.Modify, modifyRights, "modify", true, false); err != nil {
-		return err
-	}
-	if err := add(s.Write, fileWriteRights, "write", false, true); err != nil {
+	if err := add(s.Modify, modifyRights, "modify", true); err != nil {
 		return err
 	}
 	if err := restrictLandlock(cfg, grants); err != nil {

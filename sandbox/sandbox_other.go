@@ -84,13 +84,6 @@ func (*CommandCgroup) Remove() {}
 // Notes are empty outside Linux.
 func (*CommandCgroup) Notes() []string { return nil }
 
-// FilesSpec is the confinement of one file operation (Linux only).
-type FilesSpec struct {
-	Read   []string `json:"read,omitempty"`
-	Modify []string `json:"modify,omitempty"`
-	Write  []string `json:"write,omitempty"`
-}
-
 // ConfineFiles always fails outside Linux: no file operation runs
 // unconfined where confinement was asked for.
 func ConfineFiles(FilesSpec) error { return errOS() }

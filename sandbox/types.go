@@ -285,3 +285,19 @@ func Available() error {
 	}
 	return UsernsAvailable()
 }
+
+// FilesSpec is the confinement of one file operation run in a process of
+// its own (the files executor's helper, ConfineFiles): Landlock rules on
+// exactly the paths its decided plan names and nothing else, so whatever
+// the operation's code resolves at run time, the kernel lets it touch
+// only what was decided. Paths must be absolute and clean; each must
+// exist and hold no symbolic link when the rules are added (a rule on a
+// path swapped since is refused, never followed).
+type FilesSpec struct {
+	// Read are files or directory trees the operation reads.
+	Read []string `json:"read,omitempty"`
+	// Modify are directories in which the operation creates, replaces,
+	// renames or removes entries, and reads and writes the files below
+	// (a write replaces its file through a temporary one beside it).
+	Modify []string `json:"modify,omitempty"`
+}

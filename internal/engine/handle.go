@@ -107,7 +107,9 @@ func (p *Pipeline) run(ctx context.Context, c *call) Outcome {
 		if err != nil {
 			return p.refuse(ctx, c, RulePrepareFailed, "the executor could not plan the action again: "+p.mask(err.Error()))
 		}
-		if changed := planChange(c.resolved, now.Paths()); changed != "" || shield.PlanHash(h, now.Paths()) != c.v.Hash {
+		// The decided plan's hash was checked above: the new plan must be
+		// that plan.
+		if changed := planChange(c.resolved, now.Paths()); changed != "" {
 			return p.refuse(ctx, c, RulePathChanged, "a path resolves differently than when the call was decided ("+
 				changed+"); refused")
 		}

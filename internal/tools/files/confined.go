@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -224,13 +225,9 @@ func (p *Plan) Confinement() (sandbox.FilesSpec, error) {
 	var s sandbox.FilesSpec
 	for i := range p.Paths {
 		pp := &p.Paths[i]
-		modify := true
-		switch {
-		case p.Type == action.ReadFile, p.Type == action.ListDirectory, p.Type == action.SearchFiles,
-			p.Type == action.CopyFile && pp.Field == "source":
-			modify = false
-		}
-		if !modify {
+		reads := p.Type == action.ReadFile || p.Type == action.ListDirectory || p.Type == action.SearchFiles ||
+			p.Type == action.CopyFile && pp.Field == "source"
+		if reads {
 			if pp.Resolved == "/" {
 				return sandbox.FilesSpec{}, tools.Errorf(tools.CodeSandbox, string(p.Type), pp.Path,
 					"the root directory cannot be read by a confined operation")
@@ -262,27 +259,14 @@ func existingParent(pp *PathPlan) string {
 }
 
 func appendNew(list []string, p string) []string {
-	for _, q := range list {
-		if q == p {
-			return list
-		}
+	if slices.Contains(list, p) {
+		return list
 	}
 	return append(list, p)
 }
 
 func sameSpec(a, b sandbox.FilesSpec) bool {
-	eq := func(x, y []string) bool {
-		if len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if x[i] != y[i] {
-				return false
-			}
-		}
-		return true
-	}
-	return eq(a.Read, b.Read) && eq(a.Modify, b.Modify) && eq(a.Write, b.Write)
+	return slices.Equal(a.Read, b.Read) && slices.Equal(a.Modify, b.Modify)
 }
 
 // bounded is a buffer that keeps at most max bytes and notes the excess.
