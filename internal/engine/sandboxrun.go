@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -175,7 +173,7 @@ func RunSandboxed(ctx context.Context, r SandboxRun) (int, []string, error) {
 		_ = done()
 		return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
 	}
-	session := "sandbox-" + randomHex(6)
+	session := "sandbox-" + randomID()
 	what := filepath.Base(r.Argv[0]) + "; hosts: " + strings.Join(r.Hosts, ", ")
 	if _, err := ws.Audit.Append(ctx, audit.Event{Type: audit.SessionStarted, Session: session,
 		Detail: audit.Detail{Code: "sandbox_run_started", Message: clipReason(what)}}); err != nil {
@@ -225,12 +223,6 @@ func lookPath(prog string, env []string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s: not found in PATH", prog)
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // listenIn listens on a Unix socket named name in dir, through the
