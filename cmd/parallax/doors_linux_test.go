@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/internal/e2e"
 	"github.com/parallax/parallax/internal/engine"
 	"github.com/parallax/parallax/internal/wire"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
@@ -326,8 +327,8 @@ func TestOtherWorkspaceCannotDriveThisEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	copyExecutable(t, self, h.abs("bin/doorclient"))
-	copyExecutable(t, h.bin, h.abs("bin/parallax"))
+	e2e.CopyFile(t, self, h.abs("bin/doorclient"), 0o755)
+	e2e.CopyFile(t, h.bin, h.abs("bin/parallax"), 0o755)
 	sock := engine.SocketPath(alpha)
 	h.makefile(map[string][]string{"all": {
 		"@echo ran-" + h.token,
@@ -394,7 +395,7 @@ func TestOtherWorkspaceCannotApproveAPendingEscalation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	copyExecutable(t, self, h.abs("bin/doorclient"))
+	e2e.CopyFile(t, self, h.abs("bin/doorclient"), 0o755)
 	helper := []string{"-test.run=^TestDoorClientHelperProcess$", "-door-client=" + alpha, "-door-approval=" + id}
 	h.makefile(map[string][]string{"all": {"@echo ran-" + h.token, "-./bin/doorclient '" + strings.ReplaceAll(strings.Join(helper, "' '"), "$", "$$") + "'"}}, "all")
 	tr := h.run(slow("make"))
@@ -534,19 +535,4 @@ func (h *hands) otherWorkspace(rel, extra string) (string, *fakeOpenAI) {
 		h.t.Fatal(err)
 	}
 	return root, fake
-}
-
-// copyExecutable copies the file src to dst, executable.
-func copyExecutable(t *testing.T, src, dst string) {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
 }

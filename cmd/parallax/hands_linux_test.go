@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parallax/parallax/internal/e2e"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
 )
 
@@ -43,7 +44,7 @@ func TestCommandCannotReplaceTheWrapper(t *testing.T) {
 			h := newHands(t, handsSetup{scratchHome: tc.scratchHome})
 			dir := tc.dir(h)
 			bin := filepath.Join(dir, "parallax")
-			copyFile(t, sharedParallax(t), bin, 0o755)
+			e2e.CopyFile(t, sharedParallax(t), bin, 0o755)
 			want := fileHash(t, bin)
 			h.bin = bin
 			h.env = mergeEnv(h.env, []string{"PATH=" + dir + ":" + handsPath(t)})
@@ -838,20 +839,6 @@ func (h *hands) agentStatus() (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func copyFile(t *testing.T, from, to string, mode os.FileMode) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, mode); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func fileHash(t *testing.T, p string) [32]byte {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/internal/e2e"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
 )
 
@@ -161,7 +162,7 @@ func TestSandboxRunReportsTheProgramsEnd(t *testing.T) {
 // so the call is denied.
 func TestSandboxedHookCannotBeAnsweredFromInside(t *testing.T) {
 	h := newHands(t, handsSetup{})
-	copyExecutable(t, h.bin, h.abs("bin/parallax"))
+	e2e.CopyFile(t, h.bin, h.abs("bin/parallax"), 0o755)
 	key := h.homePath(".ssh/id_ed25519")
 	h.write(map[string]string{key: "KEY-" + h.token + "\n", "README.md": "hello\n"})
 	input := func(path string) string {

@@ -91,3 +91,19 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil || !errors.Is(err, fs.ErrNotExist)
 }
+
+// CopyFile copies the file src to dst with mode, making dst's directory
+// (a binary placed where a sandboxed program can see it).
+func CopyFile(tb testing.TB, src, dst string, mode fs.FileMode) {
+	tb.Helper()
+	b, err := os.ReadFile(src) //nolint:gosec // a test's own file
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, mode); err != nil {
+		tb.Fatal(err)
+	}
+}

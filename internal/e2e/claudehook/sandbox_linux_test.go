@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -81,7 +80,7 @@ func TestSandboxedClaudeCodeCannotReachBeyondItsSandbox(t *testing.T) {
 	}
 	// Installed from a binary in the home, the hook runs inside.
 	homeBin := e.path("~/bin/parallax")
-	copyFile(t, e.bin, homeBin)
+	e2e.CopyFile(t, e.bin, homeBin, 0o755)
 	e.parallax("hook", "claude-code", "install", "--binary", homeBin)
 	cmd := exec.CommandContext(ctx, e.bin, args...)
 	cmd.Dir, cmd.Env = e.project, cliEnv
@@ -117,20 +116,5 @@ func TestSandboxedClaudeCodeCannotReachBeyondItsSandbox(t *testing.T) {
 	}
 	if !decided {
 		t.Errorf("the hook's decision on make is not in the workspace's audit chain: %+v", e.audit(session))
-	}
-}
-
-// copyFile copies src to dst, executable.
-func copyFile(t *testing.T, src, dst string) {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, b, 0o755); err != nil {
-		t.Fatal(err)
 	}
 }
