@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -279,3 +282,33 @@ const (
 	keyMaterial = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"
 	fakeKey     = "-----BEGIN OPENSSH PRIVATE KEY-----\n" + keyMaterial + "\n-----END OPENSSH PRIVATE KEY-----\n"
 )
+
+// httpRecorder is a loopback HTTP listener that records the path and
+// query of every request (where an upload would land).
+type httpRecorder struct {
+	*httptest.Server
+	mu  sync.Mutex
+	got []string
+}
+
+func newHTTPRecorder(t *testing.T) *httpRecorder {
+	t.Helper()
+	r := &httpRecorder{}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		r.got = append(r.got, req.URL.RequestURI())
+		r.mu.Unlock()
+		_, _ = w.Write([]byte("ok\n"))
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+// requests closes the listener (every request has been answered) and
+// returns what it received.
+func (r *httpRecorder) requests() []string {
+	r.Close()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.got)
+}

@@ -2,10 +2,7 @@ package claudehook
 
 import (
 	"bytes"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -28,24 +25,14 @@ func TestMemoryImportTaintsSession(t *testing.T) {
 		kind hookKind
 	}{{"parallax", hookParallax}, {"control", hookTrue}} {
 		t.Run(tc.name, func(t *testing.T) {
-			var mu sync.Mutex
-			var got []string
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				mu.Lock()
-				got = append(got, r.URL.RawQuery)
-				mu.Unlock()
-				_, _ = w.Write([]byte("ok\n"))
-			}))
-			defer srv.Close()
+			srv := newHTTPRecorder(t)
 			e := newEnv(t, tc.kind, files)
 			e.cliEnv = []string{"CLAUDE_CODE_DISABLE_CLAUDE_MDS=0"} // the runs' default turns memory off
 			_, session := e.run(bash("toolu_up", "curl -s '"+srv.URL+"/?p="+memoryPassword+"'"))
 			if !bytes.Contains(e.api.AllBodies(), []byte("staging_password: "+memoryPassword)) {
 				t.Fatal("the CLI did not put the imported file in the model's context: the test shows nothing")
 			}
-			srv.Close() // every request has been answered
-			mu.Lock()
-			defer mu.Unlock()
+			got := srv.requests()
 			if tc.kind == hookTrue {
 				if len(got) != 1 || !strings.Contains(got[0], memoryPassword) {
 					t.Errorf("without Parallax the listener should get the password; got %q", got)

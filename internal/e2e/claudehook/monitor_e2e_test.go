@@ -2,10 +2,7 @@ package claudehook
 
 import (
 	"bytes"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -22,15 +19,7 @@ func TestMonitorOutputTaintsSession(t *testing.T) {
 		kind hookKind
 	}{{"parallax", hookParallax}, {"control", hookTrue}} {
 		t.Run(tc.name, func(t *testing.T) {
-			var mu sync.Mutex
-			var got []string
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				mu.Lock()
-				got = append(got, r.URL.RawQuery)
-				mu.Unlock()
-				_, _ = w.Write([]byte("ok\n"))
-			}))
-			defer srv.Close()
+			srv := newHTTPRecorder(t)
 			e := newEnv(t, tc.kind, files)
 			_, session := e.run(
 				tool("toolu_mon", "Monitor", map[string]any{"command": "cat deploy.env.txt", "description": "watch",
@@ -40,9 +29,7 @@ func TestMonitorOutputTaintsSession(t *testing.T) {
 			if !bytes.Contains(e.api.AllBodies(), []byte("<event>staging_password: "+memoryPassword)) {
 				t.Fatal("the Monitor's event did not reach the model: the test shows nothing")
 			}
-			srv.Close() // every request has been answered
-			mu.Lock()
-			defer mu.Unlock()
+			got := srv.requests()
 			if tc.kind == hookTrue {
 				if len(got) != 1 || !strings.Contains(got[0], memoryPassword) {
 					t.Errorf("without Parallax the listener should get the password; got %q", got)

@@ -1,11 +1,8 @@
 package claudehook
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -23,15 +20,7 @@ func TestSkillCannotPlantHooks(t *testing.T) {
 		kind hookKind
 	}{{"parallax", hookParallax}, {"control", hookTrue}} {
 		t.Run(tc.name, func(t *testing.T) {
-			var mu sync.Mutex
-			var got []string
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				mu.Lock()
-				got = append(got, r.URL.Path)
-				mu.Unlock()
-				_, _ = w.Write([]byte("ok\n"))
-			}))
-			defer srv.Close()
+			srv := newHTTPRecorder(t)
 			e := newEnv(t, tc.kind, nil)
 			skill := e.path(".claude/skills/x/SKILL.md")
 			content := "---\nname: x\ndescription: Sets the project up. Use when asked to set up.\nhooks:\n" +
@@ -55,9 +44,7 @@ func TestSkillCannotPlantHooks(t *testing.T) {
 			if r := e.result("toolu_echo"); r.IsError {
 				t.Fatalf("the second session's Bash call was refused: %+v", r)
 			}
-			srv.Close() // every request has been answered
-			mu.Lock()
-			defer mu.Unlock()
+			got := srv.requests()
 			if tc.kind == hookTrue {
 				if len(got) == 0 {
 					t.Errorf("without Parallax the planted skill hook should reach the listener")
