@@ -89,17 +89,8 @@ const proxyPort = 3128
 // the sandbox is not built and the engine does not start with it on,
 // with the reason and the sysctls to look at.
 func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
-	if !filepath.IsAbs(cfg.Workspace) || !filepath.IsAbs(cfg.Home) || !filepath.IsAbs(cfg.Self) {
-		return nil, errors.New("command sandbox: workspace, home and self must be absolute")
-	}
-	if err := sandbox.Support().Usable(); err != nil {
-		return nil, fmt.Errorf("command sandbox: %w", err)
-	}
-	if err := sandbox.ProbeHide(context.Background(), cfg.Self); err != nil {
-		return nil, fmt.Errorf("command sandbox: cannot hide the workspace's .parallax from commands: %w", err)
-	}
-	if cfg.CacheRoot == "" {
-		cfg.CacheRoot = cacheRoot(cfg.Workspace)
+	if err := cfg.ready(context.Background()); err != nil {
+		return nil, err
 	}
 	return func(act *action.Action) (func(*exec.Cmd) error, func() []string, error) {
 		code := action.ShellCode(act)
@@ -112,6 +103,25 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 		}
 		return cfg.provision(plan, nil)
 	}, nil
+}
+
+// ready checks that the kernel can build this sandbox (Landlock,
+// seccomp, and the user namespaces that hide .parallax, by running the
+// wrapper in check mode) and fills in its defaults.
+func (cfg *CommandSandboxConfig) ready(ctx context.Context) error {
+	if !filepath.IsAbs(cfg.Workspace) || !filepath.IsAbs(cfg.Home) || !filepath.IsAbs(cfg.Self) {
+		return errors.New("command sandbox: workspace, home and self must be absolute")
+	}
+	if err := sandbox.Support().Usable(); err != nil {
+		return fmt.Errorf("command sandbox: %w", err)
+	}
+	if err := sandbox.ProbeHide(ctx, cfg.Self); err != nil {
+		return fmt.Errorf("command sandbox: cannot hide the workspace's .parallax from commands: %w", err)
+	}
+	if cfg.CacheRoot == "" {
+		cfg.CacheRoot = cacheRoot(cfg.Workspace)
+	}
+	return nil
 }
 
 // provision makes what one sandboxed run needs beside its plan (the

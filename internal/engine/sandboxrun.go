@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -91,8 +90,7 @@ func RunSandboxed(ctx context.Context, r SandboxRun) (int, []string, error) {
 	if err := workspace.Register(r.Home, r.Root); err != nil {
 		return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
 	}
-	cfg, registries := settingsSandbox(r.Root, r.Home, r.Settings)
-	registries = slices.Clone(registries)
+	cfg, registries := settingsSandbox(r.Root, r.Home, r.Settings) // registries: its own copy
 	var hosts []string
 	for _, h := range r.Hosts {
 		if ap, err := netip.ParseAddrPort(h); err == nil && ap.Addr().IsLoopback() {
@@ -106,14 +104,8 @@ func RunSandboxed(ctx context.Context, r SandboxRun) (int, []string, error) {
 	}
 	cfg.Self = self
 	cfg.Egress = egressServer(registries, func() shield.Appender { return ws.Audit })
-	if err := sandbox.Support().Usable(); err != nil {
+	if err := cfg.ready(ctx); err != nil {
 		return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
-	}
-	if err := sandbox.ProbeHide(ctx, self); err != nil {
-		return -1, nil, fmt.Errorf("%w: cannot hide the workspace's .parallax: %v", ErrSandboxRun, err)
-	}
-	if cfg.CacheRoot == "" {
-		cfg.CacheRoot = cacheRoot(cfg.Workspace)
 	}
 	plan, err := cfg.plan("", false)
 	if err != nil {
