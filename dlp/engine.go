@@ -133,6 +133,16 @@ func buildDispatch(ts []trigger) *dispatch {
 	for c := byte('A'); c <= 'Z'; c++ {
 		addTrigger(trigger{lit: string(c), word: true, fn: matchUpperID})
 	}
+	for c := byte('1'); c <= '9'; c++ {
+		addTrigger(trigger{lit: string(c), word: true, fn: matchStreetNumber})
+	}
+	for _, cue := range residenceCues {
+		addTrigger(trigger{lit: cue, fold: true, word: true, fn: matchResidenceCue})
+	}
+	for _, p := range healthPhrases {
+		m := &marker{lit: p, fold: true, id: idHealthInfo}
+		addTrigger(trigger{lit: p, fold: true, word: true, fn: m.match})
+	}
 	for k := range markers {
 		m := &markers[k]
 		addTrigger(trigger{lit: m.lit, fold: m.fold, word: true, fn: m.match})

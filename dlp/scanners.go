@@ -65,8 +65,10 @@ const (
 	idESDNI
 	idCASIN
 	idDOB
+	idStreetAddress
 	idMRN
 	idPHIMarker
+	idHealthInfo
 	idCard
 	idIBAN
 	idCryptoAddress
@@ -118,8 +120,10 @@ var scanners = [numScanners]Scanner{
 	idESDNI:         {ID: "es_dni", Description: "Spanish DNI or NIE (mod-23 check letter)", Category: PII, Class: Sensitive, Action: Redact},
 	idCASIN:         {ID: "ca_sin", Description: "Canadian social insurance number near its label (Luhn)", Category: PII, Class: Sensitive, Action: Redact},
 	idDOB:           {ID: "date_of_birth", Description: "calendar date labelled as a date of birth", Category: PII, Class: Sensitive, Action: Redact},
+	idStreetAddress: {ID: "street_address", Description: "street address after a residence cue (lives at, home address) or followed by a locality and postal code", Category: PII, Class: Sensitive, Action: Monitor},
 	idMRN:           {ID: "medical_record_number", Description: "medical record or patient number under its label", Category: PHI, Class: Sensitive, Action: Redact},
 	idPHIMarker:     {ID: "phi_marker", Description: "clinical document phrases (patient name, chief complaint, discharge summary, ...)", Category: PHI, Class: Sensitive, Action: Monitor},
+	idHealthInfo:    {ID: "health_condition", Description: "a person's health in prose (diagnosed with, suffers from, undergoing chemotherapy, on medical leave, ...)", Category: PHI, Class: Sensitive, Action: Monitor},
 	idCard:          {ID: "credit_card", Description: "payment card number (network prefix, length, Luhn; published test cards excluded)", Category: PCI, Class: Sensitive, Action: Redact},
 	idIBAN:          {ID: "iban", Description: "IBAN (country length table, mod-97 check)", Category: PCI, Class: Sensitive, Action: Redact, prefix: 2},
 	// A wallet address is public by design: it names where money goes and

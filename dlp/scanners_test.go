@@ -171,6 +171,13 @@ var baseScannerCases = []scanCase{
 	{"patient id code", "patient_id = request.args.get('patient_id')", nil},
 	{"phi marker", "Chief Complaint: chest pain for 3 days", []string{"phi_marker"}},
 	{"phi marker prose", "Our product stores HIPAA compliance reports.", nil},
+	{"health prose", "Dana was diagnosed with type 2 diabetes in March.", []string{"health_condition"}},
+	{"health word about a build", "The build was diagnosed as flaky.", nil},
+
+	// street addresses
+	{"address after cue", "Priya lives at 42 Elm Street.", []string{"street_address"}},
+	{"address with locality", "1187 Maple Avenue, Springfield, IL 62704", []string{"street_address"}},
+	{"street without cue or locality", "42 Elm Street is a film.", nil},
 
 	// pci
 	{"card visa", "card 4787 7893 2879 2170 exp 09/27", []string{"credit_card"}},

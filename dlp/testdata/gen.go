@@ -87,6 +87,7 @@ func main() {
 	seedPhrases()
 	encodedBodies()
 	cryptoAddresses()
+	prosePersonal()
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false)
 	for _, rec := range out {
@@ -933,4 +934,57 @@ func encodedBodies() {
 		neg("encoded_secret", `{"text":"`+base64.StdEncoding.EncodeToString([]byte(pick("Meeting notes for Monday: budget review and hiring plan.", "Hello world, this is a plain message body.")))+`"}`)
 		neg("encoded_secret", `{"nonce":"`+base64.StdEncoding.EncodeToString([]byte(rs(32, alnum+"\x00\x01\xff")))+`"}`)
 	})
+}
+
+// prosePersonal: where someone lives and what their health is, written
+// as prose (street_address, health_condition), and look-alikes: street
+// names without a residence cue or locality, numbers before capitalised
+// words, medical words about things rather than people.
+func prosePersonal() {
+	for _, t := range []string{
+		"Priya lives at 42 Elm Street and walks her dog at six.",
+		"Home address: 1187 Maple Avenue, Apt 3C, Springfield, IL 62704",
+		"Send the package to 221B Baker St, London NW1 6XE",
+		"her address is 9 Rue Lane, Portland, OR 97201",
+		"He moved to 77 West 3rd Ave last spring.",
+		"Remember: Tom resides at 5 Orchard Close, Bristol BS8 1TH",
+		"ship to 3500 Deer Creek Road, Palo Alto, CA 94304-1203",
+		"mailing address 14 Harbour View Terrace",
+	} {
+		pos(t, "street_address")
+	}
+	for _, t := range []string{
+		"Note for later: Dana was diagnosed with type 2 diabetes in March.",
+		"Mark suffers from severe depression; be gentle in reviews.",
+		"Jo is undergoing chemotherapy, so keep meetings short.",
+		"Sam is on medical leave until June after surgery.",
+		"FYI Alex is pregnant and will be out in the autumn.",
+		"Kim was prescribed lithium last week.",
+		"Remember Raj's mental health condition when scheduling on-call.",
+	} {
+		pos(t, "health_condition")
+	}
+	for _, t := range []string{
+		"See section 3 Main Street Bridge in the docs.",
+		"listen on port 8080 Web Server Drive mode",
+		"42 Elm Street is a 1984 horror film.",
+		"version 2 Release Way ahead of schedule",
+		"Move 12 Items Up the list",
+		"address: 127.0.0.1:8080",
+		"The server lives at https://example.com/api",
+		"Wall Street Journal, 3 May 2024",
+	} {
+		neg("street_address", t)
+	}
+	for _, t := range []string{
+		"The build was diagnosed as flaky by the CI bot.",
+		"Run go vet to diagnose problems in the code.",
+		"health check: GET /healthz returns 200",
+		"The cluster's health status is green.",
+		"diagnostics: enabled",
+		"This service suffers no downtime during deploys.",
+		"Follow the prescribed format for commit messages.",
+	} {
+		neg("health_condition", t)
+	}
 }
