@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/parallax/parallax/internal/tools/files"
 	"github.com/parallax/parallax/sandbox"
@@ -75,22 +76,51 @@ func exitCode(err error) int {
 }
 
 // version is the module version and VCS revision this binary was built
-// from, as the Go toolchain recorded them.
+// from, as the Go toolchain recorded them: "v1.2.3" for a released
+// module, "devel 0123abcd4567 2026-11-29" for a build from a checkout
+// (with "modified" when the tree had uncommitted changes). A build made
+// with -buildvcs=false has no revision and says so.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "unknown"
+		return "unknown (no build information)"
 	}
-	v := bi.Main.Version
-	for _, st := range bi.Settings {
+	return describeBuild(bi.Main.Version, bi.Settings)
+}
+
+// describeBuild formats a module version and the build's settings.
+func describeBuild(mod string, settings []debug.BuildSetting) string {
+	v := mod
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	var rev, when, modified string
+	for _, st := range settings {
 		switch st.Key {
 		case "vcs.revision":
-			v += " " + st.Value
+			rev = st.Value
+		case "vcs.time":
+			when = st.Value
 		case "vcs.modified":
 			if st.Value == "true" {
-				v += " (modified)"
+				modified = " modified"
 			}
 		}
 	}
-	return v
+	if rev == "" {
+		if v == "devel" {
+			v += " (no commit recorded: built with -buildvcs=false or outside a git checkout)"
+		}
+		return v
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if strings.Contains(v, rev) {
+		return v // a pseudo-version already names the commit (and +dirty)
+	}
+	if len(when) >= 10 {
+		when = " " + when[:10]
+	}
+	return v + " " + rev + when + modified
 }
