@@ -87,6 +87,7 @@ type jsonEvent struct {
 	Output   string `json:"output,omitempty"`
 	OK       *bool  `json:"ok,omitempty"`
 	Code     string `json:"code,omitempty"`
+	Stop     string `json:"stop,omitempty"`
 	Tokens   *struct {
 		In  int64 `json:"input"`
 		Out int64 `json:"output"`
@@ -123,7 +124,7 @@ func toJSONEvent(ev *pb.Event) (jsonEvent, bool) {
 		out.Type, out.CallID, out.Output, out.OK = "tool_result", r.GetCallId(), r.GetOutput(), &ok
 	case *pb.Event_ResponseComplete:
 		r := k.ResponseComplete
-		out.Type, out.Turn, out.Text = "response_complete", r.GetTurnId(), r.GetText()
+		out.Type, out.Turn, out.Text, out.Stop = "response_complete", r.GetTurnId(), r.GetText(), stopWord(r.GetStopReason())
 		out.Tokens = &struct {
 			In  int64 `json:"input"`
 			Out int64 `json:"output"`
@@ -134,4 +135,13 @@ func toJSONEvent(ev *pb.Event) (jsonEvent, bool) {
 		return out, false
 	}
 	return out, true
+}
+
+// stopWord names why a turn ended: "end" when the model finished,
+// "tool_round_limit" when the turn used up its tool rounds, and so on.
+func stopWord(r pb.StopReason) string {
+	if r == pb.StopReason_STOP_REASON_UNSPECIFIED {
+		return ""
+	}
+	return strings.ToLower(strings.TrimPrefix(r.String(), "STOP_REASON_"))
 }

@@ -26,7 +26,10 @@ func newRunCmd() *cobra.Command {
 engine started for this one turn, and prints the reply. With --json every
 event of the turn is printed as one JSON object per line (message_received,
 text_delta, tool_proposed, verdict, tool_result, response_complete, error).
-The exit status is 1 when the turn ended in an error.`,
+A tool_result's "ok" is true when the call ran and, for a command, exited
+0; response_complete's "stop" says why the turn ended ("end", or
+"tool_round_limit" when it used up agent.max_tool_rounds and the task may
+not be done). The exit status is 1 when the turn ended in an error.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root, h, err := runtimePaths(cmd, dir, home)

@@ -319,7 +319,8 @@ func (r *Runtime) propose(ctx context.Context, c *agentConn, p *pb.ToolProposal)
 	} else {
 		r.blocked.Add(1)
 	}
-	res := &pb.ToolResult{CallId: p.GetCallId(), SessionId: session, Ok: allow && !out.Result.IsError,
+	// ok: it ran, and a command exited 0 (a timeout's exit code is -1).
+	res := &pb.ToolResult{CallId: p.GetCallId(), SessionId: session, Ok: allow && !out.Result.IsError && out.Result.ExitCode == 0,
 		Output: wire.Text(out.Result.Output)} // any bytes, escaped losslessly
 	r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_Verdict{Verdict: v}})
 	r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_ToolResult{ToolResult: res}})

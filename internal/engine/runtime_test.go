@@ -816,3 +816,54 @@ func TestRuntimeSharesTaintAcrossTheAgentsSessions(t *testing.T) {
 	e.stop(t)
 	verifiedChain(t, e.root)
 }
+
+// TestToolResultOKFollowsTheExitStatus: a command that ran and exited
+// non-zero, or timed out, is not ok in the event clients read; one that
+// exited 0 is.
+func TestToolResultOKFollowsTheExitStatus(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{})
+	writeFile(t, scriptPath(t, e), `turns:
+  - tool_calls: [{name: execute_command, input: {command: "exit 3"}}]
+  - expect: {tool_result_contains: "exit status 3"}
+    tool_calls: [{name: execute_command, input: {command: "true"}}]
+  - text: "done"
+`)
+	e.start(t)
+	_, evs := e.turn(t, "", "Run them.", false)
+	var oks []bool
+	for _, ev := range evs {
+		if r := ev.GetToolResult(); r != nil {
+			oks = append(oks, r.GetOk())
+		}
+	}
+	if len(oks) != 2 || oks[0] || !oks[1] {
+		t.Errorf("tool_result ok: got %v, want [false true] (exit 3, then exit 0)", oks)
+	}
+	e.stop(t)
+}
+
+// TestTurnThatReachesItsRoundLimitSaysSo: a turn cut off by
+// agent.max_tool_rounds ends with a stop reason naming the limit and a
+// reply that says so, never an empty answer that reads as done.
+func TestTurnThatReachesItsRoundLimitSaysSo(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{agent: "  max_tool_rounds: 2\n"})
+	writeFile(t, scriptPath(t, e), `turns:
+  - tool_calls: [{name: execute_command, input: {command: "true"}}]
+  - tool_calls: [{name: execute_command, input: {command: "true"}}]
+  - tool_calls: [{name: execute_command, input: {command: "true"}}]
+  - text: "never reached"
+`)
+	e.start(t)
+	_, evs := e.turn(t, "", "Loop.", false)
+	last := evs[len(evs)-1].GetResponseComplete()
+	if last == nil {
+		t.Fatalf("turn ended with %v, want a response", evs[len(evs)-1])
+	}
+	if last.GetStopReason() != pb.StopReason_STOP_REASON_TOOL_ROUND_LIMIT {
+		t.Errorf("stop reason %v, want TOOL_ROUND_LIMIT", last.GetStopReason())
+	}
+	if !strings.Contains(last.GetText(), "limit of 2 tool rounds") {
+		t.Errorf("reply %q does not say the turn stopped at its limit", last.GetText())
+	}
+	e.stop(t)
+}

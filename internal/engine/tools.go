@@ -185,9 +185,6 @@ func (s *shellExecutor) Cleanup(_ context.Context, c Call, res *Result) {
 func toolResult(r tools.Result) Result {
 	out := Result{Output: r.Output, ExitCode: r.ExitCode}
 	var notes []string
-	if r.TimedOut {
-		notes = append(notes, "the command timed out and was killed")
-	}
 	if r.ExitCode != 0 && !r.TimedOut {
 		notes = append(notes, fmt.Sprintf("exit status %d", r.ExitCode))
 	}

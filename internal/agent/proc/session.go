@@ -90,12 +90,18 @@ func (s *session) turnOnce(ctx context.Context, m *pb.UserMessage) {
 		s.p.sendError(s.id, m.GetTurnId(), "turn_error", err.Error())
 		return
 	}
-	stopReason := pb.StopReason_STOP_REASON_END
+	stopReason, text := pb.StopReason_STOP_REASON_END, rep.Text
 	if rep.LimitReached {
-		stopReason = pb.StopReason_STOP_REASON_OTHER
+		// Said in the reply too, so a reader of the text alone knows the
+		// task was cut short and why, not finished.
+		stopReason = pb.StopReason_STOP_REASON_TOOL_ROUND_LIMIT
+		if text != "" {
+			text += "\n\n"
+		}
+		text += fmt.Sprintf("[stopped: this turn reached its limit of %d tool rounds (agent.max_tool_rounds) before the task was done; send a message to go on]", rep.Rounds)
 	}
 	if err := s.p.send(&pb.AgentMessage{Msg: &pb.AgentMessage_TurnDone{TurnDone: &pb.TurnDone{
-		TurnId: m.GetTurnId(), SessionId: s.id, StopReason: stopReason, Usage: wire.Usage(rep.Usage), Text: rep.Text}}}); err != nil {
+		TurnId: m.GetTurnId(), SessionId: s.id, StopReason: stopReason, Usage: wire.Usage(rep.Usage), Text: text}}}); err != nil {
 		s.p.log.Warn("send turn done", "err", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -126,7 +127,9 @@ func (r *Runner) Run(ctx context.Context, command string, timeout time.Duration)
 		_, _ = io.Copy(out, pr)
 		close(copied)
 	}()
-	state := r.wait(ctx, cmd, orDefault(timeout, orDefault(r.DefaultTimeout, DefaultTimeout)))
+	limit := orDefault(timeout, orDefault(r.DefaultTimeout, DefaultTimeout))
+	state := r.wait(ctx, cmd, limit)
+	state.limit, state.chosen = limit, timeout != 0
 	select {
 	case <-copied:
 	case <-time.After(orDefault(r.KillGrace, DefaultKillGrace)):
@@ -162,7 +165,9 @@ func (r *Runner) command(sh, command string) (*exec.Cmd, error) {
 type waitState struct {
 	err      error // from cmd.Wait
 	timedOut bool
-	canceled error // the caller's context error, if it ended the command
+	canceled error         // the caller's context error, if it ended the command
+	limit    time.Duration // the timeout the command ran under
+	chosen   bool          // the limit was the call's timeout_seconds, not the default
 }
 
 // wait waits for the command, ending its whole process group on timeout
@@ -221,7 +226,7 @@ func (r *Runner) result(op, part string, out *headTail, st waitState) (tools.Res
 		return tools.Fail(&tools.Error{Code: tools.CodeIO, Op: op, Part: part, Msg: "wait", Err: st.err})
 	}
 	if st.timedOut {
-		res.Output += "\n[timed out; the command's process group was killed]"
+		res.Output += "\n[" + timeoutNote(st.limit, st.chosen, orDefault(r.MaxTimeout, DefaultMaxTimeout)) + "]"
 	}
 	if st.canceled != nil {
 		err := &tools.Error{Code: tools.CodeCanceled, Op: op, Part: part, Msg: "process group killed", Err: st.canceled}
@@ -242,4 +247,18 @@ func program(command string) string {
 		return "(command)"
 	}
 	return f[0]
+}
+
+// timeoutNote says what ended a command: the limit, whether it was the
+// default, and how to ask for more (the parameter and its bound).
+func timeoutNote(limit time.Duration, chosen bool, maxT time.Duration) string {
+	how := "the default limit; a longer command can set timeout_seconds, up to " + strconv.Itoa(int(maxT/time.Second))
+	if chosen {
+		how = "the timeout_seconds it asked for; at most " + strconv.Itoa(int(maxT/time.Second))
+	}
+	after := strconv.Itoa(int(limit/time.Second)) + " s"
+	if limit%time.Second != 0 {
+		after = limit.String()
+	}
+	return "timed out after " + after + " (" + how + "); the command's process group was killed"
 }

@@ -171,6 +171,9 @@ func TestTimeoutKillsGroup(t *testing.T) {
 			if !res.TimedOut || res.ExitCode != -1 {
 				t.Fatalf("got %+v, want timed out and killed", res)
 			}
+			if !strings.Contains(res.Output, "timed out after 300ms (the default limit; a longer command can set timeout_seconds, up to 600)") {
+				t.Errorf("output does not say which limit ended it and how to ask for more: %q", res.Output)
+			}
 			ps := pids(t, res.Output)
 			if m := groupMembers(ps[0]); len(m) != 0 {
 				t.Fatalf("process group %d still has %v", ps[0], m)
@@ -345,5 +348,12 @@ func BenchmarkSpawnTrue(b *testing.B) {
 		if _, err := r.Run(ctx, "true", 0); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestTimeoutNoteNamesTheLimit(t *testing.T) {
+	got := timeoutNote(120*time.Second, true, 10*time.Minute)
+	if want := "timed out after 120 s (the timeout_seconds it asked for; at most 600); the command's process group was killed"; got != want {
+		t.Errorf("timeoutNote = %q, want %q", got, want)
 	}
 }

@@ -139,6 +139,8 @@ const (
 	StopReason_STOP_REASON_STOP_SEQUENCE StopReason = 4
 	StopReason_STOP_REASON_REFUSAL       StopReason = 5
 	StopReason_STOP_REASON_OTHER         StopReason = 6
+	// The turn reached its limit of tool rounds (agent.max_tool_rounds).
+	StopReason_STOP_REASON_TOOL_ROUND_LIMIT StopReason = 7
 )
 
 // Enum value maps for StopReason.
@@ -151,15 +153,17 @@ var (
 		4: "STOP_REASON_STOP_SEQUENCE",
 		5: "STOP_REASON_REFUSAL",
 		6: "STOP_REASON_OTHER",
+		7: "STOP_REASON_TOOL_ROUND_LIMIT",
 	}
 	StopReason_value = map[string]int32{
-		"STOP_REASON_UNSPECIFIED":   0,
-		"STOP_REASON_END":           1,
-		"STOP_REASON_TOOL_USE":      2,
-		"STOP_REASON_MAX_TOKENS":    3,
-		"STOP_REASON_STOP_SEQUENCE": 4,
-		"STOP_REASON_REFUSAL":       5,
-		"STOP_REASON_OTHER":         6,
+		"STOP_REASON_UNSPECIFIED":      0,
+		"STOP_REASON_END":              1,
+		"STOP_REASON_TOOL_USE":         2,
+		"STOP_REASON_MAX_TOKENS":       3,
+		"STOP_REASON_STOP_SEQUENCE":    4,
+		"STOP_REASON_REFUSAL":          5,
+		"STOP_REASON_OTHER":            6,
+		"STOP_REASON_TOOL_ROUND_LIMIT": 7,
 	}
 )
 
@@ -1596,7 +1600,7 @@ const file_parallax_v1_common_proto_rawDesc = "" +
 	"\x04Role\x12\x14\n" +
 	"\x10ROLE_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tROLE_USER\x10\x01\x12\x12\n" +
-	"\x0eROLE_ASSISTANT\x10\x02*\xc3\x01\n" +
+	"\x0eROLE_ASSISTANT\x10\x02*\xe5\x01\n" +
 	"\n" +
 	"StopReason\x12\x1b\n" +
 	"\x17STOP_REASON_UNSPECIFIED\x10\x00\x12\x13\n" +
@@ -1605,7 +1609,8 @@ const file_parallax_v1_common_proto_rawDesc = "" +
 	"\x16STOP_REASON_MAX_TOKENS\x10\x03\x12\x1d\n" +
 	"\x19STOP_REASON_STOP_SEQUENCE\x10\x04\x12\x17\n" +
 	"\x13STOP_REASON_REFUSAL\x10\x05\x12\x15\n" +
-	"\x11STOP_REASON_OTHER\x10\x06B;Z9github.com/parallax/parallax/proto/parallax/v1;parallaxv1b\x06proto3"
+	"\x11STOP_REASON_OTHER\x10\x06\x12 \n" +
+	"\x1cSTOP_REASON_TOOL_ROUND_LIMIT\x10\aB;Z9github.com/parallax/parallax/proto/parallax/v1;parallaxv1b\x06proto3"
 
 var (
 	file_parallax_v1_common_proto_rawDescOnce sync.Once
