@@ -178,6 +178,13 @@ func TestBrokerRefusesUnknownPriceAndFailures(t *testing.T) {
 	if !errors.As(err, &ref) || ref.Rule != RulePriceUnknown || len(fake.Calls()) != 0 {
 		t.Fatalf("unknown price: got %v", err)
 	}
+	for base, free := range map[string]bool{"http://127.0.0.1:8080/v1": true, "http://localhost:1234/v1": true,
+		"http://[::1]:8000/v1": true, "https://llm.example.com/v1": false, "http://127.0.0.1.nip.io/v1": false, "": false} {
+		ref := llm.ModelRef{Name: "local", Provider: llm.ProviderOpenAICompatible, Model: "my-gguf", BaseURL: base}
+		if _, ok := priceOf(ref, nil); ok != free {
+			t.Errorf("openai_compatible at %q: priced=%v, want %v (loopback servers are free unless priced)", base, ok, free)
+		}
+	}
 	failing := llm.NewFake(llm.FakeTurn{Err: &llm.Error{Kind: llm.KindRateLimited, Model: "main", Detail: "429"}})
 	b2, _, e2 := newBroker(t, BrokerConfig{Models: fixedModels{failing, llm.ModelRef{Name: "main", Provider: llm.ProviderOllama, Model: "qwen3"}}})
 	_, err = b2.Complete(context.Background(), "s1", llm.RoleChat, ask("go"))

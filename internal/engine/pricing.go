@@ -2,6 +2,8 @@ package engine
 
 import (
 	"math"
+	"net/netip"
+	"net/url"
 	"strings"
 
 	"github.com/parallax/parallax/llm"
@@ -53,13 +55,14 @@ var free = map[llm.ProviderKind]bool{
 }
 
 // priceOf finds the price of a pool entry: the configured one by model
-// name, the built-in table, or free for local providers. ok is false
-// when none is known.
+// name, the built-in table, or free for local providers, which includes
+// an openai_compatible server on this machine (llama.cpp, vLLM, LM
+// Studio on loopback). ok is false when none is known.
 func priceOf(ref llm.ModelRef, override map[string]Price) (Price, bool) {
 	if p, ok := override[ref.Model]; ok {
 		return p, true
 	}
-	if free[ref.Provider] {
+	if free[ref.Provider] || ref.Provider == llm.ProviderOpenAICompatible && onLoopback(ref.BaseURL) {
 		return Price{}, true
 	}
 	for _, e := range priceTable {
@@ -81,4 +84,20 @@ func (p Price) costMicro(u llm.Usage) int64 {
 		return math.MaxInt64 / 2
 	}
 	return int64(math.Ceil(c))
+}
+
+// onLoopback reports whether a base URL names this machine: localhost or
+// a loopback address. A name that merely resolves to loopback does not
+// count (it could resolve elsewhere tomorrow).
+func onLoopback(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	h := strings.ToLower(u.Hostname())
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(h)
+	return err == nil && ip.IsLoopback()
 }
