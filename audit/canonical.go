@@ -58,6 +58,7 @@ func encodeDetail(buf []byte, d *Detail) []byte {
 	buf = appendOpt(buf, "code", d.Code)
 	buf = appendOpt(buf, "message", d.Message)
 	buf = appendOpt(buf, "path", d.Path)
+	buf = appendOpt(buf, "target", d.Target)
 	buf = appendOpt(buf, "ref", d.Ref)
 	if len(d.Labels) > 0 {
 		buf = append(buf, `,"labels":[`...)
@@ -74,6 +75,8 @@ func encodeDetail(buf []byte, d *Detail) []byte {
 	buf = appendInt(buf, "count", d.Count)
 	buf = appendInt(buf, "exit_code", d.ExitCode)
 	buf = appendInt(buf, "duration_ms", d.DurationMS)
+	buf = appendInt(buf, "bytes_up", d.BytesUp)
+	buf = appendInt(buf, "bytes_down", d.BytesDown)
 	if buf[start+1] == ',' { // drop the leading comma of the first member
 		buf = append(buf[:start+1], buf[start+2:]...)
 	}

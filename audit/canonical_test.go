@@ -21,8 +21,9 @@ func fullEntry() Entry {
 		ActionHash: "sha256:" + strings.Repeat("0f", 32),
 		Decision:   "ALLOW", Stage: "policy", Tier: 1, Rule: "workspace_reads",
 		Reason: "quote \" backslash \\ newline \n tab \t <b>&</b> \u2028 \x7f",
-		Detail: Detail{Code: "exit", Message: "m", Path: "/w/a b", Ref: "tx:9",
-			Labels: []string{"pii", "secret"}, Offset: 0, Length: 3, Count: -2, ExitCode: 127, DurationMS: 15},
+		Detail: Detail{Code: "exit", Message: "m", Path: "/w/a b", Target: "make test", Ref: "tx:9",
+			Labels: []string{"pii", "secret"}, Offset: 0, Length: 3, Count: -2, ExitCode: 127, DurationMS: 15,
+			BytesUp: 512, BytesDown: 4096},
 		Prev: Genesis,
 	}
 }
@@ -33,8 +34,8 @@ const fullCanonical = `{"v":1,"seq":42,"time":"2026-03-01T12:00:00.12Z","type":"
 	`"session":"sess-1 é","action":"execute_command","action_hash":"sha256:0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f",` +
 	`"decision":"ALLOW","stage":"policy","tier":1,"rule":"workspace_reads",` +
 	`"reason":"quote \" backslash \\ newline \u000a tab \u0009 <b>&</b> ` + "\u2028 \x7f" + `",` +
-	`"detail":{"code":"exit","message":"m","path":"/w/a b","ref":"tx:9","labels":["pii","secret"],` +
-	`"length":3,"count":-2,"exit_code":127,"duration_ms":15},` +
+	`"detail":{"code":"exit","message":"m","path":"/w/a b","target":"make test","ref":"tx:9","labels":["pii","secret"],` +
+	`"length":3,"count":-2,"exit_code":127,"duration_ms":15,"bytes_up":512,"bytes_down":4096},` +
 	`"prev":"sha256:0000000000000000000000000000000000000000000000000000000000000000"}`
 
 func TestCanonicalEncoding(t *testing.T) {

@@ -95,8 +95,9 @@
 //	stage?, tier?, rule?, reason?, detail?, prev
 //
 // detail, present when any of its members is, is an object with members
-// code?, message?, path?, ref?, labels? (array of strings, omitted when
-// empty), offset?, length?, count?, exit_code?, duration_ms?. Integers are
+// code?, message?, path?, target?, ref?, labels? (array of strings, omitted when
+// empty), offset?, length?, count?, exit_code?, duration_ms?, bytes_up?,
+// bytes_down?. Integers are
 // plain decimal (a leading "-" for negative values). time is RFC 3339 in
 // UTC with the fractional seconds of Go's time.RFC3339Nano (trailing zeros
 // dropped, none when zero). Strings are valid UTF-8 between double

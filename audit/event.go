@@ -102,12 +102,13 @@ type Event struct {
 }
 
 // Detail is the small typed payload of an entry. Zero fields are omitted
-// from the encoding. Message and Path pass through the Redactor; Code,
+// from the encoding. Message, Path and Target pass through the Redactor; Code,
 // Ref and Labels are identifiers and must match [A-Za-z0-9._:/@+=-].
 type Detail struct {
 	Code       string   `json:"code,omitempty"`        // stable reason code, e.g. torn_tail
 	Message    string   `json:"message,omitempty"`     // free text, redacted
 	Path       string   `json:"path,omitempty"`        // file involved, redacted
+	Target     string   `json:"target,omitempty"`      // what a decided action acts on (command, path, URL, tool), one line, redacted
 	Ref        string   `json:"ref,omitempty"`         // snapshot, transaction or torn-bytes id
 	Labels     []string `json:"labels,omitempty"`      // IFC / DLP labels
 	Offset     int64    `json:"offset,omitempty"`      // byte offset (torn tail)
@@ -121,7 +122,7 @@ type Detail struct {
 
 // empty reports whether d has nothing to encode.
 func (d *Detail) empty() bool {
-	return d.Code == "" && d.Message == "" && d.Path == "" && d.Ref == "" &&
+	return d.Code == "" && d.Message == "" && d.Path == "" && d.Target == "" && d.Ref == "" &&
 		len(d.Labels) == 0 && d.Offset == 0 && d.Length == 0 && d.Count == 0 &&
 		d.ExitCode == 0 && d.DurationMS == 0 && d.BytesUp == 0 && d.BytesDown == 0
 }

@@ -235,6 +235,7 @@ func (s *fastScanner) detail(d *Detail) {
 	s.optStr(`,"code":`, &d.Code)
 	s.optStr(`,"message":`, &d.Message)
 	s.optStr(`,"path":`, &d.Path)
+	s.optStr(`,"target":`, &d.Target)
 	s.optStr(`,"ref":`, &d.Ref)
 	if s.member(`,"labels":[`) {
 		for first := true; s.ok() && (first || s.peek(",")); first = false {
@@ -252,6 +253,8 @@ func (s *fastScanner) detail(d *Detail) {
 	s.optInt(`,"count":`, &d.Count)
 	s.optInt(`,"exit_code":`, &d.ExitCode)
 	s.optInt(`,"duration_ms":`, &d.DurationMS)
+	s.optInt(`,"bytes_up":`, &d.BytesUp)
+	s.optInt(`,"bytes_down":`, &d.BytesDown)
 	if s.first || d.empty() { // "{}" is not canonical
 		s.bad = true
 	}

@@ -28,6 +28,7 @@ const (
 	maxReason  = 2048 // reason
 	maxMessage = 4096 // detail message
 	maxPath    = 4096 // detail path
+	maxTarget  = 512  // detail target
 	maxLabels  = 32   // number of labels
 )
 
@@ -50,6 +51,7 @@ func prepare(ev *Event, r Redactor) (e Entry, err error) {
 	e.Detail.Labels = append([]string(nil), ev.Detail.Labels...)
 	e.Detail.Message = clean(ev.Detail.Message, r, maxMessage)
 	e.Detail.Path = clean(ev.Detail.Path, r, maxPath)
+	e.Detail.Target = clean(ev.Detail.Target, r, maxTarget)
 	if err := checkFields(&e); err != nil {
 		return Entry{}, fmt.Errorf("%s event: %w", ev.Type, err)
 	}
@@ -100,8 +102,9 @@ func checkFields(e *Entry) error {
 	if !validText(e.Session, maxSession) || hasControl(e.Session) {
 		return fmt.Errorf("session: want at most %d bytes of UTF-8 without control characters", maxSession)
 	}
-	if !validText(e.Reason, maxReason) || !validText(e.Detail.Message, maxMessage) || !validText(e.Detail.Path, maxPath) {
-		return errors.New("reason, message or path: too long or not UTF-8")
+	if !validText(e.Reason, maxReason) || !validText(e.Detail.Message, maxMessage) || !validText(e.Detail.Path, maxPath) ||
+		!validText(e.Detail.Target, maxTarget) {
+		return errors.New("reason, message, path or target: too long or not UTF-8")
 	}
 	return checkIdents(e)
 }

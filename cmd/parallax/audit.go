@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -216,17 +217,31 @@ func writeEntries(b *bytes.Buffer, entries []audit.Entry, asJSON bool) {
 		return
 	}
 	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SEQ\tTIME\tTYPE\tSESSION\tACTION\tDECISION\tRULE\tREASON")
+	fmt.Fprintln(tw, "SEQ\tTIME\tTYPE\tSESSION\tACTION\tTARGET\tDECISION\tRULE\tREASON")
 	for _, e := range entries {
 		reason := e.Reason
 		if reason == "" {
 			reason = e.Detail.Message
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Seq,
+		target := e.Detail.Target
+		if target == "" {
+			target = e.Detail.Path
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Seq,
 			e.Time.Format("2006-01-02T15:04:05.000Z07:00"), e.Type, dash(e.Session), dash(e.ActionType),
-			dash(e.Decision), dash(e.Rule), dash(reason))
+			dash(clipRunes(target, 60)), dash(e.Decision), dash(e.Rule), dash(reason))
 	}
 	_ = tw.Flush() // writes to a bytes.Buffer cannot fail
+}
+
+// clipRunes cuts s to n runes, marking the cut with "…" (the whole
+// target is in --json).
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }
 
 // dash shows an empty field as "-" and escapes what a terminal would

@@ -258,3 +258,31 @@ func TestAuditUsageErrors(t *testing.T) {
 		t.Errorf("reading commands created .parallax: %v", err)
 	}
 }
+
+// TestAuditListsWhatEachDecisionWasAbout: a decision's entry names the
+// command or path it was about, one line, with secrets redacted before
+// they reach the chain, and `parallax audit` shows it.
+func TestAuditListsWhatEachDecisionWasAbout(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	if err := os.Mkdir(filepath.Join(ws, ".parallax"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const token = "ghp_cjiUJgE2cEUY1wDGXLJkCOhVBD3UuNDnK1P9"
+	evalLines(t, ws, home,
+		`{"session":"s1","type":"execute_command","payload":{"command":"go test\n  ./..."}}`,
+		`{"session":"s1","type":"read_file","payload":{"path":"`+filepath.Join(ws, "README.md")+`"}}`,
+		`{"session":"s1","type":"execute_command","payload":{"command":"curl -H 'Authorization: Bearer `+token+`' https://api.github.com/user"}}`)
+	out, err := runAuditCmd(t, "--workspace", ws)
+	if err != nil {
+		t.Fatalf("audit: %v\n%s", err, out)
+	}
+	for _, want := range []string{"go test ./...", filepath.Join(ws, "README.md"), "[REDACTED:github_token]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the listing does not show %q:\n%s", want, out)
+		}
+	}
+	raw, _ := os.ReadFile(audit.DefaultPath(ws))
+	if strings.Contains(string(raw), token) || strings.Contains(out, token) {
+		t.Error("the token reached the audit chain or its listing")
+	}
+}
