@@ -34,7 +34,7 @@ var _ Sessions = (*sessions.Manager)(nil)
 // openSessions opens the sessions of an open workspace in its database.
 func openSessions(ctx context.Context, ws *workspace.Workspace, home string, opts RuntimeOptions) (*sessions.Manager, error) {
 	return sessions.Open(ctx, ws.DB, sessions.Options{Workspace: ws.Root, Now: opts.Now, IDs: randomID,
-		Audit: ws.Audit, Doctor: workspace.DoctorOptions{Home: home},
+		Audit: ws.Audit, Redactor: ws.Redactor, Doctor: workspace.DoctorOptions{Home: home},
 		Logs: func(_ context.Context, n int) (string, error) { return tailLog(LogPath(ws.Root), n) }})
 }
 

@@ -46,6 +46,11 @@ type Options struct {
 	// TitleAfter is the number of exchanges after which the Titler is
 	// asked (default DefaultTitleAfter).
 	TitleAfter int
+	// Redactor masks secrets in every message before it is kept or
+	// titles a session (a key the user pasted is refused on its way to
+	// the model and must not sit in clear in the history, /sessions or an
+	// export); nil keeps text as it is.
+	Redactor audit.Redactor
 	// Audit is the workspace's audit chain (required): session start,
 	// end and delete, /undo rollbacks.
 	Audit *audit.Log
@@ -275,6 +280,9 @@ func (m *Manager) Append(ctx context.Context, id, role, text string) error {
 	}
 	if len(text) > store.MaxMessageBytes {
 		return fmt.Errorf("append to session %s: %d bytes of text, at most %d", id, len(text), store.MaxMessageBytes)
+	}
+	if m.opts.Redactor != nil {
+		text = m.opts.Redactor.Redact(text)
 	}
 	if handled, err := m.appendOTR(id, role, text); handled {
 		return err

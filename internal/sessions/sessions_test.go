@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/parallax/parallax/audit"
+	"github.com/parallax/parallax/dlp"
+	"github.com/parallax/parallax/internal/workspace"
 )
 
 func TestOpenRefusesMissingParts(t *testing.T) {
@@ -276,4 +278,50 @@ func TestOTRLeavesNothingOnDisk(t *testing.T) {
 		t.Errorf("audit of the OTR session: got %v, want %v", codes, want)
 	}
 	e.verifyChain(t)
+}
+
+// TestPastedSecretIsMaskedBeforeItIsKept: a key pasted into a message is
+// masked before the message is stored, titles the session or is listed,
+// in a stored and in an off-the-record session.
+func TestPastedSecretIsMaskedBeforeItIsKept(t *testing.T) {
+	const key = "ghp_cjiUJgE2cEUY1wDGXLJkCOhVBD3UuNDnK1P9"
+	red := e2eRedactor(t)
+	for _, otr := range []bool{false, true} {
+		e := newEnv(t, func(o *Options) { o.Redactor = red })
+		s := mustNew(t, e.m, otr)
+		mustAppend(t, e.m, s.ID, key+" is my token, use it for the API", "I will not use a pasted token.")
+		hist, err := e.m.History(context.Background(), s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := e.m.Get(context.Background(), s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list := mustCommand(t, e.m, s.ID, "sessions").Text + mustCommand(t, e.m, s.ID, "history").Text
+		all := info.Title + list
+		for _, m := range hist {
+			all += m.Text
+		}
+		if strings.Contains(all, key) || !strings.Contains(hist[0].Text, "[REDACTED:github_token]") {
+			t.Errorf("otr=%v: the token is kept or shown in clear: title %q, history %+v, listings %q", otr, info.Title, hist, list)
+		}
+		if !otr {
+			for _, f := range []string{workspace.DBPath(e.root), workspace.DBPath(e.root) + "-wal"} {
+				if raw, _ := os.ReadFile(f); strings.Contains(string(raw), key) {
+					t.Errorf("%s holds the token", f)
+				}
+			}
+		}
+	}
+}
+
+// e2eRedactor is the workspace's own redactor.
+func e2eRedactor(t *testing.T) audit.Redactor {
+	t.Helper()
+	d, err := dlp.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return audit.RedactFunc(func(s string) string { out, _ := d.Redact(s); return out })
 }

@@ -34,6 +34,9 @@ type Workspace struct {
 	Config Config
 	DB     *store.DB
 	Audit  *audit.Log
+	// Redactor masks what DLP finds in text (the audit chain's own): the
+	// sessions store masks messages with it before they are kept.
+	Redactor audit.Redactor
 	// protected are the extra paths the gate protects (LoadProtected).
 	protected []string
 	judge     *judge.Judge // tier 2, when the config names a shield model
@@ -79,7 +82,7 @@ func openFresh(ctx context.Context, root string) (*Workspace, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open workspace %s: %w", root, err), db.Close())
 	}
-	w := &Workspace{Root: root, Config: cfg, DB: db, Audit: log, protected: prot}
+	w := &Workspace{Root: root, Config: cfg, DB: db, Audit: log, Redactor: red, protected: prot}
 	_ = reserveJournal(TaintJournalPath(root)) // room for a taint when the disk fills up; best effort
 	if w.judge, err = newJudge(w); err == nil && w.judge != nil {
 		w.super, err = newJudgeProfile(w, judge.SupervisorProfile())
