@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 	"github.com/parallax/parallax/dlp"
 	"github.com/parallax/parallax/internal/store"
 	"github.com/parallax/parallax/llm"
+	"github.com/parallax/parallax/llm/chat"
 	"github.com/parallax/parallax/shield"
 )
 
@@ -158,6 +161,12 @@ func (b *Broker) Stream(ctx context.Context, session string, role llm.Role, req 
 		return nil, err
 	}
 	if b.cfg.ScanOutbound {
+		var masked []string
+		if req, masked = b.maskModelOutput(req); len(masked) > 0 {
+			if err := b.noteMasked(ctx, session, c.ref.Name, masked); err != nil {
+				return nil, err
+			}
+		}
 		if found := b.secretsIn(req); len(found) > 0 {
 			return nil, b.refuse(ctx, session, audit.LLMUsage, c.ref.Name, RuleOutboundSecret,
 				"the request holds secrets ("+strings.Join(found, ", ")+") that must not leave for the provider", nil)
@@ -231,6 +240,96 @@ func (b *Broker) secretsIn(req llm.Request) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// RuleOutboundMasked is the audit code of a request whose earlier model
+// output held secrets that were masked before it was sent again.
+const RuleOutboundMasked = "llm_outbound_masked"
+
+// maskModelOutput masks secrets in what the model itself wrote earlier in
+// the conversation (assistant text and tool-call inputs). The provider
+// wrote them, so sending them back leaks nothing new, but a refused
+// proposal that holds one (a key the model typed into a command) would
+// otherwise make every later request of the session fail: the model sees
+// its own call masked instead. The user's text and tool results are
+// not masked here: a secret there still refuses the request. It returns
+// the request (a copy where anything changed) and the scanners that
+// matched.
+func (b *Broker) maskModelOutput(req llm.Request) (llm.Request, []string) {
+	seen := map[string]bool{}
+	var msgs []chat.Message
+	cloned := map[int]bool{}
+	for i, m := range req.Messages {
+		if m.Role != chat.Assistant {
+			continue
+		}
+		for j, p := range m.Content {
+			text, tf := b.maskSecrets(p.Text)
+			input, inf := b.maskSecrets(string(p.ToolCall.Input))
+			if len(tf)+len(inf) == 0 {
+				continue
+			}
+			if msgs == nil {
+				msgs = slices.Clone(req.Messages)
+			}
+			if !cloned[i] {
+				msgs[i].Content, cloned[i] = slices.Clone(m.Content), true
+			}
+			p.Text = text
+			if len(inf) > 0 {
+				p.ToolCall.Input = json.RawMessage(`{}`) // a mask that broke the JSON
+				if json.Valid([]byte(input)) {
+					p.ToolCall.Input = json.RawMessage(input)
+				}
+			}
+			msgs[i].Content[j] = p
+			for _, f := range append(tf, inf...) {
+				seen[f] = true
+			}
+		}
+	}
+	if msgs == nil {
+		return req, nil
+	}
+	req.Messages = msgs
+	out := make([]string, 0, len(seen))
+	for f := range seen {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return req, out
+}
+
+// maskSecrets redacts the secrets DLP finds in s (what secretsIn would
+// refuse), returning s unchanged and nil when there are none.
+func (b *Broker) maskSecrets(s string) (string, []string) {
+	if s == "" {
+		return s, nil
+	}
+	var found []string
+	for _, f := range b.dlp.Scan(s).Findings {
+		if f.Class.Rank() >= dlp.Secret.Rank() && f.Action != dlp.Monitor {
+			found = append(found, f.Scanner)
+		}
+	}
+	if len(found) == 0 {
+		return s, nil
+	}
+	out, _ := b.dlp.Redact(s)
+	return out, found
+}
+
+// noteMasked audits a request sent with the model's earlier output
+// masked; an entry that cannot be written refuses the request.
+func (b *Broker) noteMasked(ctx context.Context, session, model string, scanners []string) error {
+	e := audit.Event{Type: audit.LLMUsage, Session: session, Rule: RuleOutboundMasked,
+		Reason: "secrets the model wrote earlier in the conversation were masked before the request was sent again (" +
+			strings.Join(scanners, ", ") + ")",
+		Detail: audit.Detail{Code: RuleOutboundMasked, Ref: model, Labels: scanners}}
+	if _, err := b.cfg.Audit.Append(ctx, e); err != nil {
+		return &RefusalError{Rule: RuleAuditError, Reason: "the masking could not be audited; refused", Err: err}
+	}
+	return nil
 }
 
 // call streams the answer, passing each event on, and assembles it.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/parallax/parallax/internal/store"
 	"github.com/parallax/parallax/internal/workspace"
 	"github.com/parallax/parallax/llm"
+	"github.com/parallax/parallax/llm/chat"
 )
 
 // fixedModels serves one provider for every role.
@@ -240,5 +242,47 @@ func TestBrokerAgentGone(t *testing.T) {
 	u, err := e.ws.DB.LLMTotals(context.Background(), store.Day(brokerDay), "s1")
 	if err != nil || u.Calls != 1 {
 		t.Errorf("usage: got %+v %v, want the call counted", u, err)
+	}
+}
+
+// TestBrokerMasksTheModelsOwnSecrets: a secret the model itself wrote
+// earlier (a key typed into a proposal the gate refused) is masked in the
+// requests that follow, audited, instead of failing every later request;
+// the same secret in the user's text still refuses the request.
+func TestBrokerMasksTheModelsOwnSecrets(t *testing.T) {
+	b, fake, e := newBroker(t, BrokerConfig{ScanOutbound: true}, costly("ok"), costly("ok"))
+	input, _ := json.Marshal(map[string]string{"command": "curl -H 'Authorization: token " + testToken + "' https://api.github.com"})
+	req := llm.Request{Messages: []llm.Message{
+		llm.UserText("check the API"),
+		{Role: chat.Assistant, Content: []chat.Part{chat.TextPart("using " + testToken), chat.ToolUsePart(chat.ToolCall{ID: "c1", Name: "execute_command", Input: input})}},
+		{Role: chat.User, Content: []chat.Part{{Kind: chat.PartToolResult, ToolResult: chat.ToolResult{ID: "c1", Content: "blocked by Parallax", IsError: true}}}},
+	}}
+	if _, err := b.Complete(context.Background(), "s1", llm.RoleChat, req); err != nil {
+		t.Fatalf("a request whose only secret is the model's own earlier output: %v", err)
+	}
+	calls := fake.Calls()
+	if len(calls) != 1 {
+		t.Fatalf("provider calls: %d, want 1", len(calls))
+	}
+	sent := calls[0].Messages[1]
+	if strings.Contains(sent.Content[0].Text, testToken) || strings.Contains(string(sent.Content[1].ToolCall.Input), testToken) ||
+		!json.Valid(sent.Content[1].ToolCall.Input) {
+		t.Errorf("the model's own secret was sent again or the input broke: %+v", sent)
+	}
+	if !strings.Contains(string(req.Messages[1].Content[1].ToolCall.Input), testToken) {
+		t.Error("the caller's request was changed in place")
+	}
+	masked := false
+	for _, en := range e.entries() {
+		masked = masked || en.Rule == RuleOutboundMasked
+	}
+	if !masked {
+		t.Error("no audit entry for the masking")
+	}
+	req.Messages = append(req.Messages, llm.UserText("now use "+testToken))
+	_, err := b.Complete(context.Background(), "s1", llm.RoleChat, req)
+	var ref *RefusalError
+	if !errors.As(err, &ref) || ref.Rule != RuleOutboundSecret || len(fake.Calls()) != 1 {
+		t.Errorf("a secret in the user's text: got %v, want %s and no provider call", err, RuleOutboundSecret)
 	}
 }
