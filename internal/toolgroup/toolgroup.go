@@ -72,7 +72,7 @@ var table = []Group{
 		{action.ListDirectory, "List a directory, recursively when asked.",
 			`{"type":"object","properties":{"path":{"type":"string"},"recursive":{"type":"boolean"}},"required":["path"]}`,
 			FilesExecutor, true, SnapshotNone},
-		{action.SearchFiles, "Search under path: pattern is a regular expression over contents, or a glob over names when it starts with glob:.",
+		{action.SearchFiles, "Search under path: pattern is a regular expression over file contents and, when it is also a valid glob, a glob over names; glob:PATTERN matches names only.",
 			`{"type":"object","properties":{"path":{"type":"string"},"pattern":{"type":"string"}},"required":["path","pattern"]}`,
 			FilesExecutor, true, SnapshotNone},
 		{action.ExecuteCommand, "Run a shell command in the workspace (its own sandbox; 30 s default timeout).",

@@ -92,6 +92,10 @@ func TestSearch(t *testing.T) {
 			"[… search stopped at 3 matches]"}, truncated: true},
 		{name: "file cap", cfg: Config{MaxSearchFiles: 3}, path: ".", pattern: "^package", want: []string{
 			`lines matching regex "^package":`, "main.go:1: package main", "[… search stopped at 3 entries visited]"}, truncated: true},
+		{name: "glob: names only", cfg: small, path: ".", pattern: "glob:main.go", want: []string{
+			`names matching glob "main.go":`, "main.go"}},
+		{name: "glob: is not a regex", path: ".", pattern: "glob:TODO", want: []string{"no matches"}},
+		{name: "glob: bad", path: ".", pattern: "glob:[", code: tools.CodeBadInput},
 		{name: "no match", path: ".", pattern: "zzz", want: []string{"no matches"}},
 		{name: "bad pattern", path: ".", pattern: "[", code: tools.CodeBadInput},
 		{name: "missing", path: "nope", pattern: "x", code: tools.CodeNotFound},

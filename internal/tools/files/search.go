@@ -40,7 +40,13 @@ func (e *Executor) search(ctx context.Context, pp *PathPlan, p *action.SearchFil
 	const op = "search_files"
 	s := &searcher{cfg: &e.cfg, pattern: p.Pattern, glob: doublestar.ValidatePattern(p.Pattern),
 		names: newCapped(e.cfg.MaxOutputBytes / 2), lines: newCapped(e.cfg.MaxOutputBytes / 2)}
-	if re, err := regexp.Compile(p.Pattern); err == nil {
+	if g, ok := strings.CutPrefix(p.Pattern, "glob:"); ok {
+		// Names only: the rest is a glob, never a regex over contents.
+		s.pattern, s.glob = g, g != "" && doublestar.ValidatePattern(g)
+		if !s.glob {
+			return tools.Result{}, errf(tools.CodeBadInput, op, pp.Path, "pattern after glob: is not a valid glob")
+		}
+	} else if re, err := regexp.Compile(p.Pattern); err == nil {
 		s.re = re
 	}
 	if s.re == nil && !s.glob {
