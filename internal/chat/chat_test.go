@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/cursor"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
 type fakeClient struct {
@@ -197,6 +198,39 @@ func TestHostileTextIsCleaned(t *testing.T) {
 	for _, bad := range []string{"\x1b]0", "\x1b[2J", "\u202e", "\r", "pwned\x07"} {
 		if strings.Contains(v, bad) {
 			t.Errorf("screen holds %q", bad)
+		}
+	}
+}
+
+// TestLongLinesWrapToTheScreen: at 40 columns a long reply, a reply of
+// wide characters and a long block reason are wrapped, not cut: every
+// screen line fits the width and every word is on screen.
+func TestLongLinesWrapToTheScreen(t *testing.T) {
+	c := &fakeClient{}
+	m := newChat(c)
+	run(m, tea.WindowSizeMsg{Width: 40, Height: 60})
+	reply := "The build failed because the module cache directory is not writable; set GOMODCACHE inside the workspace and run it again afterwards."
+	wide := "日本語のテキストは一文字が二列を使うので幅で数える必要があります終わり"
+	for _, ev := range []Event{
+		{Kind: TextDelta, Session: "s1", Text: reply},
+		{Kind: ResponseComplete, Session: "s1"},
+		{Kind: TextDelta, Session: "s1", Text: wide},
+		{Kind: ResponseComplete, Session: "s1"},
+		{Kind: ToolProposed, Session: "s1", CallID: "c1", Tool: "execute_command", Summary: "curl https://example.com"},
+		{Kind: Verdict, Session: "s1", CallID: "c1", Decision: "BLOCK", Rule: "upload", Reason: "uploads local files or command output to a remote host: tail-word-visible"},
+	} {
+		run(m, eventMsg{ev, true})
+	}
+	v := m.View()
+	for i, line := range strings.Split(v, "\n") {
+		if w := ansi.StringWidth(line); w > 40 {
+			t.Errorf("line %d is %d columns wide: %q", i, w, line)
+		}
+	}
+	flat := strings.Join(strings.Fields(ansi.Strip(v)), " ")
+	for _, want := range []string{"afterwards.", "tail-word-visible", "終わり"} {
+		if !strings.Contains(strings.ReplaceAll(flat, " ", ""), want) {
+			t.Errorf("%q was cut off the screen:\n%s", want, v)
 		}
 	}
 }

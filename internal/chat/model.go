@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/parallax/parallax/internal/termtext"
 )
 
@@ -281,9 +282,7 @@ func (m *Model) apply(ev Event) {
 // foldOutput is a tool result in one line: its first line and its size.
 func foldOutput(s string) string {
 	first, _, more := strings.Cut(strings.TrimSpace(s), "\n")
-	if len(first) > 80 {
-		first = first[:77] + "..."
-	}
+	first = ansi.Truncate(first, 80, "...") // by display width, whole runes
 	if more {
 		return fmt.Sprintf("%s … (%d bytes)", first, len(s))
 	}
@@ -323,14 +322,25 @@ var (
 	styleOTR   = lipgloss.NewStyle().Reverse(true).Bold(true)
 )
 
-// transcript is every entry, drawn.
+// transcript is every entry, drawn and wrapped to the screen's width
+// (by display width, so wide and combining characters line up; a word
+// longer than a line is broken), so nothing is cut at the right edge.
 func (m *Model) transcript() string {
 	var b strings.Builder
 	for _, e := range m.entries {
-		b.WriteString(e.draw())
+		b.WriteString(m.wrap(e.draw()))
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// wrap fits s to the viewport's width; before the first resize it is
+// left as it is.
+func (m *Model) wrap(s string) string {
+	if !m.ready || m.vp.Width < 2 {
+		return s
+	}
+	return ansi.Wrap(s, m.vp.Width, "")
 }
 
 func (e *entry) draw() string {
@@ -374,12 +384,12 @@ func (m *Model) View() string {
 		b.WriteString(m.transcript())
 	}
 	b.WriteByte('\n')
-	b.WriteString(m.statusLine())
+	b.WriteString(m.wrap(m.statusLine()))
 	b.WriteByte('\n')
 	if len(m.pending) > 0 {
 		ap := m.pending[0]
-		b.WriteString(styleBlock.Render("APPROVE?") + fmt.Sprintf(" %s %s — %s  [y] allow once  [n] deny",
-			termtext.Clean(ap.Tool), termtext.Clean(ap.Summary), termtext.Clean(ap.Reason)))
+		b.WriteString(m.wrap(styleBlock.Render("APPROVE?") + fmt.Sprintf(" %s %s — %s  [y] allow once  [n] deny",
+			termtext.Clean(ap.Tool), termtext.Clean(ap.Summary), termtext.Clean(ap.Reason))))
 		if len(m.pending) > 1 {
 			fmt.Fprintf(&b, "  (%d more waiting)", len(m.pending)-1)
 		}
