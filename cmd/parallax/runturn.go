@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -83,14 +84,18 @@ func runTurn(ctx context.Context, stdout, stderr io.Writer, root, home, session,
 	if err != nil {
 		return fmt.Errorf("send the message: %w", err)
 	}
-	return printTurn(sub, stdout, resp, asJSON)
+	return printTurn(sub, stdout, stderr, resp, asJSON)
 }
 
 // printTurn prints the turn's events until it completes or fails. The
 // plain reply is cleaned of terminal control sequences as the chat does
 // (termtext), so a model cannot write the clipboard, retitle or clear
 // the terminal; --json is escaped by its encoding.
-func printTurn(sub pb.ClientService_SubscribeClient, w io.Writer, resp *pb.SendMessageResponse, asJSON bool) error {
+//
+// An approval the turn waits for cannot be answered here: it is said on
+// errw (what, why, until when, and where to answer), so a script does not
+// hang silently; the engine denies it at its deadline.
+func printTurn(sub pb.ClientService_SubscribeClient, w, errw io.Writer, resp *pb.SendMessageResponse, asJSON bool) error {
 	enc := json.NewEncoder(w)
 	var reply termtext.Stream
 	for {
@@ -109,6 +114,14 @@ func printTurn(sub pb.ClientService_SubscribeClient, w io.Writer, resp *pb.SendM
 			}
 		} else if d := ev.GetTextDelta(); d != nil {
 			fmt.Fprint(w, reply.Clean(d.GetText()))
+		}
+		if a := ev.GetApprovalNeeded(); a != nil {
+			until := "its deadline"
+			if ms := a.GetDeadlineUnixMs(); ms > 0 {
+				until = time.UnixMilli(ms).UTC().Format("15:04:05 UTC")
+			}
+			fmt.Fprintf(errw, "parallax run: approval %s needed for %s: %s\n  this client cannot answer it: answer it in a parallax chat attached to this engine before %s, or it is denied\n",
+				termtext.OneLine(a.GetApprovalId()), termtext.OneLine(a.GetActionType()), termtext.OneLine(a.GetReason()), until)
 		}
 		if rc := ev.GetResponseComplete(); rc != nil && rc.GetTurnId() == resp.GetTurnId() {
 			if !asJSON {

@@ -142,6 +142,16 @@ func TestApprovalInline(t *testing.T) {
 	if strings.Contains(m.View(), "APPROVE?") {
 		t.Fatal("resolved approval still asked")
 	}
+	// An approval raised in another session of the engine (a parallax run
+	// that cannot answer) is shown here, naming its session, and answered.
+	run(m, eventMsg{Event{Kind: ApprovalNeeded, Session: "s9", ApprovalID: "a9", Tool: "execute_command", Summary: "npm publish", Reason: "publishes"}, true})
+	if v := m.View(); !strings.Contains(v, "APPROVE? (session s9) execute_command npm publish") {
+		t.Fatalf("another session's approval is not shown:\n%s", v)
+	}
+	run(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'n'}})
+	if !strings.HasSuffix(strings.Join(c.approvals, ","), "a9=deny") {
+		t.Fatalf("approvals %q", c.approvals)
+	}
 }
 
 func TestSlashCommands(t *testing.T) {

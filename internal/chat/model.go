@@ -220,7 +220,7 @@ func (m *Model) finish(d doneMsg) {
 	}
 	if d.res.Switch != "" && d.res.Switch != m.session {
 		m.session, m.otr = d.res.Switch, d.res.OTR
-		m.entries, m.reply, m.calls, m.pending = nil, nil, map[string]*entry{}, nil
+		m.entries, m.reply, m.calls = nil, nil, map[string]*entry{} // approvals of every session stay
 		what := "session " + m.session
 		if m.otr {
 			what = "OFF-THE-RECORD session " + m.session + ": read-only tools, nothing is kept"
@@ -234,7 +234,10 @@ func (m *Model) finish(d doneMsg) {
 
 // apply puts an engine event on screen.
 func (m *Model) apply(ev Event) {
-	if ev.Session != "" && ev.Session != m.session {
+	// An approval of any session of the engine is shown and can be
+	// answered here: the session that raised it may have no client that
+	// can answer (parallax run, a closed chat).
+	if ev.Kind != ApprovalNeeded && ev.Kind != ApprovalResolved && ev.Session != "" && ev.Session != m.session {
 		return
 	}
 	switch ev.Kind {
@@ -388,8 +391,12 @@ func (m *Model) View() string {
 	b.WriteByte('\n')
 	if len(m.pending) > 0 {
 		ap := m.pending[0]
-		b.WriteString(m.wrap(styleBlock.Render("APPROVE?") + fmt.Sprintf(" %s %s — %s  [y] allow once  [n] deny",
-			termtext.Clean(ap.Tool), termtext.Clean(ap.Summary), termtext.Clean(ap.Reason))))
+		where := ""
+		if ap.Session != "" && ap.Session != m.session {
+			where = " (session " + termtext.Clean(ap.Session) + ")"
+		}
+		b.WriteString(m.wrap(styleBlock.Render("APPROVE?") + fmt.Sprintf("%s %s %s — %s  [y] allow once  [n] deny",
+			where, termtext.Clean(ap.Tool), termtext.Clean(ap.Summary), termtext.Clean(ap.Reason))))
 		if len(m.pending) > 1 {
 			fmt.Fprintf(&b, "  (%d more waiting)", len(m.pending)-1)
 		}
