@@ -173,7 +173,12 @@ func (r *Runtime) Send(ctx context.Context, session, text, origin string, otr bo
 	r.mu.Unlock()
 	var history []*pb.Message
 	if c.firstOf(session) {
-		history = wire.Messages(r.historyOf(session))
+		h, err := r.earlierTurns(ctx, session)
+		if err != nil {
+			r.endTurn(turn)
+			return "", "", status.Errorf(codes.Internal, "read the session's earlier turns: %v", err)
+		}
+		history = wire.Messages(h)
 	}
 	r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_MessageReceived{MessageReceived: &pb.MessageReceived{TurnId: turn, Text: text, Origin: origin}}})
 	if err := c.send(&pb.EngineMessage{Msg: &pb.EngineMessage_UserMessage{UserMessage: &pb.UserMessage{

@@ -441,6 +441,40 @@ func (r *Runtime) keepExchange(session, user, reply string) {
 	r.history[session] = h
 }
 
+// earlierTurns is what a fresh agent is given of a session before its
+// new message: the exchanges this engine kept, or, for a session this
+// engine has not run (it was restarted, or the session was started by
+// another one), the session's stored messages before the one just
+// appended, text only, the last maxHistory of them.
+func (r *Runtime) earlierTurns(ctx context.Context, session string) ([]llm.Message, error) {
+	if h := r.historyOf(session); len(h) > 0 {
+		return h, nil
+	}
+	stored, err := r.sessions.History(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(stored); n > 0 && stored[n-1].Role == "user" {
+		stored = stored[:n-1] // the message this turn answers
+	}
+	var h []llm.Message
+	for _, m := range stored {
+		switch m.Role {
+		case "user":
+			h = append(h, llm.UserText(m.Text))
+		case "assistant":
+			h = append(h, llm.Message{Role: llm.Assistant, Content: []llm.Part{llm.TextPart(m.Text)}})
+		}
+	}
+	if len(h) > maxHistory {
+		h = h[len(h)-maxHistory:]
+	}
+	for len(h) > 0 && h[0].Role != llm.User {
+		h = h[1:] // a conversation starts with the user
+	}
+	return h, nil
+}
+
 // historyOf is a copy of the session's completed exchanges.
 func (r *Runtime) historyOf(session string) []llm.Message {
 	r.mu.Lock()

@@ -867,3 +867,45 @@ func TestTurnThatReachesItsRoundLimitSaysSo(t *testing.T) {
 	}
 	e.stop(t)
 }
+
+// TestEngineRestartKeepsTheConversation: a session continued on a new
+// engine (parallax run --session after the first one stopped) is sent
+// with its earlier turns from the store, not only the new message.
+func TestEngineRestartKeepsTheConversation(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{script: "  - text: x\n"})
+	first := llm.NewFake(llm.FakeReply("noted"))
+	e.rt.broker.providers[llm.RoleChat] = cachedProvider{p: first, ref: llm.ModelRef{Name: "demo", Provider: llm.ProviderOllama, Model: "m"}}
+	e.start(t)
+	session, _ := e.turn(t, "", "remember 42", false)
+	e.stop(t)
+
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := OpenRuntime(context.Background(), RuntimeOptions{Root: e.root, Home: e.home, Getenv: func(string) string { return "" },
+		AgentCommand: func() (*exec.Cmd, error) { return exec.Command(exe), nil },
+		AgentEnv:     []string{envTestAgent + "=off"}, AgentOutput: testWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := llm.NewFake(llm.FakeReply("it was 42"))
+	rt.broker.providers[llm.RoleChat] = cachedProvider{p: second, ref: llm.ModelRef{Name: "demo", Provider: llm.ProviderOllama, Model: "m"}}
+	e2 := &rtEnv{root: e.root, home: e.home, rt: rt, runErr: make(chan error, 1)}
+	e2.start(t)
+	e2.turn(t, session, "which number?", false)
+	e2.stop(t)
+	calls := second.Calls()
+	if len(calls) != 1 {
+		t.Fatalf("model calls on the new engine: %d, want 1", len(calls))
+	}
+	var got []string
+	for _, m := range calls[0].Messages {
+		for _, p := range m.Content {
+			got = append(got, string(m.Role)+":"+p.Text)
+		}
+	}
+	if want := "user:remember 42 assistant:noted user:which number?"; strings.Join(got, " ") != want {
+		t.Errorf("the new engine sent %q, want %q", strings.Join(got, " "), want)
+	}
+}

@@ -23,6 +23,7 @@ type Sessions interface {
 	New(ctx context.Context, otr bool) (sessions.Info, error)
 	Get(ctx context.Context, id string) (sessions.Info, error)
 	Append(ctx context.Context, id, role, text string) error
+	History(ctx context.Context, id string) ([]sessions.Message, error)
 	List(ctx context.Context) ([]sessions.Info, error)
 	StartTurn(ctx context.Context, id string) (turnID string, err error)
 	NoteSnapshot(ctx context.Context, id, turnID string, snapshot int64) error
