@@ -725,7 +725,6 @@ func (a *analyzer) arithm(x syntax.ArithmExpr) {
 	}
 }
 
-
 // arithTarget makes the variable an arithmetic assignment writes unknown
 // (a number; x[$i] or a name built at run time may be any variable).
 func (a *analyzer) arithTarget(x syntax.ArithmExpr) {
