@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/parallax/parallax/action"
@@ -11,21 +12,98 @@ import (
 // or security daemon (sshd, cron, syslog, auditd, databases, firewalls,
 // display managers, dbus), however the target is spelled: by name
 // (pkill, killall), through a lookup whose PIDs reach kill (pidof,
-// pgrep, ps | grep | awk, a pid file), by PID 1, or as a unit
-// (systemctl stop, service stop). ATT&CK T1489, T1562.001.
+// pgrep, ps | grep | awk, a case or test on listed names, a pid file), by
+// PID 1, or as a unit (systemctl stop, service stop); and when it stops
+// a system service, whatever its name (a per-user unit or a restart is
+// matchKillForeign's). ATT&CK T1489, T1562.001.
 func matchKillDaemon(in *Input) (string, bool) {
 	for _, t := range in.Effects.KillTargets() {
 		if t.PID == "1" {
 			return t.Program + " signals init (PID 1)", true
 		}
 		if d, ok := shell.SystemDaemon(t.Name, t.Unit); ok {
-			if oneOf(t.Program, "kill", "pkill", "killall", "skill", "systemctl", "service") {
+			if oneOf(t.Program, "kill", "pkill", "killall", "skill", "snice", "systemctl", "service") {
 				return t.Program + " stops " + d, true
 			}
 			return "kill of " + d + " found by " + t.Program, true
 		}
 	}
+	if in.Effects == nil {
+		return "", false
+	}
+	for _, s := range in.Effects.Signals {
+		if s.Target == shell.SignalUnit && !s.User && !s.Restart {
+			return s.Program + " stops the system service " + orUnknown(s.Value), true
+		}
+	}
 	return "", false
+}
+
+// matchKillAll fires on a signal to every process the user may signal:
+// kill -1, killall5, pkill -u USER, a pattern matching every name, or the
+// PIDs of a process listing nothing narrows (ps -e | xargs kill).
+// ATT&CK T1489, T1529.
+func matchKillAll(in *Input) (string, bool) {
+	if in.Effects == nil {
+		return "", false
+	}
+	for _, s := range in.Effects.Signals {
+		if s.Target == shell.SignalAll {
+			if s.Value != "" {
+				return s.Program + " " + s.Value + " signals every process", true
+			}
+			return s.Program + " signals every process", true
+		}
+	}
+	if in.Effects.UnfilteredKill() {
+		return "kill of every PID a process listing prints", true
+	}
+	return "", false
+}
+
+// matchKillForeign fires on a signal to processes the command did not
+// start: PIDs from a process listing, a pid file, a substitution, a pipe
+// or a variable the analyser cannot tie to $! of a job of its own, a PID
+// written out, a name pattern (pkill -f "node server.js"), fuser -k, a
+// per-user unit stopped or any service restarted. Developers do this
+// daily, so it is not blocked; but what the targets are is for a judge
+// or a human to say.
+func matchKillForeign(in *Input) (string, bool) {
+	if in.Effects == nil {
+		return "", false
+	}
+	for _, s := range in.Effects.Signals {
+		var what string
+		switch s.Target {
+		case shell.SignalLookup:
+			what = "PIDs from " + orUnknown(strings.Join(s.From, ", "))
+			if len(s.From) == 0 {
+				what = "PIDs from a value it cannot resolve"
+			}
+		case shell.SignalPID:
+			what = "PID " + s.Value
+		case shell.SignalName:
+			what = "processes matching " + strconv.Quote(s.Value)
+		case shell.SignalUnit:
+			verb := "stops"
+			if s.Restart {
+				verb = "restarts"
+			}
+			return s.Program + " " + verb + " " + orUnknown(s.Value) + ": not a process this command started", true
+		default:
+			continue
+		}
+		return s.Program + " signals " + what + ": not processes this command started", true
+	}
+	return "", false
+}
+
+// orUnknown names an unresolved value.
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unresolved)"
+	}
+	return s
 }
 
 // worldWritableTargets returns the paths a world-writable mode change

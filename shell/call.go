@@ -14,7 +14,7 @@ type Word struct {
 }
 
 // wordFlags say how a word was built.
-type wordFlags uint8
+type wordFlags uint16
 
 const (
 	wObf     wordFlags = 1 << iota // letters split by quotes, escapes, $IFS, ANSI-C escapes
@@ -31,6 +31,10 @@ const (
 	// wProg: the word is exactly where PATH finds a program, "$(which
 	// NAME)" (pattern "*/NAME"), with nothing before or after it.
 	wProg
+	// wOwnPid: every unknown part of the word is the PID of a process
+	// this command started ($!, or a variable that holds it), so a signal
+	// sent to it reaches the command's own job (killtarget.go).
+	wOwnPid
 )
 
 // pattern returns the word as a glob pattern: unknown parts are *.

@@ -82,6 +82,18 @@
 //     value of an unknown --option=VALUE are RoleOperand, read when they
 //     look like paths (or dot-files) and destinations when they are URLs;
 //     git object names REV:PATH and :N:PATH read PATH;
+//   - signals are judged by where their target comes from (Effects.Signals,
+//     killtarget.go): a kill reaches the command's own process only when
+//     every unknown part of its operand is $! (carried through variables,
+//     function arguments, loops and joins) or a job spec; a PID from a
+//     process listing, a pid file, a substitution, a pipe into xargs or a
+//     while-read loop, awk system(), or any variable not tied to $! is a
+//     process the command did not start, in any function or loop and under
+//     any variable name. kill -1, killall5, pkill -u and unfiltered
+//     listings reach every process; the names a kill of listed PIDs
+//     reaches are those its filters (pgrep, grep, awk, [ ], [[ ]], case)
+//     compare with. Signal 0 and signal listings send nothing; timeout
+//     signals its own child; docker kill is a container operation;
 //   - Parallax's own CLI is known by its name from any directory
 //     (./bin/parallax, $GOPATH/bin/parallax, $(which parallax),
 //     $(command -v parallax), $(type -P parallax), a variable holding

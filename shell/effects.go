@@ -157,6 +157,11 @@ type Effects struct {
 	// whole or through a filter that can keep any of them); EnvNames when
 	// only their names do (env | cut -d= -f1).
 	EnvDump, EnvNames bool
+	// Signals are the processes and services the command signals or
+	// stops, each judged by where its target comes from (killtarget.go).
+	Signals []Signal
+
+	filters []string // names a case pattern or a [[ ]] test compares with (KillTargets)
 }
 
 // Has reports whether a tag of kind k was found.

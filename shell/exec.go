@@ -312,6 +312,9 @@ func (a *analyzer) runFile(base, p string, argv []Word, in *stream, smark int) s
 			detail = p
 		}
 		a.tagf(c, TagUnknownProgram, detail)
+		if d := path.Dir(p); (d == "/etc/init.d" || d == "/etc/rc.d" || d == "/etc/rc.d/init.d") && len(argv) > 1 && argv[1].Known {
+			a.signalUnits(c, argv[1].Value, []Word{{Value: base, Known: true}}, false) // /etc/init.d/cron stop
+		}
 		a.unknownArgs(c, argv[1:])
 		a.last = lastCmd{name: base}
 		return a.output(c, in)

@@ -102,7 +102,7 @@ func (b *wbuild) param(pe *syntax.ParamExp, quoted bool) {
 		a.wsrc = append(a.wsrc, source{kind: SourceEnv, name: name})
 	}
 	set := w.flags&wSet != 0
-	b.flags |= w.flags &^ (wObf | wSet | wRec | wMany | wProg)
+	b.flags |= w.flags &^ (wObf | wSet | wRec | wMany | wProg | wOwnPid)
 	switch {
 	case pe.Length:
 		if found && w.Known && !set {
@@ -125,6 +125,9 @@ func (b *wbuild) param(pe *syntax.ParamExp, quoted bool) {
 		if !found {
 			if k := specialTok(name); k != tokNone {
 				b.segHole(k, quoted)
+				if name == "!" {
+					b.own++ // the PID of the last job this command put in the background
+				}
 				return
 			}
 			w = Word{}
@@ -132,11 +135,20 @@ func (b *wbuild) param(pe *syntax.ParamExp, quoted bool) {
 	}
 	if w.flags&wSet != 0 {
 		b.setPat(w, quoted)
+		if w.flags&wOwnPid != 0 && plainParam(pe) {
+			b.own++ // $pid with pid=$!: still the command's own job
+		}
 		return
 	}
 	if !w.Known {
 		if a.altVar == "" && plainParam(pe) && len(a.altsOf(name)) > 0 {
 			a.altVar = name // the call is walked again with each value
+		}
+		if w.flags&wOwnPid != 0 && plainParam(pe) {
+			// $pid with pid=$!: still the command's own job.
+			b.hole()
+			b.own++
+			return
 		}
 		base, ok := dynamicBase(w)
 		switch {

@@ -193,7 +193,7 @@ func (a *analyzer) joinVar(name string, live []pathEnd) {
 				w = Word{}
 			}
 		case !found || !sameWord(w, v):
-			w = Word{flags: (w.flags | v.flags) & (wObf | wDecoded | wNet | wSubst)}
+			w = Word{flags: (w.flags|v.flags)&(wObf|wDecoded|wNet|wSubst) | w.flags&v.flags&wOwnPid}
 		}
 	}
 	if w.Known || !exact || len(alts) < 2 || len(alts) > maxAlts {

@@ -28,12 +28,15 @@ var systemDaemons = map[string]bool{
 	// firewalls and protection
 	"ufw": true, "firewalld": true, "iptables": true, "ip6tables": true, "nftables": true,
 	"fail2ban": true, "fail2ban-server": true, "apparmor": true, "osqueryd": true, "falcon-sensor": true,
-	"wazuh-agentd": true, "ossec": true, "clamd": true, "sshguard": true, "snort": true, "suricata": true,
+	"wazuh-agentd": true, "ossec": true, "falco": true, "osquery": true, "auditbeat": true, "elastic-agent": true,
+	"elastic-endpoint": true, "wdavdaemon": true, "mdatp": true, "sentinelone": true, "cbagentd": true, "clamd": true, "sshguard": true, "snort": true, "suricata": true,
+	// web servers
+	"nginx": true, "apache2": true, "httpd": true,
 	// display
 	"gdm": true, "gdm3": true, "sddm": true, "lightdm": true, "xdm": true, "xorg": true,
 	"xwayland": true, "gnome-shell": true,
 	// container and network plumbing
-	"dockerd": true, "containerd": true, "kubelet": true, "networkmanager": true,
+	"dockerd": true, "containerd": true, "kubelet": true, "networkmanager": true, "udevd": true,
 	"wpa_supplicant": true, "chronyd": true, "ntpd": true,
 }
 
@@ -47,6 +50,7 @@ var unitAliases = map[string]bool{"ssh": true, "docker": true, "network-manager"
 func SystemDaemon(name string, unit bool) (string, bool) {
 	n := strings.ToLower(name)
 	n = strings.NewReplacer("[", "", "]", "", "^", "", "$", "", "\\", "").Replace(n)
+	n = strings.TrimRight(n, "/") // "/sshd/" as an awk or sed pattern
 	if i := strings.LastIndexByte(n, '/'); i >= 0 {
 		n = n[i+1:]
 	}

@@ -33,7 +33,7 @@ func kbSystemTable() map[string]*Program {
 		"kill":     kKill,
 		"pkill":    kPkill,
 		"killall":  {Flags: flags(shorts("eIgiqrvwZ")+" --exact --ignore-case --process-group --interactive --quiet --regexp --verbose --wait", fBool, "-s --signal -u --user -o -y --older-than --younger-than", fVal), Check: checkPkill},
-		"killall5": {Tags: []TagKind{TagSystemChange}},
+		"killall5": {Check: checkKillall5},
 		"skill":    kPkill, "snice": kPkill,
 		"renice": plain(flags("-n -g -p -u", fVal)),
 		"free":   plain(flags(shorts("bkmghltwv")+" --human --total --wide --si", fBool, "-s -c", fVal)),
@@ -122,49 +122,6 @@ func kbSystemTable() map[string]*Program {
 	return kbSystem
 }
 
-// checkKill: signals to every process (-1) or to init.
-func checkKill(c *Call) {
-	args := make([]string, len(c.Args))
-	for i, w := range c.Args {
-		if w.Known {
-			args[i] = w.Value
-		}
-	}
-	if signalZero(args) {
-		return // signal 0 is sent to nobody: it only checks that the processes exist
-	}
-	for _, w := range c.Positional {
-		if w.Value == "-1" || w.Value == "1" || w.Value == "0" && len(c.Positional) == 1 {
-			c.Tag(TagSystemChange, "kill "+w.Value)
-			return
-		}
-	}
-	for _, w := range c.Args {
-		if w.Value == "-1" && w.Known {
-			c.Tag(TagSystemChange, "kill -1")
-			return
-		}
-	}
-}
-
-// checkPkill: killing every process of a user, or by a broad pattern.
-func checkPkill(c *Call) {
-	if _, ok := c.Flag("-u", "-U", "--user"); ok {
-		c.Tag(TagSystemChange, c.Name+" -u")
-		return
-	}
-	for _, w := range c.Positional {
-		switch w.Value {
-		case ".", ".*", "-1", "init", "systemd", "sshd", "auditd", "rsyslogd", "syslogd", "journald", "systemd-journald":
-			c.Tag(TagSystemChange, c.Name+" "+w.Value)
-			if w.Value == "auditd" || w.Value == "rsyslogd" || w.Value == "syslogd" || w.Value == "systemd-journald" {
-				c.Tag(TagSecurityOff, c.Name+" "+w.Value)
-			}
-			return
-		}
-	}
-}
-
 // checkHostname: "hostname NAME" sets it.
 func checkHostname(c *Call) {
 	if len(c.Positional) > 0 {
@@ -245,6 +202,11 @@ func checkSystemctl(c *Call) {
 		return
 	}
 	units := c.Positional[1:]
+	_, user := c.Flag("--user")
+	_, now := c.Flag("--now")
+	if verb.Value != "disable" && verb.Value != "mask" || now {
+		c.an.signalUnits(c, verb.Value, units, user)
+	}
 	switch verb.Value {
 	case "enable", "reenable", "preset", "link", "add-wants", "add-requires", "daemon-reload", "edit", "set-default", "revert":
 		c.Tag(TagPersistence, "systemctl "+verb.Value)
@@ -269,6 +231,7 @@ func checkService(c *Call) {
 		return
 	}
 	unit, verb := c.Positional[0].Value, c.Positional[1].Value
+	c.an.signalUnits(c, verb, c.Positional[:1], false)
 	switch {
 	case (verb == "stop" || verb == "disable") && isSecurityUnit(unit):
 		c.Tag(TagSecurityOff, "service "+unit+" "+verb)

@@ -40,7 +40,8 @@ func TestKillTargets(t *testing.T) {
 		// a lookup feeds only a kill whose operand is not spelled out
 		{cmd: `grep -rn redis src; kill %1`},
 		{cmd: `pgrep -f cron; kill 4242`},
-		{cmd: `ps aux | grep [s]shd; kill $!`, daemons: []string{"sshd"}},
+		// $! is a job this shell started: the lookup beside it feeds nothing
+		{cmd: `ps aux | grep [s]shd; kill $!`},
 	}
 	for _, c := range cases {
 		t.Run(c.cmd, func(t *testing.T) {
@@ -111,6 +112,113 @@ func TestModeChanges(t *testing.T) {
 			}
 			if !slices.Equal(got, c.want) {
 				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestSignalTargetsByDataflow: a kill reaches the command's own process
+// only when its operand's value is $! (directly or carried through
+// variables, function arguments and loops) or a job spec; every other
+// unresolved value is a process the command did not start, whatever the
+// names and the shape around it.
+func TestSignalTargetsByDataflow(t *testing.T) {
+	opt := Options{Cwd: "/home/dev/project", Home: "/home/dev"}
+	cases := []struct {
+		cmd  string
+		want []SignalTarget
+	}{
+		// own jobs
+		{`sleep 5 & kill $!`, []SignalTarget{SignalOwn}},
+		{`sleep 5 & pid=$!; sleep 1; kill "$pid"`, []SignalTarget{SignalOwn}},
+		{`./server & srv_pid=$!; stop() { kill -TERM "$1"; }; stop $srv_pid`, []SignalTarget{SignalOwn}},
+		{`sleep 9 & kill -- -$!`, []SignalTarget{SignalOwn}},
+		{`sleep 9 & kill %1`, []SignalTarget{SignalOwn}},
+		{`trap 'kill $!' EXIT; ./server &`, []SignalTarget{SignalOwn}},
+		{`if true; then sleep 5 & p=$!; else sleep 6 & p=$!; fi; kill $p`, []SignalTarget{SignalOwn}},
+		// nothing is sent
+		{`kill -0 $pid`, nil},
+		{`kill -l`, nil},
+		{`killall -l`, nil},
+		{`timeout -s KILL 5 make test`, nil},
+		{`ps aux | grep node`, nil},
+		// not started by the command
+		{`kill $pid`, []SignalTarget{SignalLookup}},
+		{`sleep 5 & pid=$(pgrep -n sleep); kill $pid`, []SignalTarget{SignalLookup}},
+		{`sleep 5 & p=$!; p=$(cat app.pid); kill $p`, []SignalTarget{SignalLookup}},
+		{`kill $(lsof -t -i:3000)`, []SignalTarget{SignalLookup}},
+		{"kill `cat /run/app.pid`", []SignalTarget{SignalLookup}},
+		{`ps aux | grep myapp | awk '{print $2}' | xargs kill`, []SignalTarget{SignalLookup}},
+		{`ps aux | grep myapp | awk '{print $2}' | xargs -I{} kill -9 {}`, []SignalTarget{SignalLookup}},
+		{`ps -eo pid=,comm= | while read zz yy; do kill $zz; done`, []SignalTarget{SignalLookup}},
+		{`ps aux | awk '/myapp/ {system("kill " $2)}'`, []SignalTarget{SignalLookup}},
+		{`sh -c 'kill $(pidof myapp)'`, []SignalTarget{SignalLookup}},
+		{`eval 'kill $(pgrep myapp)'`, []SignalTarget{SignalLookup}},
+		{`fuser -k 8080/tcp`, []SignalTarget{SignalLookup}},
+		{`kill 4242`, []SignalTarget{SignalPID}},
+		{`pkill -f "node server.js"`, []SignalTarget{SignalName}},
+		// everything
+		{`kill -9 -1`, []SignalTarget{SignalAll}},
+		{`kill -- -1`, []SignalTarget{SignalAll}},
+		{`killall5 -9`, []SignalTarget{SignalAll}},
+		{`pkill -u dev`, []SignalTarget{SignalAll}},
+		{`pkill -9 .`, []SignalTarget{SignalAll}},
+		// services
+		{`systemctl stop nginx`, []SignalTarget{SignalUnit}},
+		{`systemctl disable --now cron`, []SignalTarget{SignalUnit}},
+		{`systemctl disable cron`, nil},
+		{`service cron stop`, []SignalTarget{SignalUnit}},
+		{`/etc/init.d/rsyslog stop`, []SignalTarget{SignalUnit}},
+		{`systemctl status nginx`, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.cmd, func(t *testing.T) {
+			var got []SignalTarget
+			for _, s := range Analyze(c.cmd, opt).Signals {
+				if !slices.Contains(got, s.Target) {
+					got = append(got, s.Target)
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestKillTargetsFollowFilters: the names a kill of listed PIDs reaches
+// are those its filters compare with, in any construct (awk, [ ], case,
+// [[ ]], a function's arguments), and a listing nothing filters reaches
+// every process.
+func TestKillTargetsFollowFilters(t *testing.T) {
+	opt := Options{Cwd: "/home/dev/project", Home: "/home/dev"}
+	cases := []struct {
+		cmd        string
+		daemon     string
+		unfiltered bool
+	}{
+		{cmd: `zap() { for n in "$@"; do for q in $(ps -eo pid=,comm= | awk -v n="$n" '$2==n{print $1}'); do kill -9 "$q"; done; done; }; zap rsyslogd cron`, daemon: "rsyslogd"},
+		{cmd: `ps -eo pid=,comm= | while read a b; do case $b in cron|auditd) kill $a;; esac; done`, daemon: "cron"},
+		{cmd: `ps -eo pid=,comm= | while read a b; do [[ $b == sshd ]] && kill $a; done`, daemon: "sshd"},
+		{cmd: `ps -eo pid=,comm= | while read a b; do [ "$b" = falco ] && kill $a; done`, daemon: "falco"},
+		{cmd: `for s in auditd cron; do kill $(pgrep -x $s); done`, daemon: "auditd"},
+		{cmd: `ps -eo pid= | xargs kill -9`, unfiltered: true},
+		{cmd: `kill $(ps -e -o pid=)`, unfiltered: true},
+		{cmd: `ps aux | awk '{print $2}' | xargs kill`, unfiltered: true},
+		{cmd: `ps aux | grep myapp | awk '{print $2}' | xargs kill`},
+		{cmd: `kill $(lsof -t -i:3000)`},
+	}
+	for _, c := range cases {
+		t.Run(c.cmd, func(t *testing.T) {
+			fx := Analyze(c.cmd, opt)
+			daemon := ""
+			for _, k := range fx.KillTargets() {
+				if d, ok := SystemDaemon(k.Name, k.Unit); ok && daemon == "" {
+					daemon = d
+				}
+			}
+			if daemon != c.daemon || fx.UnfilteredKill() != c.unfiltered {
+				t.Errorf("daemon %q unfiltered %v, want %q %v", daemon, fx.UnfilteredKill(), c.daemon, c.unfiltered)
 			}
 		})
 	}

@@ -550,7 +550,7 @@ func (a *analyzer) caseClause(c *syntax.CaseClause, in *stream) stream {
 			a.merge(m, true, carry...)
 		}
 		for _, p := range it.Patterns {
-			a.word1(p)
+			a.filter(a.word1(p))
 		}
 		out = joinStreams(out, a.stmts(it.Stmts, in))
 		n := len(ends)
@@ -721,7 +721,7 @@ func (a *analyzer) arithm(x syntax.ArithmExpr) {
 	case *syntax.ParenArithm:
 		a.arithm(e.X)
 	case *syntax.Word:
-		a.word1(e)
+		a.filter(a.word1(e))
 	}
 }
 
@@ -758,6 +758,18 @@ func (a *analyzer) test(x syntax.TestExpr) {
 	case *syntax.ParenTest:
 		a.test(e.X)
 	case *syntax.Word:
-		a.word1(e)
+		a.filter(a.word1(e))
+	}
+}
+
+// maxFilters bounds Effects.filters.
+const maxFilters = 64
+
+// filter records a literal a case pattern or a [[ ]] test compares with:
+// in a loop over a process listing it selects the processes a kill
+// reaches (KillTargets).
+func (a *analyzer) filter(w Word) {
+	if w.Value != "" && len(a.eff.filters) < maxFilters {
+		a.eff.filters = append(a.eff.filters, w.Value)
 	}
 }

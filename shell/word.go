@@ -31,12 +31,15 @@ type wbuild struct {
 	empty    [4]int // positions in pat of bounded holes that may be empty
 	nempty   int
 	progEnd  int // len(pat) right after a program location (wProg)
+	holes    int // unknown parts appended to the field (star)
+	own      int // of which the PID of a job this command started ($!)
 }
 
 func (b *wbuild) reset() {
 	b.val, b.pat = b.val[:0], b.pat[:0]
 	b.started, b.unknown, b.glob, b.flags, b.proc = false, false, false, 0, 0
 	b.loose, b.rec, b.many, b.setpart, b.nempty, b.progEnd = false, false, false, false, 0, 0
+	b.holes, b.own = 0, 0
 }
 
 // emit ends the current field.
@@ -47,7 +50,10 @@ func (b *wbuild) emit() {
 	if b.flags&wProg != 0 && len(b.pat) != b.progEnd {
 		b.flags &^= wProg // text or a value was glued to the location
 	}
-	w := Word{Value: string(b.val), Known: !b.unknown, Glob: b.glob, flags: b.flags &^ (wSet | wRec), proc: b.proc}
+	w := Word{Value: string(b.val), Known: !b.unknown, Glob: b.glob, flags: b.flags &^ (wSet | wRec | wOwnPid), proc: b.proc}
+	if b.unknown && b.holes > 0 && b.own == b.holes {
+		w.flags |= wOwnPid // "$!", "-$pid" with pid=$!: nothing else unknown in it
+	}
 	if b.unknown || b.glob {
 		w.pat = string(b.pat)
 	}
@@ -88,6 +94,7 @@ func (b *wbuild) bounded() bool {
 // and returns its position.
 func (b *wbuild) star() int {
 	b.started, b.unknown, b.boundary = true, true, false
+	b.holes++
 	if n := len(b.pat); n == 0 || b.pat[n-1] != '*' {
 		b.pat = append(b.pat, '*')
 	}
@@ -132,6 +139,7 @@ func (b *wbuild) setPat(w Word, quoted bool) {
 		b.glob = b.glob || w.Glob
 	} else {
 		b.unknown = true
+		b.holes++
 	}
 	if w.flags&wRec != 0 {
 		b.rec = true
