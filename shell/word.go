@@ -30,13 +30,16 @@ type wbuild struct {
 	split    bool   // field splitting applies (command arguments)
 	empty    [4]int // positions in pat of bounded holes that may be empty
 	nempty   int
-	progEnd  int // len(pat) right after a program location (wProg)
+	progEnd  int        // len(pat) right after a program location (wProg)
+	sel      *Selection // the selection of a set word that is the whole field
+	selPat   string     // that set word's pattern
 }
 
 func (b *wbuild) reset() {
 	b.val, b.pat = b.val[:0], b.pat[:0]
 	b.started, b.unknown, b.glob, b.flags, b.proc = false, false, false, 0, 0
 	b.loose, b.rec, b.many, b.setpart, b.nempty, b.progEnd = false, false, false, false, 0, 0
+	b.sel, b.selPat = nil, ""
 }
 
 // emit ends the current field.
@@ -56,6 +59,9 @@ func (b *wbuild) emit() {
 		if b.rec {
 			w.flags |= wRec
 		}
+	}
+	if b.sel != nil && w.flags&wRec != 0 && string(b.pat) == b.selPat {
+		w.sel = b.sel // the field is the set word alone
 	}
 	b.out = append(b.out, w)
 	b.reset()
@@ -126,6 +132,9 @@ func (b *wbuild) markEmpty(p int) {
 // a loop variable over a glob): its pattern, unescaped even when quoted,
 // since it stands for the paths it matches.
 func (b *wbuild) setPat(w Word, quoted bool) {
+	if !b.started {
+		b.sel, b.selPat = w.sel, w.pattern()
+	}
 	b.started, b.boundary, b.setpart = true, false, true
 	if w.Known {
 		b.val = append(b.val, w.Value...)

@@ -68,6 +68,14 @@ type Config struct {
 	// deletes (guard.WithProtected): clean and absolute, or every path
 	// is blocked.
 	Protected []string
+	// InternalsHidden says that what the gate allows runs where the
+	// workspace's .parallax is hidden (the own agent's per-command
+	// sandbox shows it as an empty directory). Only the own agent's
+	// sandboxed engine sets it. Unset (the hook, the MCP proxy, the HTTP
+	// API, shield evaluate: an ALLOW runs with the user's full rights),
+	// a recursive operation is judged by what it reaches there
+	// (guard.CheckInternals): fail closed.
+	InternalsHidden bool
 }
 
 // Gate evaluates actions. It is safe for concurrent use.
@@ -121,7 +129,11 @@ func New(cfg Config) (*Gate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load ifc policy: %w", err)
 	}
-	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home, guard.WithProtected(cfg.Protected...)),
+	gopts := []guard.Option{guard.WithProtected(cfg.Protected...)}
+	if cfg.InternalsHidden {
+		gopts = append(gopts, guard.WithInternalsHidden())
+	}
+	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home, gopts...),
 		now: now, prov: newProvenance(), ifc: tr,
 		audit: cfg.Audit, classify: cfg.Classifier, tier2: cfg.Judge,
 		approver: cfg.Approver, supervisor: cfg.Supervisor, unrecorded: unrecordedFor(ws)}
