@@ -41,8 +41,8 @@ import (
 //	read, any                     plain (config.yaml, policy.yaml)    nothing (left to Check)
 //	listing over its bounds       -                                   write BLOCK, read ESCALATE
 //
-// "Names E": the selection reaches E but not an ordinary file name in the
-// same directory (probeName): it aims at names, and a name aimed at in the
+// "Names E": the selection reaches E but not an ordinary file next to
+// .parallax (probeName): it aims at names, and a name aimed at in the
 // engine's directory has no business there. "Unfiltered": it takes every
 // file (grep -rn TODO ., cat $(find . -type f)). Developers run grep -rn
 // WORD . all day through the hook, so an unfiltered search is tested
@@ -325,6 +325,9 @@ func (g *Guard) reveals(sel Selector, p string, limit int64, budget *int64) (sho
 	if sel == nil || limit <= 0 {
 		return false, false
 	}
+	if _, known := sel.Reveals(nil); !known {
+		return false, false // a reader that shows the whole file: whatever it holds
+	}
 	data, err := g.readFile(p, limit)
 	switch {
 	case absent(err):
@@ -384,13 +387,10 @@ type internalReach struct {
 }
 
 // aimed reports whether the selection aims at names: it does not reach
-// an ordinary file next to the engine's (nor, when it selects .parallax
-// itself, an ordinary directory next to it).
+// an ordinary file (or, when it selects .parallax itself, an ordinary
+// directory) next to .parallax.
 func (r *internalReach) aimed() bool {
-	if r.one(r.prefix, true) {
-		return !r.one(path.Join(path.Dir(r.prefix), probeName), true)
-	}
-	return !r.reaches(probeName, false)
+	return !r.one(path.Join(path.Dir(r.prefix), probeName), r.one(r.prefix, true))
 }
 
 // descends reports whether the walk enters .parallax at all.

@@ -44,6 +44,9 @@ func grepSelection(c *Call) *Selection {
 // grepSearch is the search of a grep-like consumer of a set (find -exec
 // grep PAT {} +, xargs grep): nil for any other program.
 func grepSearch(c *Call) *searchTest {
+	if c == nil {
+		return nil // a redirect: the shell reads or writes the file whole
+	}
 	switch c.Name {
 	case "grep", "egrep", "fgrep", "rgrep", "rg":
 		g := grepScan(c)

@@ -76,6 +76,12 @@ type Config struct {
 	// a recursive operation is judged by what it reaches there
 	// (guard.CheckInternals): fail closed.
 	InternalsHidden bool
+	// WalksJudged says that the typed walks the gate allows (search_files,
+	// list_directory) run in an executor that asks the guard about every
+	// entry and skips what it blocks (internal/tools/files, Config.Judge):
+	// the engine's own. Unset (the Claude Code Grep and Glob tools run by
+	// the host), a search is judged by what it reaches in .parallax.
+	WalksJudged bool
 }
 
 // Gate evaluates actions. It is safe for concurrent use.
@@ -95,6 +101,8 @@ type Gate struct {
 	// unrecorded are the taints the store could not write (shared by the
 	// gates of the workspace in this process).
 	unrecorded *unrecorded
+	// walksJudged: Config.WalksJudged.
+	walksJudged bool
 }
 
 // Judge decides what the deterministic tiers escalated (*judge.Judge).
@@ -136,7 +144,7 @@ func New(cfg Config) (*Gate, error) {
 	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home, gopts...),
 		now: now, prov: newProvenance(), ifc: tr,
 		audit: cfg.Audit, classify: cfg.Classifier, tier2: cfg.Judge,
-		approver: cfg.Approver, supervisor: cfg.Supervisor, unrecorded: unrecordedFor(ws)}
+		approver: cfg.Approver, supervisor: cfg.Supervisor, unrecorded: unrecordedFor(ws), walksJudged: cfg.WalksJudged}
 	g.stages = pipeline
 	return g, nil
 }

@@ -101,7 +101,7 @@ func (g *Gate) guardPayload(st *state) (verdict.Verdict, bool) {
 	if v, done := g.guardPaths(st, st.paths); done {
 		return v, done
 	}
-	if p, ok := st.act.Payload.(*action.SearchFilesPayload); ok {
+	if p, ok := st.act.Payload.(*action.SearchFilesPayload); ok && !g.walksJudged {
 		// A search reads every file below its path (the Claude Code Grep
 		// and Glob tools run it with the user's rights).
 		if tree, ok := readTree(st.act); ok {
@@ -208,18 +208,33 @@ func (g *Gate) guardEffects(st *state) (verdict.Verdict, bool) {
 		return v, done
 	}
 	for _, u := range st.effects.Paths {
-		if !u.Recursive {
-			continue
-		}
 		var sel guard.Selector
-		if u.Select != nil {
+		switch {
+		case u.Creates:
+			continue // git writing content: CheckTreeWrite's review
+		case u.Recursive && u.Select != nil:
 			sel = u.Select
+		case u.Recursive:
+		case !u.Glob && treeReaders[u.Program] && u.Access&action.AccessRead != 0:
+			// An archiver or a recursive copy reads a directory operand
+			// whole (tar cf - . reaches .parallax/canary.token).
+			u.Path = strings.TrimSuffix(u.Path, "/") + "/**"
+		default:
+			continue
 		}
 		if v, done := g.guardInternals(st, u.Path, u.Access, sel); done {
 			return v, done
 		}
 	}
 	return verdict.Verdict{}, false
+}
+
+// treeReaders are the programs that read a directory operand with
+// everything below it (archivers, recursive copies and syncs): for
+// CheckInternals their operands are trees.
+var treeReaders = map[string]bool{
+	"tar": true, "gtar": true, "bsdtar": true, "zip": true, "7z": true, "7za": true, "cp": true,
+	"rsync": true, "scp": true, "cpio": true, "pax": true, "rclone": true,
 }
 
 // guardInternals judges what a recursive operation reaches in the

@@ -50,6 +50,7 @@ func Open(ws *workspace.Workspace, opts Options) (*Pipeline, *shield.Gate, error
 	gc := ws.GateConfig(opts.Home)
 	gc.Approver = opts.Approver
 	gc.InternalsHidden = opts.InternalsHidden
+	gc.WalksJudged = opts.Tools != nil // the files executor asks the guard about every entry
 	if opts.Now != nil {
 		gc.Now = opts.Now
 	}
