@@ -54,9 +54,9 @@ type Case struct {
 	// own agent's engine, whose per-command sandbox hides it.
 	Visible bool
 	Expect  verdict.Decision
-	Steps  []Step
-	File   string
-	Line   int
+	Steps   []Step
+	File    string
+	Line    int
 }
 
 // Where renders file:line.
