@@ -17,14 +17,14 @@ func internalsWorkspace(t *testing.T) (ws, home string) {
 	root := t.TempDir()
 	ws, home = filepath.Join(root, "proj"), filepath.Join(root, "home")
 	files := map[string]string{
-		"proj/.parallax/config.yaml":                    "policy: default\n",
-		"proj/.parallax/policy.yaml":                    "deny: []\n",
-		"proj/.parallax/api.token":                      "7f3a9c0d1e2b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5\n",
-		"proj/.parallax/canary.token":                   "c4n4ry0000111122223333444455556666777788889999aaaabbbbccccddddee\n",
-		"proj/.parallax/audit.jsonl":                    `{"v":1,"seq":1,"reason":"reading ~/.ssh/id_rsa is blocked"}` + "\n",
+		"proj/.parallax/config.yaml":                     "policy: default\n",
+		"proj/.parallax/policy.yaml":                     "deny: []\n",
+		"proj/.parallax/api.token":                       "7f3a9c0d1e2b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5\n",
+		"proj/.parallax/canary.token":                    "c4n4ry0000111122223333444455556666777788889999aaaabbbbccccddddee\n",
+		"proj/.parallax/audit.jsonl":                     `{"v":1,"seq":1,"reason":"reading ~/.ssh/id_rsa is blocked"}` + "\n",
 		"proj/.parallax/backups/parallax-1/client.token": "0ld70k3n\n",
-		"proj/src/main.go":                              "package main // TODO: tidy\n",
-		"home/.keep":                                    "",
+		"proj/src/main.go":                               "package main // TODO: tidy\n",
+		"home/.keep":                                     "",
 	}
 	for rel, body := range files {
 		p := filepath.Join(root, rel)
@@ -92,7 +92,7 @@ func TestRunTimePathsCannotReachSealedFiles(t *testing.T) {
 		{"grep -rn TODO .", verdict.Allow, verdict.Allow},
 		{"find . -type f -name '*.pyc' -delete", verdict.Allow, verdict.Allow},
 		{"grep -r --exclude-dir=.parallax 7f3a9c0d .", verdict.Allow, verdict.Allow},
-		{"rg 7f3a9c0d .", verdict.Allow, verdict.Allow}, // rg skips hidden directories
+		{"rg 7f3a9c0d .", verdict.Allow, verdict.Allow},                                                                 // rg skips hidden directories
 		{"find . -name '*.md' -not -path './.parallax/*' -exec sed -i s/a/b/ {} +", verdict.Escalate, verdict.Escalate}, // checkTree's review
 		{"find . -path ./.parallax -prune -o -name '*.md' -exec sed -i s/a/b/ {} +", verdict.Escalate, verdict.Escalate},
 		{"find . -maxdepth 1 -name '*.txt' -exec rm {} +", verdict.Allow, verdict.Allow},
