@@ -117,7 +117,18 @@
 //     every wildcard could be a ".ssh" somewhere); expansion still checks
 //     what exists. A final segment of bare stars ("dir/*") is judged as
 //     listing the directory plus what expansion finds, not by name rules.
-//   - The guard does not look inside directories: a recursive read of a
+//   - The workspace's .parallax under a recursive operation
+//     (CheckInternals, internals.go): unless the guard is built
+//     WithInternalsHidden (the own agent, whose per-command sandbox hides
+//     it), what the operation reaches there is listed (bounded: 4096
+//     entries, depth 8, over that: writes BLOCK, reads ESCALATE) and put
+//     through its selection (a Selector: find's expression, grep's
+//     filters, the consumer's search). A change reaching any entry
+//     BLOCKs; a read aimed at a token, the audit chain or the database
+//     BLOCKs; an unfiltered search is tested against the tokens' content
+//     (a match BLOCKs) and the records' (a match ESCALATEs); a reader
+//     that shows whole files ESCALATEs.
+//   - The guard does not look inside other directories: a recursive read of a
 //     directory holding a .env is judged as a read of the directory.
 //     Contents are for DLP and IFC. The typed walks (list_directory,
 //     search_files) ask Check about each entry they meet and skip what

@@ -117,7 +117,7 @@ type Option func(*Guard)
 func WithFS(f FS) Option {
 	return func(g *Guard) {
 		if f != nil {
-			g.fs = f
+			g.fs, g.custom = f, true
 		}
 	}
 }
@@ -139,6 +139,8 @@ type Guard struct {
 	home      string // cleaned absolute home
 	fs        FS
 	broken    string // non-empty: every check blocks with this reason
+	custom    bool   // fs was given WithFS: file contents are read through it
+	hidden    bool   // WithInternalsHidden: the executor hides .parallax
 
 	prefixes  map[string]*entry // folded absolute path → entry
 	ancestors map[string]*entry // folded strict ancestor of an entry → worst entry below

@@ -21,8 +21,9 @@ import (
 //   - the root itself, and what REST names, go through Check/CheckGlob;
 //   - a recursive read over a tree that holds restricted or sealed
 //     entries outside the workspace (find ~, grep -r / …) ESCALATEs;
-//     the workspace's own .parallax is excluded from recursive reads by
-//     the executor and does not count;
+//     the workspace's own .parallax does not count here: it is hidden by
+//     the own agent's executor (WithInternalsHidden), and otherwise
+//     CheckInternals judges what the operation reaches in it;
 //   - a recursive write or delete over a tree that holds any protected
 //     entry (.parallax, SOUL.md, rc files, keys) ESCALATEs;
 //   - the tree is not expanded against the disk: links and secret file
@@ -66,8 +67,9 @@ func (g *Guard) checkTree(pattern string, acc action.Access, dot bool) (Finding,
 // treeNamed handles "ROOT/**/REST": an entry below ROOT is reached when
 // its own name matches REST's last segment, or when it is a restricted
 // or sealed area whose files could match. The workspace's .parallax is
-// left to the executor for name-narrowed selections (find . -name '*.o'
-// -delete): its files are the engine's, never the project's.
+// left to CheckInternals for name-narrowed selections (find . -name '*.o'
+// -delete): hidden by the own agent's executor, judged entry by entry
+// by what exists there otherwise.
 func (g *Guard) treeNamed(root, rest string, acc action.Access) (Finding, bool) {
 	res, err := g.resolve(root)
 	if err != nil {

@@ -8,9 +8,10 @@ type Word struct {
 	Known bool   // fully resolved statically
 	Glob  bool   // holds unquoted glob metacharacters (* ? [)
 
-	pat   string    // glob pattern: quoted metacharacters escaped, unknown parts as *
-	flags wordFlags // how the word was built
-	proc  int       // process substitution: index+1 in analyzer.procs
+	pat   string     // glob pattern: quoted metacharacters escaped, unknown parts as *
+	flags wordFlags  // how the word was built
+	proc  int        // process substitution: index+1 in analyzer.procs
+	sel   *Selection // a set word's selection (find's expression), nil: everything
 }
 
 // wordFlags say how a word was built.

@@ -27,7 +27,11 @@ type PathUse struct {
 	Creates bool
 	// Mkdir marks a write that creates a directory, empty (mkdir): it
 	// puts no content in place. Set only for a literal path.
-	Mkdir   bool
+	Mkdir bool
+	// Select narrows a recursive set (Recursive) beyond its pattern: what
+	// find's expression, grep's filters and the consumer's search select
+	// and show (see Selection). nil selects everything the pattern does.
+	Select  *Selection
 	Program string // the program that touches it ("" for a redirect)
 }
 

@@ -65,7 +65,7 @@ func treePat(root, name string) string {
 // useTree records a recursive selection of the files below the directory
 // a known word names, narrowed by a name pattern. Unknown and glob words
 // are left to the plain use the caller recorded.
-func (a *analyzer) useTree(c *Call, w Word, name string, acc action.Access) {
+func (a *analyzer) useTree(c *Call, w Word, name string, acc action.Access, sel *Selection) {
 	if !w.Known || w.Glob {
 		return
 	}
@@ -73,7 +73,7 @@ func (a *analyzer) useTree(c *Call, w Word, name string, acc action.Access) {
 	if !ok {
 		return
 	}
-	a.usePathSet(c, treePat(escapeGlob(p), name), acc, true, true)
+	a.usePathSel(c, treePat(escapeGlob(p), name), acc, true, true, sel)
 }
 
 // prep adjusts a call before its knowledge base Check runs.
@@ -180,6 +180,7 @@ func (a *analyzer) prepFind(c *Call) {
 		case isFindAction(v.Value):
 			j := execEnd(args, i)
 			set, ok := a.findSet(c, pats, findName(args, start, i))
+			set.sel = findSelection(args, start, i, pats)
 			inDir := v.Value == "-execdir" || v.Value == "-okdir"
 			for k := i + 1; ok && k < j; k++ {
 				if nw, ok := braceWord(args[k], set, !inDir); ok {
@@ -192,8 +193,11 @@ func (a *analyzer) prepFind(c *Call) {
 			i = j
 		case v.Value == "-delete" && c.delSet == nil:
 			name := findName(args, start, i)
+			sel := findSelection(args, start, i, pats)
 			for _, p := range pats {
-				c.delSet = append(c.delSet, setWord(treePat(p, name), true))
+				w := setWord(treePat(p, name), true)
+				w.sel = sel
+				c.delSet = append(c.delSet, w)
 			}
 		}
 	}
@@ -278,9 +282,12 @@ func findItems(c *Call) []Word {
 		}
 	}
 	name := findName(args, start, end)
+	sel := findSelection(args, start, -1, pats)
 	out := make([]Word, 0, len(pats))
 	for _, p := range pats {
-		out = append(out, setWord(treePat(p, name), true))
+		w := setWord(treePat(p, name), true)
+		w.sel = sel
+		out = append(out, w)
 	}
 	return out
 }

@@ -184,15 +184,16 @@ func grepTrees(c *Call, patternFlag bool) {
 	if w, ok := c.Flag("--include", "-g", "--glob"); ok && w.Known && !strings.ContainsAny(w.Value, "/!{") {
 		name = w.Value
 	}
+	sel := grepSelection(c)
 	if len(ops) == 0 {
-		c.an.useTree(c, Word{Value: ".", Known: true}, name, accR)
+		c.an.useTree(c, Word{Value: ".", Known: true}, name, accR, sel)
 		return
 	}
 	for _, w := range ops {
 		if w.Known && w.Value == "-" {
 			continue
 		}
-		c.an.useTree(c, w, name, accR)
+		c.an.useTree(c, w, name, accR, sel)
 	}
 }
 

@@ -213,7 +213,11 @@ func (a *analyzer) useSet(c *Call, w Word, acc action.Access) {
 		a.usePath(c, root, acc, false)
 		return
 	}
-	a.usePathSet(c, p, acc, true, rec)
+	var sel *Selection
+	if rec {
+		sel = w.sel.withSearch(grepSearch(c))
+	}
+	a.usePathSel(c, p, acc, true, rec, sel)
 }
 
 // setRoot is the directory a recursive set of everything below it
@@ -268,11 +272,20 @@ func (a *analyzer) usePath(c *Call, p string, acc action.Access, glob bool) {
 // usePathSet records an absolute path or pattern; rec marks find
 // semantics (PathUse.Recursive).
 func (a *analyzer) usePathSet(c *Call, p string, acc action.Access, glob, rec bool) {
+	a.usePathSel(c, p, acc, glob, rec, nil)
+}
+
+// usePathSel is usePathSet with the selection of a recursive set.
+func (a *analyzer) usePathSel(c *Call, p string, acc action.Access, glob, rec bool, sel *Selection) {
 	if p == "" || p == "/dev/null" || p == "/dev/stdin" || p == "/dev/stdout" ||
 		p == "/dev/stderr" || p == "/dev/tty" || strings.HasPrefix(p, "/dev/fd/") {
 		return
 	}
-	a.addPath(c, PathUse{Path: p, Access: acc, Glob: glob, Recursive: rec && glob, Program: progName(c)})
+	u := PathUse{Path: p, Access: acc, Glob: glob, Recursive: rec && glob, Program: progName(c)}
+	if u.Recursive {
+		u.Select = sel
+	}
+	a.addPath(c, u)
 }
 
 // addPath records a path use once.

@@ -30,9 +30,11 @@ type wbuild struct {
 	split    bool   // field splitting applies (command arguments)
 	empty    [4]int // positions in pat of bounded holes that may be empty
 	nempty   int
-	progEnd  int // len(pat) right after a program location (wProg)
-	holes    int // unknown parts appended to the field (star)
-	own      int // of which the PID of a job this command started ($!)
+	progEnd  int        // len(pat) right after a program location (wProg)
+	holes    int        // unknown parts appended to the field (star)
+	own      int        // of which the PID of a job this command started ($!)
+	sel      *Selection // the selection of a set word that is the whole field
+	selPat   string     // that set word's pattern
 }
 
 func (b *wbuild) reset() {
@@ -40,6 +42,7 @@ func (b *wbuild) reset() {
 	b.started, b.unknown, b.glob, b.flags, b.proc = false, false, false, 0, 0
 	b.loose, b.rec, b.many, b.setpart, b.nempty, b.progEnd = false, false, false, false, 0, 0
 	b.holes, b.own = 0, 0
+	b.sel, b.selPat = nil, ""
 }
 
 // emit ends the current field.
@@ -62,6 +65,9 @@ func (b *wbuild) emit() {
 		if b.rec {
 			w.flags |= wRec
 		}
+	}
+	if b.sel != nil && w.flags&wRec != 0 && string(b.pat) == b.selPat {
+		w.sel = b.sel // the field is the set word alone
 	}
 	b.out = append(b.out, w)
 	b.reset()
@@ -133,6 +139,9 @@ func (b *wbuild) markEmpty(p int) {
 // a loop variable over a glob): its pattern, unescaped even when quoted,
 // since it stands for the paths it matches.
 func (b *wbuild) setPat(w Word, quoted bool) {
+	if !b.started {
+		b.sel, b.selPat = w.sel, w.pattern()
+	}
 	b.started, b.boundary, b.setpart = true, false, true
 	if w.Known {
 		b.val = append(b.val, w.Value...)

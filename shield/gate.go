@@ -68,6 +68,20 @@ type Config struct {
 	// deletes (guard.WithProtected): clean and absolute, or every path
 	// is blocked.
 	Protected []string
+	// InternalsHidden says that what the gate allows runs where the
+	// workspace's .parallax is hidden (the own agent's per-command
+	// sandbox shows it as an empty directory). Only the own agent's
+	// sandboxed engine sets it. Unset (the hook, the MCP proxy, the HTTP
+	// API, shield evaluate: an ALLOW runs with the user's full rights),
+	// a recursive operation is judged by what it reaches there
+	// (guard.CheckInternals): fail closed.
+	InternalsHidden bool
+	// WalksJudged says that the typed walks the gate allows (search_files,
+	// list_directory) run in an executor that asks the guard about every
+	// entry and skips what it blocks (internal/tools/files, Config.Judge):
+	// the engine's own. Unset (the Claude Code Grep and Glob tools run by
+	// the host), a search is judged by what it reaches in .parallax.
+	WalksJudged bool
 }
 
 // Gate evaluates actions. It is safe for concurrent use.
@@ -87,6 +101,8 @@ type Gate struct {
 	// unrecorded are the taints the store could not write (shared by the
 	// gates of the workspace in this process).
 	unrecorded *unrecorded
+	// walksJudged: Config.WalksJudged.
+	walksJudged bool
 }
 
 // Judge decides what the deterministic tiers escalated (*judge.Judge).
@@ -121,10 +137,14 @@ func New(cfg Config) (*Gate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load ifc policy: %w", err)
 	}
-	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home, guard.WithProtected(cfg.Protected...)),
+	gopts := []guard.Option{guard.WithProtected(cfg.Protected...)}
+	if cfg.InternalsHidden {
+		gopts = append(gopts, guard.WithInternalsHidden())
+	}
+	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home, gopts...),
 		now: now, prov: newProvenance(), ifc: tr,
 		audit: cfg.Audit, classify: cfg.Classifier, tier2: cfg.Judge,
-		approver: cfg.Approver, supervisor: cfg.Supervisor, unrecorded: unrecordedFor(ws)}
+		approver: cfg.Approver, supervisor: cfg.Supervisor, unrecorded: unrecordedFor(ws), walksJudged: cfg.WalksJudged}
 	g.stages = pipeline
 	return g, nil
 }

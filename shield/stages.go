@@ -98,7 +98,17 @@ func readTree(a *action.Action) (string, bool) {
 
 // guardPayload checks the paths named in the payload.
 func (g *Gate) guardPayload(st *state) (verdict.Verdict, bool) {
-	return g.guardPaths(st, st.paths)
+	if v, done := g.guardPaths(st, st.paths); done {
+		return v, done
+	}
+	if p, ok := st.act.Payload.(*action.SearchFilesPayload); ok && !g.walksJudged {
+		// A search reads every file below its path (the Claude Code Grep
+		// and Glob tools run it with the user's rights).
+		if tree, ok := readTree(st.act); ok {
+			return g.guardInternals(st, tree, action.AccessRead, shell.SearchSelection(p.Pattern))
+		}
+	}
+	return verdict.Verdict{}, false
 }
 
 func (g *Gate) guardPaths(st *state, refs []policy.PathRef) (verdict.Verdict, bool) {
@@ -194,7 +204,55 @@ func (g *Gate) guardEffects(st *state) (verdict.Verdict, bool) {
 		// not clear a command whose destination nobody knows.
 		st.hosts = append(st.hosts, n.Host)
 	}
-	return g.guardPaths(st, st.paths[start:])
+	if v, done := g.guardPaths(st, st.paths[start:]); done {
+		return v, done
+	}
+	for _, u := range st.effects.Paths {
+		var sel guard.Selector
+		switch {
+		case u.Creates:
+			continue // git writing content: CheckTreeWrite's review
+		case u.Recursive && u.Select != nil:
+			sel = u.Select
+		case u.Recursive:
+		case !u.Glob && treeReaders[u.Program] && u.Access&action.AccessRead != 0:
+			// An archiver or a recursive copy reads a directory operand
+			// whole (tar cf - . reaches .parallax/canary.token).
+			u.Path = strings.TrimSuffix(u.Path, "/") + "/**"
+		default:
+			continue
+		}
+		if v, done := g.guardInternals(st, u.Path, u.Access, sel); done {
+			return v, done
+		}
+	}
+	return verdict.Verdict{}, false
+}
+
+// treeReaders are the programs that read a directory operand with
+// everything below it (archivers, recursive copies and syncs): for
+// CheckInternals their operands are trees.
+var treeReaders = map[string]bool{
+	"tar": true, "gtar": true, "bsdtar": true, "zip": true, "7z": true, "7za": true, "cp": true,
+	"rsync": true, "scp": true, "cpio": true, "pax": true, "rclone": true,
+}
+
+// guardInternals judges what a recursive operation reaches in the
+// workspace's .parallax when the executor does not hide it
+// (Config.InternalsHidden, guard.CheckInternals).
+func (g *Gate) guardInternals(st *state, pattern string, acc action.Access, sel guard.Selector) (verdict.Verdict, bool) {
+	f, hit := st.guard.CheckInternals(pattern, acc, sel)
+	if !hit {
+		return verdict.Verdict{}, false
+	}
+	switch f.Decision {
+	case verdict.Allow:
+		return verdict.Verdict{}, false
+	case verdict.Escalate:
+		st.escalate(verdict.StageGuard, 2, f.Rule, f.Reason)
+		return verdict.Verdict{}, false
+	}
+	return block(verdict.StageGuard, 0, f.Rule, f.Reason)
 }
 
 // treeRoot returns ROOT for a recursive selection "ROOT/**" or

@@ -55,7 +55,7 @@ corpus is written for.`,
 				return err
 			}
 			gates := corpus.ShieldGates(cfg)
-			if _, err := gates(""); err != nil {
+			if _, err := gates("", false); err != nil {
 				return err // the run's own policy must load; cases naming another get their own gate
 			}
 			report := corpus.Run(cmd.Context(), gates, cases)

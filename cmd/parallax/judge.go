@@ -128,7 +128,7 @@ func judgeModel(file, name string) (judge.Model, error) {
 func escalatedCases(ctx context.Context, gates corpus.Gates, cases []corpus.Case) ([]corpus.Case, error) {
 	var out []corpus.Case
 	for i := range cases {
-		ev, err := gates(cases[i].Policy)
+		ev, err := gates(cases[i].Policy, cases[i].Visible)
 		if err != nil {
 			return nil, err
 		}

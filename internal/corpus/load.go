@@ -47,17 +47,23 @@ type Case struct {
 	// Policy is the preset the case is judged under (gate and flows);
 	// "" is the runner's default.
 	Policy string
-	Expect verdict.Decision
-	Steps  []Step
-	File   string
-	Line   int
+	// Visible: the case is judged as the gate in front of an agent we do
+	// not own judges it (the Claude Code hook, the MCP proxy, the HTTP
+	// API), where an allowed command sees the workspace's .parallax
+	// ("internals: visible"). By default ("hidden") it is judged as the
+	// own agent's engine, whose per-command sandbox hides it.
+	Visible bool
+	Expect  verdict.Decision
+	Steps   []Step
+	File    string
+	Line    int
 }
 
 // Where renders file:line.
 func (c *Case) Where() string { return fmt.Sprintf("%s:%d", c.File, c.Line) }
 
 var (
-	caseKeys = []string{"id", "category", "intent", "description", "must", "policy", "expect", "steps"}
+	caseKeys = []string{"id", "category", "intent", "description", "must", "policy", "internals", "expect", "steps"}
 	stepKeys = []string{"type", "payload", "result", "session", "parent"}
 )
 
@@ -220,6 +226,7 @@ type rawCase struct {
 	Description string      `yaml:"description"`
 	Must        bool        `yaml:"must"`
 	Policy      string      `yaml:"policy"`
+	Internals   string      `yaml:"internals"`
 	Expect      string      `yaml:"expect"`
 	Steps       []yaml.Node `yaml:"steps"`
 }
@@ -236,6 +243,13 @@ func decodeCase(n *yaml.Node) (Case, error) {
 		Policy: r.Policy}
 	if err := c.checkHeader(r.Expect); err != nil {
 		return Case{}, err
+	}
+	switch r.Internals {
+	case "", "hidden":
+	case "visible":
+		c.Visible = true
+	default:
+		return Case{}, fmt.Errorf("case %q: internals %q (want hidden or visible)", c.ID, r.Internals)
 	}
 	if c.Policy != "" && !slices.Contains(policy.PresetNames(), c.Policy) {
 		return Case{}, fmt.Errorf("case %q: policy %q is not a preset (want one of %s)", c.ID, c.Policy,

@@ -15,41 +15,53 @@ type Evaluator interface {
 	Evaluate(ctx context.Context, r shield.Request) verdict.Verdict
 }
 
-// Gates returns the evaluator for a policy preset; "" is the run's
-// default.
-type Gates func(policy string) (Evaluator, error)
+// Gates returns the evaluator for a policy preset ("" is the run's
+// default) and an executor that hides the workspace's .parallax or not
+// (visible: Case.Visible).
+type Gates func(policy string, visible bool) (Evaluator, error)
 
-// ShieldGates builds one gate per policy from cfg (cfg.Policy is the
-// default) as cases ask for them, and gives each case a fresh copy: no
-// case sees the taint or file labels another left behind.
+// ShieldGates builds one gate per policy and executor setting from cfg
+// (cfg.Policy is the default) as cases ask for them, and gives each case
+// a fresh copy: no case sees the taint or file labels another left
+// behind. A case is judged as the own agent's engine judges it, with
+// .parallax hidden by the executor (shield.Config.InternalsHidden), unless
+// it says "internals: visible" (the hook, the MCP proxy, the HTTP API).
 func ShieldGates(cfg shield.Config) Gates {
 	var mu sync.Mutex
-	built := map[string]*shield.Gate{}
-	return func(p string) (Evaluator, error) {
+	type key struct {
+		policy  string
+		visible bool
+	}
+	built := map[key]*shield.Gate{}
+	return func(p string, visible bool) (Evaluator, error) {
 		if p == "" {
 			p = cfg.Policy
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if g, ok := built[p]; ok {
+		if g, ok := built[key{p, visible}]; ok {
 			return g.Fresh(), nil
 		}
 		c := cfg
-		c.Policy = p
+		c.Policy, c.InternalsHidden = p, !visible
 		g, err := shield.New(c)
 		if err != nil {
 			return nil, fmt.Errorf("build gate for policy %q: %w", p, err)
 		}
-		built[p] = g
+		built[key{p, visible}] = g
 		return g.Fresh(), nil
 	}
 }
 
-// Fixed judges every case with ev; a case that names a policy fails.
+// Fixed judges every case with ev; a case that names a policy or asks
+// for visible internals fails.
 func Fixed(ev Evaluator) Gates {
-	return func(p string) (Evaluator, error) {
+	return func(p string, visible bool) (Evaluator, error) {
 		if p != "" {
 			return nil, fmt.Errorf("this run has one gate; case policy %q is not available", p)
+		}
+		if visible {
+			return nil, fmt.Errorf("this run has one gate; visible internals are not available")
 		}
 		return ev, nil
 	}
@@ -181,7 +193,7 @@ func Run(ctx context.Context, gates Gates, cases []Case) *Report {
 	for i := range cases {
 		c := &cases[i]
 		var o Outcome
-		if ev, err := gates(c.Policy); err != nil {
+		if ev, err := gates(c.Policy, c.Visible); err != nil {
 			o = Outcome{Decision: verdict.Block, Step: 1, Verdict: verdict.Verdict{Decision: verdict.Block,
 				Rule: "corpus_gate_error", Reason: err.Error()}}
 		} else {

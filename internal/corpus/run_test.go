@@ -141,7 +141,7 @@ func TestRunSubSessionsAndPolicies(t *testing.T) {
 	c.Steps[1].Session, c.Steps[1].Parent = "helper", "main"
 	c.Steps[2].Session, c.Steps[2].Parent = "sub", "helper"
 	var asked []string
-	gates := func(p string) (Evaluator, error) {
+	gates := func(p string, _ bool) (Evaluator, error) {
 		asked = append(asked, p)
 		return g, nil
 	}

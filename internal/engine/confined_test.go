@@ -8,7 +8,6 @@ import (
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/sandbox"
-	"github.com/parallax/parallax/shield"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -23,10 +22,9 @@ func confinedEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newEnv(t, envOptions{wrap: func(c Config) Config {
-		c.Executors = ToolExecutors(ToolsConfig{Guard: c.Gate.(*shield.Gate).Guard(), ConfineFiles: self})
-		return c
-	}})
+	// Through Options.Tools, as the runtime wires them: the gate knows
+	// that its walks are judged entry by entry (shield.Config.WalksJudged).
+	return newEnv(t, envOptions{tools: &ToolsConfig{ConfineFiles: self}})
 }
 
 // Every file operation works in its confined helper, as it does in the

@@ -21,6 +21,11 @@ type Options struct {
 	Approver shield.Approver
 	// Executors run the allowed actions, by type.
 	Executors map[action.Type]Executor
+	// InternalsHidden: every command the pipeline runs is sandboxed so
+	// that the workspace's .parallax is hidden (shield.Config.
+	// InternalsHidden). Only the own agent's runtime with its per-command
+	// sandbox sets it.
+	InternalsHidden bool
 	// Tools, when set, adds the files and shell executors
 	// (ToolExecutors) with the gate's own guard judging their directory
 	// walks; Executors replace or add to them.
@@ -44,6 +49,8 @@ func Open(ws *workspace.Workspace, opts Options) (*Pipeline, *shield.Gate, error
 	}
 	gc := ws.GateConfig(opts.Home)
 	gc.Approver = opts.Approver
+	gc.InternalsHidden = opts.InternalsHidden
+	gc.WalksJudged = opts.Tools != nil // the files executor asks the guard about every entry
 	if opts.Now != nil {
 		gc.Now = opts.Now
 	}

@@ -235,7 +235,8 @@ func OpenRuntime(ctx context.Context, opts RuntimeOptions) (rt *Runtime, err err
 		}
 		gateApprover = workspace.GateApprover(r.approver)
 	}
-	if r.pipe, _, err = Open(r.ws, Options{Home: opts.Home, Approver: gateApprover, Tools: tc, Redact: true, Now: opts.Now, Logger: opts.Logger}); err != nil {
+	if r.pipe, _, err = Open(r.ws, Options{Home: opts.Home, Approver: gateApprover, Tools: tc, Redact: true,
+		InternalsHidden: cmdSandbox != nil, Now: opts.Now, Logger: opts.Logger}); err != nil {
 		return nil, err
 	}
 	if r.broker, err = OpenBroker(r.ws, opts.Getenv, opts.Now); err != nil {
