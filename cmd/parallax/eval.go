@@ -18,7 +18,7 @@ var _ corpus.Evaluator = (*shield.Gate)(nil)
 const exitMustFailed = 1
 
 func newEvalCmd() *cobra.Command {
-	var workspace, home, policy string
+	var workspace, home, policy, internals string
 	var asJSON, failures bool
 	cmd := &cobra.Command{
 		Use:   "eval PATH...",
@@ -55,6 +55,14 @@ corpus is written for.`,
 				return err
 			}
 			gates := corpus.ShieldGates(cfg)
+			switch internals {
+			case "case":
+			case "visible", "hidden":
+				base, forced := gates, internals == "visible"
+				gates = func(p string, _ bool) (corpus.Evaluator, error) { return base(p, forced) }
+			default:
+				return fmt.Errorf("eval: --internals %q: want case, visible or hidden", internals)
+			}
 			if _, err := gates("", false); err != nil {
 				return err // the run's own policy must load; cases naming another get their own gate
 			}
@@ -74,6 +82,8 @@ corpus is written for.`,
 	cmd.Flags().StringVar(&policy, "policy", "default", "policy preset (default, permissive, strict) or policy file")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write the report as JSON instead of a table")
 	cmd.Flags().BoolVar(&failures, "failures", false, "list every failing case, not only must-pass ones")
+	cmd.Flags().StringVar(&internals, "internals", "case", "judge with the workspace's .parallax hidden by the executor (hidden: the own agent), "+
+		"visible to the command (visible: the Claude Code hook, MCP proxy, HTTP API), or as each case says (case)")
 	return cmd
 }
 
