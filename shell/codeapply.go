@@ -312,9 +312,13 @@ func (s *codeScan) load(k ckind, a *carg) {
 }
 
 // reflect handles a call of a function named by a value: a literal name
-// of a function that runs commands or code is that, a computed one is
-// dynamic code.
+// with arguments the scanner sees is the call it names (reflectNamed);
+// else a literal name of a function that runs commands or code is an
+// unknown use of that, a computed one is dynamic code.
 func (s *codeScan) reflect(i int, args []carg) {
+	if s.reflectNamed(i, args) {
+		return
+	}
 	n := 0
 	switch s.canonAt(i) {
 	case "getattr", "Reflect.get":
@@ -329,6 +333,10 @@ func (s *codeScan) reflect(i int, args []carg) {
 	}
 	a := posArg(args, n)
 	if a == nil || s.closure(a) {
+		return
+	}
+	if name, ok := s.literalName(a); ok {
+		s.unknownUse(reflectNames[name]) // a literal name, a symbol included
 		return
 	}
 	v := s.value(a)

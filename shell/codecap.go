@@ -120,10 +120,14 @@ func (s *codeScan) ref(i int) {
 // an unknown use of it.
 func (s *codeScan) computed(i int) {
 	p := s.toks[i-1]
+	end := s.match(i, len(s.toks))
+	if s.lang == "php" {
+		s.phpComputed(p, end)
+		return
+	}
 	if p.kind != 'i' && !(p.kind == 'p' && p.s == ")") {
 		return
 	}
-	end := s.match(i, len(s.toks))
 	key := s.val(i+1, end)
 	name := ""
 	if p.kind == 'i' {
@@ -150,6 +154,18 @@ func (s *codeScan) computed(i int) {
 	case dangerous:
 		s.unknownUse(mk)
 	case strings.HasSuffix(name, "__dict__"):
+		s.dynEval = true
+	}
+}
+
+// phpComputed judges a PHP subscript ending at toks[end]: PHP reaches no
+// function by an array key ($a["system"] is the value stored there, a
+// string or a closure), so the key names nothing; calling the value
+// ($a["k"](...), f()["k"](...)) calls a function named by data, which
+// is dynamic code whatever the key.
+func (s *codeScan) phpComputed(p ctok, end int) {
+	subscript := p.kind == 'i' || p.kind == 'p' && (p.s == ")" || p.s == "]")
+	if subscript && end+1 < len(s.toks) && s.toks[end+1].kind == 'p' && s.toks[end+1].s == "(" {
 		s.dynEval = true
 	}
 }

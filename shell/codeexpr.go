@@ -295,6 +295,10 @@ func (s *codeScan) identVal(i, j int) string {
 	case post == j:
 		return s.nameVal(raw, name)
 	case s.toks[post].s == "(":
+		if rv, next, ok := s.reflectVal(name, post, j); ok {
+			v, post = rv, next // getattr(os.path, "expanduser")("~")
+			break
+		}
 		k := s.match(post, j)
 		v = s.callVal(name, post, k)
 		post = k + 1

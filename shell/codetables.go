@@ -200,6 +200,7 @@ var rubyCalls = map[string]ckind{
 	"Excon.get": cURL, "Excon.post": cURL, "Excon.new": cURL,
 	"eval": cEval, "instance_eval": cEval, "class_eval": cEval, "module_eval": cEval, "binding.eval": cEval,
 	"instance_exec": cEval, "send": cReflect, "public_send": cReflect, "__send__": cReflect, "method": cReflect,
+	".send": cReflect, ".public_send": cReflect, ".__send__": cReflect, // Kernel.send(:system, cmd), obj.send(name)
 	"Object.const_get": cReflect, "Kernel.const_get": cReflect, "const_get": cReflect,
 	"Base64.decode64": cDecode, "Base64.strict_decode64": cDecode, "Base64.urlsafe_decode64": cDecode,
 	"Zlib::Inflate.inflate": cDecode, "Zlib.inflate": cDecode, ".unpack": cDecode, ".unpack1": cDecode,

@@ -39,7 +39,10 @@
 //     file APIs are paths with their access, network APIs destinations,
 //     process APIs commands (analysed one level deeper when literal),
 //     eval, dynamic imports and reflective calls (getattr, send,
-//     call_user_func, x[name], $f()) code. Arguments are evaluated:
+//     call_user_func, x[name], $f()) code; a reflective call with a literal
+//     name (getattr(os, "system")(c), Kernel.send(:system, c),
+//     call_user_func("system", c)) is also analysed as the call it names.
+//     Arguments are evaluated:
 //     concatenations, interpolations ("$ENV{HOME}", "#{x}", f"{x}",
 //     `${x}`), path joins, the home directory and $HOME in any of their
 //     spellings, character codes and escapes, the code's own arguments

@@ -128,17 +128,78 @@ func checkPython(c *Call) {
 		"pipx", "poetry", "tox", "nox", "uv", "twine":
 		c.Run(append([]Word{lit(m.Value)}, args...))
 	case "http.server", "SimpleHTTPServer", "smtpd", "aiosmtpd", "pyftpdlib", "uploadserver":
-		port := "8000"
-		if len(args) > 0 && isPort(args[0].Value) {
-			port = args[0].Value
-		}
-		c.Host(lit(""), port, true, true)
-		c.Use(lit("."), accR)
+		serveModule(c, moduleArgs(c))
 	case "json.tool", "base64", "zipfile", "tarfile", "gzip", "unittest", "compileall", "py_compile",
 		"timeit", "cProfile", "pdb", "doctest", "site", "this", "calendar", "build", "pydoc", "ensurepip":
+		moduleReads(c)
 	default:
 		c.Tag(TagUnknownProgram, "python -m "+m.Value)
+		moduleReads(c)
 	}
+}
+
+// moduleArgs are the words after python's -m MODULE: the module's own
+// arguments, options included (python stops parsing its options there).
+func moduleArgs(c *Call) []Word {
+	for k, w := range c.Args {
+		switch {
+		case !w.Known:
+		case w.Value == "-m":
+			if k+2 <= len(c.Args) {
+				return c.Args[k+2:]
+			}
+			return nil
+		case strings.HasPrefix(w.Value, "-m") && !strings.HasPrefix(w.Value, "--"):
+			return c.Args[k+1:]
+		}
+	}
+	return c.Positional
+}
+
+// moduleReads records the operands of a module as files it reads
+// (python -m json.tool FILE prints it).
+func moduleReads(c *Call) {
+	for _, w := range moduleArgs(c) {
+		if !w.Known || !strings.HasPrefix(w.Value, "-") {
+			c.Use(w, accR)
+		}
+	}
+}
+
+// serveModule: http.server and friends listen (on every interface
+// unless --bind/-b names one) and serve a directory to whoever connects:
+// --directory/-d, else the current one. The port is the first operand
+// (8000 by default).
+func serveModule(c *Call, args []Word) {
+	port, dir, bind := "8000", lit("."), lit("")
+	for k := 0; k < len(args); k++ {
+		w := args[k]
+		next := func() (Word, bool) {
+			if k+1 < len(args) {
+				k++
+				return args[k], true
+			}
+			return Word{}, false
+		}
+		switch {
+		case !w.Known:
+			dir = Word{} // an unknown word may name the directory
+		case w.Value == "--directory" || w.Value == "-d":
+			if v, ok := next(); ok {
+				dir = v
+			}
+		case strings.HasPrefix(w.Value, "--directory="):
+			dir = Word{Value: strings.TrimPrefix(w.Value, "--directory="), Known: true}
+		case w.Value == "--bind" || w.Value == "-b":
+			if v, ok := next(); ok {
+				bind = v
+			}
+		case isPort(w.Value):
+			port = w.Value
+		}
+	}
+	c.Host(bind, port, true, true)
+	c.Use(dir, accR)
 }
 
 // checkPerl: with -e the operands are input files (edited in place with -i).

@@ -62,9 +62,10 @@ func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 		unknownFlag = false
 		npos++
 		c.Positional = append(c.Positional, w)
-		if role == RoleScript && (c.code || stdinScript(c)) {
-			// Code came with a flag (sh -c, python -c), or sh -s reads
-			// it from stdin: the operands are its arguments, not a script.
+		if role == RoleScript && (c.code || stdinScript(c) || moduleRun(c)) {
+			// Code came with a flag (sh -c, python -c), sh -s reads it
+			// from stdin, or python -m runs a module: the operands are its
+			// arguments, not a script (a Check says what they mean).
 			c.Positional = append(c.Positional, args[i+1:]...)
 			break
 		}
@@ -345,6 +346,16 @@ func lastElem(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// moduleRun reports python -m MODULE: the module is the program, and
+// checkPython says what its operands are.
+func moduleRun(c *Call) bool {
+	if c.prog == nil || c.prog.Lang != "python" {
+		return false
+	}
+	_, ok := c.Flag("-m")
+	return ok
 }
 
 // stdinScript reports whether a shell was told by -s to read its code from

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -284,7 +285,8 @@ const (
 )
 
 // httpRecorder is a loopback HTTP listener that records the path and
-// query of every request (where an upload would land).
+// query of every request (where an upload would land), followed by a
+// space and its body (the first MiB).
 type httpRecorder struct {
 	*httptest.Server
 	mu  sync.Mutex
@@ -295,8 +297,9 @@ func newHTTPRecorder(t *testing.T) *httpRecorder {
 	t.Helper()
 	r := &httpRecorder{}
 	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(req.Body, 1<<20))
 		r.mu.Lock()
-		r.got = append(r.got, req.URL.RequestURI())
+		r.got = append(r.got, req.URL.RequestURI()+" "+string(body))
 		r.mu.Unlock()
 		_, _ = w.Write([]byte("ok\n"))
 	}))
