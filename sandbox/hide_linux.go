@@ -22,11 +22,14 @@ import (
 // mount, CAP_SETPCAP to empty its bounding set afterwards.
 var hideCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 
-// maskFlags and maskData make each mask an empty directory nobody can
-// list, write, or execute from.
+// maskFlags and maskData make each mask an empty, read-only directory
+// nothing can be written to or executed from. It can be listed (it is
+// empty): a hidden path looks like an empty directory, not a permission
+// error, so recursive tools (find, grep -r, gofmt -l) and git walk past
+// it as if it held nothing, instead of failing the command.
 const (
 	maskFlags = unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
-	maskData  = "mode=0,size=4k"
+	maskData  = "mode=0555,size=4k"
 )
 
 // SysProcAttr is what the process running the wrapper needs for the
@@ -230,12 +233,18 @@ func dropCaps() error {
 	return nil
 }
 
-// checkHidden is check mode's verdict: each hidden directory must refuse
-// to be listed.
+// checkHidden is check mode's verdict: each hidden directory must be a
+// mask, a read-only tmpfs that lists empty (what was there is out of
+// sight, and nothing can be put there).
 func checkHidden(dirs []string) error {
 	for _, d := range dirs {
-		if _, err := os.ReadDir(d); err == nil {
-			return fmt.Errorf("%s can still be listed", d)
+		var st unix.Statfs_t
+		if err := unix.Statfs(d, &st); err != nil {
+			return fmt.Errorf("%s: %w", d, err)
+		}
+		ents, err := os.ReadDir(d)
+		if st.Type != unix.TMPFS_MAGIC || st.Flags&unix.ST_RDONLY == 0 || err != nil || len(ents) != 0 {
+			return fmt.Errorf("%s is not masked (filesystem %#x, flags %#x, %d entries visible, %v)", d, st.Type, st.Flags, len(ents), err)
 		}
 	}
 	return nil

@@ -34,7 +34,7 @@ const (
 )
 
 // maskChild runs as the sandboxed command: it checks that the path in
-// PARALLAX_SANDBOX_TEST_PATH is an empty read-only tmpfs it cannot list,
+// PARALLAX_SANDBOX_TEST_PATH is an empty read-only tmpfs (listed empty),
 // tries to take the mask off every way the filter should refuse, and
 // checks the mask again. It prints what happened, one line per attempt.
 func maskChild() int {
@@ -45,9 +45,9 @@ func maskChild() int {
 			fmt.Println("statfs:", err)
 			return false
 		}
-		_, err := os.ReadDir(p)
-		fmt.Printf("type %#x flags %#x list %v\n", st.Type, st.Flags, err)
-		return st.Type == unix.TMPFS_MAGIC && st.Flags&unix.ST_RDONLY != 0 && errors.Is(err, unix.EACCES)
+		ents, err := os.ReadDir(p)
+		fmt.Printf("type %#x flags %#x list %d entries, %v\n", st.Type, st.Flags, len(ents), err)
+		return st.Type == unix.TMPFS_MAGIC && st.Flags&unix.ST_RDONLY != 0 && err == nil && len(ents) == 0
 	}
 	if !isMask() {
 		return maskNotFound
@@ -304,7 +304,8 @@ func TestCommandHideUnprivileged(t *testing.T) {
 		wantStdout string
 	}{
 		{"read hidden dir", sh("cat " + hidden + "/audit.jsonl"), nil, 1, ""},
-		{"list hidden dir", sh("ls -A " + hidden), nil, 2, ""},
+		{"list hidden dir", sh("ls -A " + hidden + "; echo listed"), nil, 0, "listed\n"},
+		{"walk past hidden dir", sh("find " + f.ws + " -name audit.jsonl; echo $?"), nil, 0, "0\n"},
 		{"new top-level file", sh("echo n > " + f.ws + "/NEW && cat " + f.ws + "/NEW"), nil, 0, "n\n"},
 		{"no capability", sh("grep -cE '^Cap(Inh|Prm|Eff|Bnd|Amb):[[:space:]]*0+$' /proc/self/status"), nil, 0, "5\n"},
 		{"mask holds", []string{bin, "-test.run=^$"}, []string{roleEnv + "=mask", "PARALLAX_SANDBOX_TEST_PATH=" + hidden}, maskHeld, ""},

@@ -181,7 +181,7 @@ func TestCommandSandboxHidesWorkspaceState(t *testing.T) {
 		{"read", "grep -q chain .parallax/audit.jsonl"},
 		{"write", "echo x >> .parallax/audit.jsonl"},
 		{"create", "echo x > .parallax/tokens"},
-		{"remove", "rm -rf .parallax/audit.jsonl"},
+		{"remove", "rm -r .parallax/audit.jsonl"}, // rm -f of what looks absent succeeds; the file is checked below
 	}
 	for _, r := range refused {
 		t.Run(r.name, func(t *testing.T) {

@@ -696,3 +696,21 @@ func TestLoopbackRegistriesAreRelayed(t *testing.T) {
 		}
 	}
 }
+
+// TestRecursiveToolsWalkPastHiddenPaths: the workspace's hidden
+// .parallax looks like an empty directory to a command, so find, grep -r
+// and git walk past it and succeed instead of failing on a permission
+// error, and nothing of it is seen.
+func TestRecursiveToolsWalkPastHiddenPaths(t *testing.T) {
+	h := newHands(t)
+	writeFile(t, filepath.Join(h.ws, "main.go"), "package main\n// TODO later\n")
+	h.start(t)
+	out, err := h.run(t, "find . -type f",
+		`find . -type f >/dev/null; echo "find=$?"; grep -rn TODO . >/dev/null; echo "grep=$?"; grep -rn own-token .; echo "secret=$?"; ls -A .parallax | wc -l`)
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if want := "find=0\ngrep=0\nsecret=1\n0\n"; out != want {
+		t.Errorf("got %q, want %q (recursive tools succeed, .parallax is empty to them)", out, want)
+	}
+}
