@@ -179,5 +179,16 @@ func MayRun(fields []string) bool {
 		}
 		return false
 	}
-	return strings.Contains(fields[0], "/") || interpLang(name) != "" && len(fields) > 1
+	if strings.Contains(fields[0], "/") {
+		return true
+	}
+	if interpLang(name) == "" {
+		return false
+	}
+	for _, a := range fields[1:] {
+		if !strings.HasPrefix(a, "-") {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,10 @@
 package shield
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/parallax/parallax/runfile"
+)
 
 // The fast path allows, without analysis, single commands of programs that
 // only inspect or build the project: git status, go test ./..., make,
@@ -98,7 +102,9 @@ func fastPathAllowed(cmd string) bool {
 	}
 	fields := strings.Fields(cmd)
 	spec, ok := fastPrograms[fields[0]]
-	if !ok {
+	if !ok || runfile.MayRun(fields) {
+		// A command that runs project files (make, npm test, pytest, git
+		// commit) goes to the full analysis, which reads them.
 		return false
 	}
 	args := fields[1:]

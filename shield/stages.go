@@ -9,7 +9,6 @@ import (
 	"github.com/parallax/parallax/heuristic"
 	"github.com/parallax/parallax/ifc"
 	"github.com/parallax/parallax/policy"
-	"github.com/parallax/parallax/runfile"
 	"github.com/parallax/parallax/shell"
 	"github.com/parallax/parallax/verdict"
 )
@@ -142,8 +141,7 @@ func (g *Gate) guardPaths(st *state, refs []policy.PathRef) (verdict.Verdict, bo
 // policy denies them or asks for more than tier 1.
 func (g *Gate) fastPath(st *state) (verdict.Verdict, bool) {
 	p, ok := st.act.Payload.(*action.ExecuteCommandPayload)
-	if !ok || !fastPathAllowed(p.Command) || runfile.MayRun(strings.Fields(p.Command)) || st.minTier > 1 ||
-		g.tainted(st.ctx, st.req.Session) ||
+	if !ok || !fastPathAllowed(p.Command) || st.minTier > 1 || g.tainted(st.ctx, st.req.Session) ||
 		g.fastPathGuarded(st, p.Command) {
 		return verdict.Verdict{}, false
 	}
