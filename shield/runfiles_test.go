@@ -205,3 +205,17 @@ func TestRoutineProjectFilesStayAllowed(t *testing.T) {
 		})
 	}
 }
+
+func mustMkdir(tb testing.TB, p string) {
+	tb.Helper()
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func mustWrite(tb testing.TB, p, s string) {
+	tb.Helper()
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
