@@ -7,7 +7,7 @@ import (
 )
 
 // The fast path allows, without analysis, single commands of programs that
-// only inspect or build the project: git status, go test ./..., make,
+// only inspect or build the project: git status, go test ./..., go vet,
 // pwd, whoami. It is an optimisation, not a bypass: TestFastPathAgrees
 // checks on the real corpus that the full analysis allows every command
 // the fast path allows. Never cat, ls, grep, find, rm, cp or mv: their
