@@ -22,6 +22,16 @@
 //     by content (a secret: BLOCK; personal data into memory: review) and
 //     against the guard (a path it names for writing), before the
 //     heuristics (later.go).
+//   - Code in project files is judged when written and when run (runfiles.go,
+//     package runfile): a write of a Makefile, package.json, setup.py,
+//     conftest.py, shell script or hook is blocked when any part of it would
+//     be blocked as a command; make, npm/yarn/pnpm, pip install ., pytest,
+//     git commit/push, bash x.sh and ./x.sh read what they will run from
+//     disk (bounded) and judge it through the same stages in the same
+//     session (runfile_code). For files an agent wrote (recorded per session
+//     and in the activity table as agent_written), what would need review
+//     and code that cannot be read escalate (runfile_review,
+//     runfile_unknown); such commands leave the fast path.
 //   - Without a judge, what needs tier 2 comes back ESCALATE; callers that
 //     cannot escalate must treat ESCALATE as BLOCK.
 //   - No taint is lost to a fault: Observe writes the session's taint

@@ -133,7 +133,7 @@ func (s *faultyStore) MaxTaint(ctx context.Context, session string) (ifc.Level, 
 // is treated as tainted: the fast path is closed to it, and the action
 // goes through the full pipeline.
 func TestTaintStoreErrorClosesFastPath(t *testing.T) {
-	for _, cmd := range []string{"git status", "go test ./...", "make test"} {
+	for _, cmd := range []string{"git status", "go test ./...", "go vet ./..."} {
 		t.Run(cmd, func(t *testing.T) {
 			st := &faultyStore{MemoryStore: ifc.NewMemoryStore()}
 			g, err := New(Config{Workspace: testWS, Home: testHome, Store: st})

@@ -1,9 +1,13 @@
 package shield
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/parallax/parallax/runfile"
+)
 
 // The fast path allows, without analysis, single commands of programs that
-// only inspect or build the project: git status, go test ./..., make,
+// only inspect or build the project: git status, go test ./..., go vet,
 // pwd, whoami. It is an optimisation, not a bypass: TestFastPathAgrees
 // checks on the real corpus that the full analysis allows every command
 // the fast path allows. Never cat, ls, grep, find, rm, cp or mv: their
@@ -98,7 +102,9 @@ func fastPathAllowed(cmd string) bool {
 	}
 	fields := strings.Fields(cmd)
 	spec, ok := fastPrograms[fields[0]]
-	if !ok {
+	if !ok || runfile.MayRun(fields) {
+		// A command that runs project files (make, npm test, pytest, git
+		// commit) goes to the full analysis, which reads them.
 		return false
 	}
 	args := fields[1:]

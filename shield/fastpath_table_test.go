@@ -44,13 +44,13 @@ var fastPathTable = []struct {
 	{"go version", true},
 	{"cargo build --release", true},
 	{"cargo test --workspace", true},
-	{"npm test", true},
-	{"npm run build", true},
-	{"yarn test", true},
-	{"make", true},
-	{"make test", true},
-	{"make -j4 build", true},
-	{"pytest -q", true},
+	{"npm test", false},       // runs project files: the full analysis reads them
+	{"npm run build", false},  // runs project files: the full analysis reads them
+	{"yarn test", false},      // runs project files: the full analysis reads them
+	{"make", false},           // runs project files: the full analysis reads them
+	{"make test", false},      // runs project files: the full analysis reads them
+	{"make -j4 build", false}, // runs project files: the full analysis reads them
+	{"pytest -q", false},      // runs project files: the full analysis reads them
 	{"docker ps -a", true},
 	{"kubectl version --client", true},
 	{"pwd", true},

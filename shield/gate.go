@@ -91,7 +91,9 @@ type Gate struct {
 	guard      *guard.Guard
 	now        func() time.Time
 	stages     []stage
+	sub        []stage // the stages code in runnable files goes through (subPipeline)
 	prov       *provenance
+	written    *writtenFiles
 	ifc        *ifc.Tracker
 	audit      Appender
 	classify   ifc.ContentClassifier
@@ -142,10 +144,10 @@ func New(cfg Config) (*Gate, error) {
 		gopts = append(gopts, guard.WithInternalsHidden())
 	}
 	g := &Gate{ws: ws, home: home, policy: pol, guard: guard.New(ws, home, gopts...),
-		now: now, prov: newProvenance(), ifc: tr,
+		now: now, prov: newProvenance(), written: newWrittenFiles(), ifc: tr,
 		audit: cfg.Audit, classify: cfg.Classifier, tier2: cfg.Judge,
 		approver: cfg.Approver, supervisor: cfg.Supervisor, unrecorded: unrecordedFor(ws), walksJudged: cfg.WalksJudged}
-	g.stages = pipeline
+	g.stages, g.sub = pipeline, subPipeline
 	return g, nil
 }
 
@@ -235,6 +237,7 @@ func (g *Gate) Evaluate(ctx context.Context, r Request) (v verdict.Verdict) {
 				// It may run: what it downloads is remembered for the session.
 				g.prov.record(r.Session, downloads(st.act, st.effects))
 			}
+			out = g.noteRunfiles(st, out)
 			return g.observe(st, out)
 		}
 	}
@@ -250,6 +253,7 @@ func (g *Gate) Evaluate(ctx context.Context, r Request) (v verdict.Verdict) {
 func (g *Gate) Fresh() *Gate {
 	c := *g
 	c.prov = newProvenance()
+	c.written = newWrittenFiles()
 	c.ifc = g.ifc.WithStore(ifc.NewMemoryStore())
 	c.unrecorded = &unrecorded{m: map[string]ifc.Level{}}
 	return &c
@@ -310,4 +314,10 @@ type state struct {
 	tierRule, tierReason string
 	pol                  policy.Result
 	pending              *verdict.Verdict // an escalation waiting for the judge
+	// nest is how deep inside runnable files this state judges code (0:
+	// the request itself).
+	nest int
+	// runContent is what a write of a runnable file puts there.
+	runContent   string
+	runContentOK bool
 }

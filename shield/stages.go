@@ -30,6 +30,7 @@ var pipeline = []stage{
 	{verdict.StagePolicy, (*Gate).applyPolicy},
 	{verdict.StageHeuristic, (*Gate).laterText},
 	{verdict.StageHeuristic, (*Gate).heuristics},
+	{verdict.StageHeuristic, (*Gate).runFiles},
 	{verdict.StageIFC, (*Gate).sessionDownloadExec},
 	{verdict.StageIFC, (*Gate).flows},
 	{verdict.StageJudge, (*Gate).judge},

@@ -22,6 +22,7 @@ import (
 
 	"github.com/parallax/parallax/internal/e2e"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
+	"github.com/parallax/parallax/runfile"
 	"github.com/parallax/parallax/sandbox"
 )
 
@@ -32,10 +33,13 @@ import (
 // checks the outcome itself: a file on disk, what a loopback listener
 // received, what reached the model, the process table afterwards.
 //
-// The gate cannot see inside `make`, a script or a test runner, so the
-// payloads live in files the TEST writes into the workspace beforehand;
-// the model proposes only what the gate ALLOWs (`make`, `sh ./build.sh`,
-// `go test ./...`, `npm test`, …).
+// The payloads live in files the TEST writes into the workspace
+// beforehand; the model proposes only what the gate ALLOWs (`make`,
+// `sh ./build.sh`, `go test ./...`, `npm test`, …). The gate reads what
+// make, a script or a test runner runs (package runfile), up to
+// runfile.MaxFileBytes: write pads the payload files past that bound with
+// a comment, code the gate cannot read and, in a file the agent did not
+// write, leaves to the sandbox these tests are about.
 
 // TestMain removes the binary the hands tests share.
 func TestMain(m *testing.M) {
@@ -251,10 +255,27 @@ func (h *hands) write(files map[string]string) {
 		if strings.HasSuffix(p, ".sh") {
 			mode = 0o755
 		}
+		content = unreadable(p, content)
 		if err := os.WriteFile(p, []byte(content), mode); err != nil {
 			h.t.Fatal(err)
 		}
 	}
+}
+
+// unreadable pads a Makefile, script or program file past
+// runfile.MaxFileBytes with a comment: the gate cannot read it.
+func unreadable(p, content string) string {
+	switch filepath.Ext(p) {
+	case ".sh", ".py", ".pl", "":
+	case ".js":
+		return content + "\n//" + strings.Repeat("x", runfile.MaxFileBytes) + "\n"
+	default:
+		return content
+	}
+	if filepath.Ext(p) == "" && filepath.Base(p) != "Makefile" {
+		return content
+	}
+	return content + "\n#" + strings.Repeat("x", runfile.MaxFileBytes) + "\n"
 }
 
 // makefile writes the workspace's Makefile: each target's recipe lines

@@ -1,0 +1,31 @@
+// Package runfile finds the code that project files run when a command
+// runs them: the recipes of a Makefile's targets (and their
+// prerequisites', transitively), the "scripts" of a package.json with
+// their pre/post and lifecycle hooks, shell scripts, setup.py and
+// conftest.py, and git hooks. It reads nothing itself: the caller hands
+// it the files' content (through FS, bounded), so that a gate can judge
+// that code as part of the command that runs it.
+//
+// Defenses:
+//   - What it cannot read is said, never dropped: an include of another
+//     makefile, a file over the size bound, content that does not parse,
+//     a bound on targets, expansion or units that was hit, an interpreter
+//     it does not know: Units returns the reason as unknown, with the units
+//     it did read.
+//   - Make variables defined in the same file are expanded ($$ is $,
+//     recipe prefixes @ - + dropped, $@ $< $^ bound per rule); a variable
+//     it cannot expand stays a shell variable of the same name (an unknown
+//     word to the analyser, never an empty one). $(shell ...) and !=
+//     assignments run when the makefile is read: they are units of every
+//     run.
+//   - Bounded and linear: input size (MaxFileBytes), expansion output
+//     (maxExpand), nesting (maxExpandDepth), targets followed (maxTargets)
+//     and units (MaxUnits).
+//
+// Known limits: a command's working directory is the one the caller
+// gives (cd sub && make is read at the caller's directory); conditionals
+// are read with both branches; pattern rules are matched by their
+// prefix and suffix only; a nested $(MAKE) -C sub is read when the
+// caller follows the recipe's own commands; test files run by test
+// runners (test_*.py, *_test.go) are not read, only conftest.py.
+package runfile

@@ -1,0 +1,194 @@
+package runfile
+
+import (
+	"path"
+	"strings"
+)
+
+// FS is what Runs may ask of the file system.
+type FS interface {
+	// Exists reports whether a file exists at p.
+	Exists(p string) bool
+	// Read returns a small file's content (a git config); false when it
+	// is absent or unreadable.
+	Read(p string) (string, bool)
+}
+
+// Runs returns the project files one program run will run, and which
+// of their parts. name is the program's base name, execPath its path
+// when it was run by one (./x.sh), args its resolved arguments ("" for
+// one the analysis could not resolve), cwd the directory it runs in.
+func Runs(name, execPath string, args []string, cwd string, fs FS) []Target {
+	if execPath != "" {
+		p := abs(cwd, execPath)
+		if fs.Exists(p) {
+			return []Target{{File: p, Kind: KindScript, Dir: cwd}}
+		}
+		return nil
+	}
+	switch name = strings.TrimSuffix(name, ".exe"); name {
+	case "make", "gmake":
+		return makeRuns(args, cwd, fs)
+	case "npm", "yarn", "pnpm":
+		return packageRuns(name, args, cwd)
+	case "pytest", "py.test":
+		return pytestRuns(args, cwd, fs)
+	case "pip", "pip3":
+		return pipRuns(args, cwd, fs)
+	case "git":
+		return gitRuns(args, cwd, fs)
+	case "source", ".":
+		if len(args) > 0 && args[0] != "" {
+			return scriptRun(abs(cwd, args[0]), "sh", cwd, fs)
+		}
+	}
+	if lang := interpLang(name); lang != "" {
+		return interpRuns(lang, args, cwd, fs)
+	}
+	return nil
+}
+
+func abs(cwd, p string) string {
+	if path.IsAbs(p) {
+		return path.Clean(p)
+	}
+	return path.Join(cwd, p)
+}
+
+func scriptRun(p, lang, cwd string, fs FS) []Target {
+	if !fs.Exists(p) {
+		return nil
+	}
+	return []Target{{File: p, Kind: KindScript, Lang: lang, Dir: cwd}}
+}
+
+// interpRuns: bash x.sh, python x.py (python -m pip install ., python -m
+// pytest), node x.js ... The first operand is the script, unless code
+// comes from -c/-e.
+func interpRuns(lang string, args []string, cwd string, fs FS) []Target {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-m" && lang == "python" && i+1 < len(args):
+			switch args[i+1] {
+			case "pip":
+				return pipRuns(args[i+2:], cwd, fs)
+			case "pytest":
+				return pytestRuns(args[i+2:], cwd, fs)
+			}
+			return nil
+		case a == "-c" || a == "-e" || a == "-E" || a == "--eval" || a == "-p" || a == "-r" || a == "-m" || a == "--":
+			return nil
+		case strings.HasPrefix(a, "-"):
+			continue
+		case a == "":
+			return nil
+		}
+		return scriptRun(abs(cwd, a), lang, cwd, fs)
+	}
+	return nil
+}
+
+// makeRuns: make [-C DIR] [-f FILE] [VAR=VAL] [TARGET...].
+func makeRuns(args []string, cwd string, fs FS) []Target {
+	dir, file := cwd, ""
+	var goals []string
+	vars := map[string]string{}
+	unknownGoal := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		val := func(short, long string) (string, bool) {
+			switch {
+			case a == short || a == long:
+				if i+1 < len(args) {
+					i++
+					return args[i], true
+				}
+			case strings.HasPrefix(a, long+"="):
+				return a[len(long)+1:], true
+			case len(short) == 2 && strings.HasPrefix(a, short) && len(a) > 2:
+				return a[2:], true
+			}
+			return "", false
+		}
+		if v, ok := val("-C", "--directory"); ok {
+			dir = abs(dir, v)
+			continue
+		}
+		if v, ok := val("-f", "--file"); ok {
+			file = v
+			continue
+		}
+		if _, ok := val("-I", "--include-dir"); ok {
+			continue
+		}
+		if v, ok := val("-j", "--jobs"); ok && !strings.HasPrefix(v, "-") {
+			if strings.Trim(v, "0123456789") != "" { // -j then a target
+				goals = append(goals, v)
+			}
+			continue
+		}
+		switch {
+		case strings.HasPrefix(a, "-"):
+		case a == "":
+			unknownGoal = true
+		case strings.Contains(a, "="):
+			k, v, _ := strings.Cut(a, "=")
+			vars[k] = v
+		default:
+			goals = append(goals, a)
+		}
+	}
+	var mf string
+	if file != "" {
+		mf = abs(dir, file)
+	} else {
+		for _, n := range []string{"GNUmakefile", "makefile", "Makefile"} {
+			if p := path.Join(dir, n); fs.Exists(p) {
+				mf = p
+				break
+			}
+		}
+	}
+	if mf == "" {
+		return nil
+	}
+	t := Target{File: mf, Kind: KindMakefile, Select: goals, Vars: vars, Dir: dir}
+	if unknownGoal {
+		t.Select, t.All = nil, true
+	}
+	return []Target{t}
+}
+
+// MayRun reports whether a command's words (split on blanks) start a
+// program that may run project files: a fast path must leave such a
+// command to the full analysis.
+func MayRun(fields []string) bool {
+	if len(fields) == 0 {
+		return false
+	}
+	name := path.Base(fields[0])
+	switch name {
+	case "make", "gmake", "npm", "yarn", "pnpm", "pytest", "py.test", "pip", "pip3", "source", ".":
+		return true
+	case "git":
+		for _, a := range fields[1:] {
+			if !strings.HasPrefix(a, "-") {
+				return gitHooks[a] != nil
+			}
+		}
+		return false
+	}
+	if strings.Contains(fields[0], "/") {
+		return true
+	}
+	if interpLang(name) == "" {
+		return false
+	}
+	for _, a := range fields[1:] {
+		if !strings.HasPrefix(a, "-") {
+			return true
+		}
+	}
+	return false
+}
