@@ -63,7 +63,8 @@ func KindOf(p string) Kind {
 	case base == "package.json":
 		return KindPackage
 	case base == "setup.py" || base == "conftest.py" || base == "noxfile.py" ||
-		strings.HasSuffix(base, ".sh") || strings.HasSuffix(base, ".bash"):
+		strings.HasSuffix(base, ".sh") || strings.HasSuffix(base, ".bash") ||
+		strings.HasSuffix(base, ".sed") || strings.HasSuffix(base, ".awk"):
 		return KindScript
 	case inHookDir(p):
 		return KindScript

@@ -41,6 +41,10 @@ func Runs(name, execPath string, args []string, cwd string, fs FS) []Target {
 		if len(args) > 0 && args[0] != "" {
 			return scriptRun(abs(cwd, args[0]), "sh", cwd, fs)
 		}
+	case "sed", "gsed":
+		return programScriptRuns(args, "sed", cwd, fs)
+	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
+		return programScriptRuns(args, "awk", cwd, fs)
 	}
 	if lang := interpLang(name); lang != "" {
 		return interpRuns(lang, args, cwd, fs)
@@ -87,6 +91,36 @@ func interpRuns(lang string, args []string, cwd string, fs FS) []Target {
 		return scriptRun(abs(cwd, a), lang, cwd, fs)
 	}
 	return nil
+}
+
+// programScriptRuns: the script files a sed or awk reads its program
+// from (-f FILE, -fFILE, --file FILE, --file=FILE): GNU sed's e and w
+// commands and awk's system() and output redirections run and write as a
+// shell script does.
+func programScriptRuns(args []string, lang, cwd string, fs FS) []Target {
+	var out []Target
+	for i := 0; i < len(args); i++ {
+		a, file := args[i], ""
+		switch {
+		case a == "--":
+			return out
+		case (a == "-f" || a == "--file") && i+1 < len(args):
+			file = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--file="):
+			file = a[len("--file="):]
+		case strings.HasPrefix(a, "-f") && len(a) > 2 && lang == "awk":
+			file = a[2:]
+		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.HasSuffix(a, "f") && lang == "sed" && i+1 < len(args):
+			file = args[i+1] // sed -nf FILE
+			i++
+		}
+		if file == "" || file == "-" {
+			continue
+		}
+		out = append(out, scriptRun(abs(cwd, file), lang, cwd, fs)...)
+	}
+	return out
 }
 
 // makeRuns: make [-C DIR] [-f FILE] [VAR=VAL] [TARGET...].
@@ -171,6 +205,14 @@ func MayRun(fields []string) bool {
 	switch name {
 	case "make", "gmake", "npm", "yarn", "pnpm", "pytest", "py.test", "pip", "pip3", "source", ".":
 		return true
+	case "sed", "gsed", "awk", "gawk", "mawk", "nawk":
+		for _, a := range fields[1:] {
+			if a == "-f" || strings.HasPrefix(a, "--file") || strings.HasPrefix(a, "-f") && name != "sed" && name != "gsed" ||
+				strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.HasSuffix(a, "f") {
+				return true
+			}
+		}
+		return false
 	case "git":
 		for _, a := range fields[1:] {
 			if !strings.HasPrefix(a, "-") {

@@ -18,8 +18,21 @@ func scriptUnits(file, dir, content, lang string) ([]Unit, string) {
 	if strings.IndexByte(content, 0) >= 0 {
 		return nil, file + " is not text"
 	}
+	switch lang {
+	case "sed", "awk":
+		// A program file of sed or awk is judged as the same program
+		// given inline, whose commands the analyser reads.
+		flag := " -e "
+		if lang == "awk" {
+			flag = " "
+		}
+		return []Unit{{File: file, Lang: "sh", Code: lang + flag + shQuote(content) + " </dev/null", Dir: dir}}, ""
+	}
 	return []Unit{{File: file, Lang: lang, Code: content, Dir: dir}}, ""
 }
+
+// shQuote quotes s as one shell word.
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // langOf returns the language a script file runs in: by its #! line,
 // else its extension; "" for an interpreter it does not know.
@@ -53,6 +66,10 @@ func langOf(file, content string) string {
 		return "perl"
 	case ".php":
 		return "php"
+	case ".awk":
+		return "awk"
+	case ".sed":
+		return "sed"
 	}
 	return "sh"
 }
@@ -70,6 +87,10 @@ func interpLang(prog string) string {
 		return "node"
 	case "ruby", "perl", "php":
 		return prog
+	case "awk", "gawk", "mawk", "nawk":
+		return "awk"
+	case "sed", "gsed":
+		return "sed"
 	}
 	return ""
 }
