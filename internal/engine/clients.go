@@ -181,8 +181,12 @@ func (r *Runtime) Send(ctx context.Context, session, text, origin string, otr bo
 		history = wire.Messages(h)
 	}
 	r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_MessageReceived{MessageReceived: &pb.MessageReceived{TurnId: turn, Text: text, Origin: origin}}})
+	toAgent := text
+	if n := r.sessions.TakeNotice(session); n != "" {
+		toAgent = n + "\n\n" + text // what changed under the model since its last turn (an /undo)
+	}
 	if err := c.send(&pb.EngineMessage{Msg: &pb.EngineMessage_UserMessage{UserMessage: &pb.UserMessage{
-		TurnId: turn, Text: text, Origin: origin, SessionId: session, History: history}}}); err != nil {
+		TurnId: turn, Text: toAgent, Origin: origin, SessionId: session, History: history}}}); err != nil {
 		r.endTurn(turn)
 		r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_Error{Error: &pb.EventError{Code: "agent_unreachable", Message: err.Error(), TurnId: turn}}})
 		return "", "", status.Errorf(codes.Unavailable, "hand the message to the agent: %v", err)

@@ -781,6 +781,21 @@ func TestRuntimeUndo(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.root, "new.txt")); !os.IsNotExist(err) {
 		t.Fatalf("new.txt survived /undo (%v): %s", err, res.GetText())
 	}
+	if !strings.Contains(res.GetText(), "notes.txt") || !strings.Contains(res.GetText(), "new.txt") {
+		t.Errorf("/undo does not say what it restored: %q", res.GetText())
+	}
+	// The model is told, with the next message, what was reverted.
+	fake := llm.NewFake(llm.FakeReply("ok"))
+	e.rt.broker.providers[llm.RoleChat] = cachedProvider{p: fake, ref: llm.ModelRef{Name: "demo", Provider: llm.ProviderOllama, Model: "m"}}
+	e.turn(t, session, "Go on.", false)
+	calls := fake.Calls()
+	if len(calls) != 1 {
+		t.Fatalf("model calls after /undo: %d", len(calls))
+	}
+	last := calls[0].Messages[len(calls[0].Messages)-1]
+	if text := last.Content[0].Text; !strings.Contains(text, "/undo") || !strings.Contains(text, "notes.txt") || !strings.HasSuffix(text, "Go on.") {
+		t.Errorf("the message after /undo does not tell the model what was reverted: %q", text)
+	}
 	e.stop(t)
 	verifiedChain(t, e.root)
 }

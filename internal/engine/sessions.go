@@ -24,6 +24,7 @@ type Sessions interface {
 	Get(ctx context.Context, id string) (sessions.Info, error)
 	Append(ctx context.Context, id, role, text string) error
 	History(ctx context.Context, id string) ([]sessions.Message, error)
+	TakeNotice(session string) string
 	List(ctx context.Context) ([]sessions.Info, error)
 	StartTurn(ctx context.Context, id string) (turnID string, err error)
 	NoteSnapshot(ctx context.Context, id, turnID string, snapshot int64) error

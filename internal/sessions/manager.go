@@ -97,7 +97,8 @@ type Manager struct {
 
 	mu      sync.Mutex
 	otr     map[string]*otrSession
-	titled  map[string]bool // sessions whose Titler was asked, by this process
+	titled  map[string]bool   // sessions whose Titler was asked, by this process
+	notices map[string]string // what the agent must be told with the session's next message (an /undo)
 	chronMu sync.Mutex
 	chron   *chronicle.Chronicle
 }
@@ -478,4 +479,27 @@ func (m *Manager) NoteSnapshot(ctx context.Context, id, turnID string, snapshot 
 		return fmt.Errorf("note snapshot of session %s: %w", id, err)
 	}
 	return nil
+}
+
+// TakeNotice returns, and forgets, what the agent must be told before the
+// session's next message (the files an /undo put back): the model would
+// otherwise go on from files that are no longer there. "" when none.
+func (m *Manager) TakeNotice(session string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := m.notices[session]
+	delete(m.notices, session)
+	return n
+}
+
+func (m *Manager) setNotice(session, text string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.notices == nil {
+		m.notices = map[string]string{}
+	}
+	if old := m.notices[session]; old != "" {
+		text = old + "\n" + text
+	}
+	m.notices[session] = text
 }

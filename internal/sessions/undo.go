@@ -121,6 +121,8 @@ func (m *Manager) cmdUndo(ctx context.Context, c call) (CommandResult, error) {
 	if len(shown) > maxUndoPaths {
 		shown = append(slices.Clone(shown[:maxUndoPaths]), fmt.Sprintf("(+%d)", len(paths)-maxUndoPaths))
 	}
+	m.setNotice(c.session, fmt.Sprintf("[Parallax: the user ran /undo: the changes your turn %s made to %s were reverted; "+
+		"those files are as they were before that turn. Read them again before relying on them.]", turn, strings.Join(shown, ", ")))
 	return CommandResult{Text: fmt.Sprintf("undid turn %s: %s as before it (%d written back, %d removed, from %d snapshot(s))\n"+
 		"to revert the undo: parallax chronicle rollback each of %s, in that order",
 		turn, strings.Join(shown, ", "), restored, removed, len(snaps), reversed(undos))}, nil
