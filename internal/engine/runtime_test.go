@@ -924,3 +924,32 @@ func TestEngineRestartKeepsTheConversation(t *testing.T) {
 		t.Errorf("the new engine sent %q, want %q", strings.Join(got, " "), want)
 	}
 }
+
+// TestUndoRestoresWhatPackageManagersRewrite: go mod edit names no file,
+// yet it rewrites go.mod; the turn's snapshot covers it and /undo puts it
+// back.
+func TestUndoRestoresWhatPackageManagersRewrite(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go toolchain on PATH")
+	}
+	e := newRuntimeEnv(t, rtOptions{})
+	gomod := filepath.Join(e.root, "go.mod")
+	writeFile(t, gomod, "module example.com/m\n\ngo 1.22\n")
+	writeFile(t, scriptPath(t, e), `turns:
+  - tool_calls: [{name: execute_command, input: {command: "GOTOOLCHAIN=local GOFLAGS=-mod=mod go mod edit -require=example.com/dep@v1.2.3"}}]
+  - text: "Added."
+`)
+	e.start(t)
+	session, _ := e.turn(t, "", "Add the dependency.", false)
+	if b, _ := os.ReadFile(gomod); !strings.Contains(string(b), "example.com/dep v1.2.3") {
+		t.Fatalf("go.mod after the turn: %q", b)
+	}
+	res, err := e.client.RunCommand(context.Background(), &pb.CommandRequest{SessionId: session, Name: "undo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(gomod); string(b) != "module example.com/m\n\ngo 1.22\n" {
+		t.Errorf("go.mod after /undo: %q (%s)", b, res.GetText())
+	}
+	e.stop(t)
+}

@@ -41,7 +41,8 @@ func (c *Chronicle) Snapshot(ctx context.Context, ev audit.Event, reason string,
 // targets lists what act may change, as the tool table says
 // (toolgroup.SnapshotOf): its write and delete path fields, for a shell
 // command the written and deleted paths of its analysed effects (the
-// same analysis the gate judged), for a tool that changes files it does
+// same analysis the gate judged) and the manifest and lock files its
+// package managers rewrite unnamed (manifestTargets), for a tool that changes files it does
 // not name (a type outside the table that writes files: git_pull,
 // git_checkout) the workspace. Reads are not targets.
 func (p *Pipeline) targets(act *action.Action) []snapshot.Target {
@@ -61,6 +62,7 @@ func (p *Pipeline) targets(act *action.Action) []snapshot.Target {
 				out = append(out, u)
 			}
 		}
+		out = append(out, manifestTargets(eff, p.cfg.Workspace)...)
 	}
 	if kind&toolgroup.SnapshotTree != 0 {
 		out = append(out, snapshot.Target{Path: p.cfg.Workspace, Access: action.AccessWrite})
