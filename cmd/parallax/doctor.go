@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,13 +12,20 @@ import (
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
 )
 
-func newDoctorCmd() *cobra.Command { return doctorCommand(nil) }
+func newDoctorCmd() *cobra.Command { return doctorCommandWith(nil, sessionChecks) }
 
-// doctorCommand builds `parallax doctor`; sandbox replaces the kernel
-// probe (nil: this machine's).
+// doctorCommand builds `parallax doctor` without the session checks;
+// sandbox replaces the kernel probe (nil: this machine's).
 func doctorCommand(sandbox func() []pxworkspace.Check) *cobra.Command {
+	return doctorCommandWith(sandbox, nil)
+}
+
+// doctorCommandWith builds `parallax doctor`; session adds the checks of
+// what a session needs (nil: none).
+func doctorCommandWith(sandbox func() []pxworkspace.Check,
+	session func(ctx context.Context, root, home string) []pxworkspace.Check) *cobra.Command {
 	var workspace string
-	var asJSON bool
+	var asJSON, noSession bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check a workspace and this kernel's sandbox support, and say what to fix",
@@ -40,6 +48,10 @@ with a fix for each that is not OK:
   landlock       the kernel's Landlock ABI version, or why it is not available
   seccomp        seccomp filters can be installed
   userns         unprivileged user namespaces are allowed
+  model NAME     each model's endpoint answers a TCP connect (3 s) and its api_key_env is set
+  sandboxed run  one command runs in the per-command sandbox as a turn's would: it writes its
+                 private TMPDIR and the workspace and reads both back (audited as a sandbox run)
+--no-session leaves out the last two kinds (no network, no run).
 
 Missing sandbox features are WARN: the kernel sandbox is for agents Parallax
 runs itself; the hook, the MCP proxy and the HTTP API work without it.
@@ -54,6 +66,9 @@ HOME decides what ~ means in policies. Exit status 1 when any check FAILs.`,
 			}
 			rep := pxworkspace.Doctor(cmd.Context(), root, pxworkspace.DoctorOptions{
 				Home: os.Getenv("HOME"), Sandbox: sandbox})
+			if !noSession && session != nil {
+				rep.Checks = append(rep.Checks, session(cmd.Context(), root, os.Getenv("HOME"))...)
+			}
 			if err := writeDoctor(cmd, rep, asJSON); err != nil {
 				return err
 			}
@@ -65,6 +80,7 @@ HOME decides what ~ means in policies. Exit status 1 when any check FAILs.`,
 	}
 	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"workspace","ok","checks":[{"name","status","detail","fix"}]}`)
+	cmd.Flags().BoolVar(&noSession, "no-session", false, "check the workspace only: no model endpoint probe, no sandboxed run")
 	return cmd
 }
 
