@@ -43,6 +43,12 @@
 //     linked directory is judged where it would land. The raw path is
 //     resolved too when it holds "..", because the kernel applies ".."
 //     after the link before it. The worst finding of all views wins.
+//   - Hard links by identity: an existing regular file with more than one
+//     link is compared (device, inode) with the files of the restricted
+//     and sealed areas in the home and the workspace (~/.ssh, ~/.aws,
+//     .parallax, …; a bounded index rebuilt when those directories
+//     change) and judged as the file it is; an index over its bounds
+//     escalates every multi-link file (guard_identity). See identity.go.
 //   - /proc: /proc/<pid>/root, /proc/self/root, /proc/thread-self/root (and
 //     task/<tid>/root) alias "/"; another process's cwd, fd/<n> (n > 2)
 //     and map_files cannot be resolved and are restricted; environ, mem,

@@ -138,9 +138,10 @@ type Guard struct {
 	workspace string // cleaned absolute workspace root
 	home      string // cleaned absolute home
 	fs        FS
-	broken    string // non-empty: every check blocks with this reason
-	custom    bool   // fs was given WithFS: file contents are read through it
-	hidden    bool   // WithInternalsHidden: the executor hides .parallax
+	broken    string         // non-empty: every check blocks with this reason
+	custom    bool           // fs was given WithFS: file contents are read through it
+	hidden    bool           // WithInternalsHidden: the executor hides .parallax
+	ids       *identityIndex // identities of the restricted files (identity.go), shared by memos
 
 	prefixes  map[string]*entry // folded absolute path → entry
 	ancestors map[string]*entry // folded strict ancestor of an entry → worst entry below
@@ -191,6 +192,7 @@ func New(workspace, home string, opts ...Option) *Guard {
 	g.home = path.Clean(home)
 	g.compile()
 	g.statics = memo.New[worst](0)
+	g.ids = &identityIndex{}
 	return g
 }
 
@@ -239,14 +241,17 @@ func (g *Guard) checkAs(p string, acc action.Access, mkdir bool) (Finding, bool)
 	whole := !mkdir || !g.emptyDirFree(raw, clean)
 	// Resolved first: on a tie the finding names the resolved path.
 	var w worst
-	g.classifyResolved(&w, clean, clean, acc, whole)
+	res, resolved := g.classifyResolved(&w, clean, clean, acc, whole)
 	if raw != clean && hasDotDot(raw) {
 		// The kernel applies ".." after following the link before it;
 		// a shell command sees that path, not the lexically cleaned one.
-		g.classifyResolved(&w, clean, strings.TrimRight(raw, "/"), acc, whole)
+		_, _ = g.classifyResolved(&w, clean, strings.TrimRight(raw, "/"), acc, whole)
 	}
 	g.classify(&w, clean, clean, acc, whole)
 	g.classifyDecoded(&w, clean, acc, whole)
+	if resolved {
+		g.checkIdentity(&w, clean, res, acc, whole)
+	}
 	if !whole && w.ok && w.f.Decision == verdict.Allow {
 		// An empty directory puts no content in place: the tiers review
 		// content (AGENTS.md, .claude/skills), judged file by file later.
@@ -291,15 +296,17 @@ func (g *Guard) emptyDirFree(raw, clean string) bool {
 }
 
 // classifyResolved resolves p and classifies the result when it differs
-// from orig.
-func (g *Guard) classifyResolved(w *worst, orig, p string, acc action.Access, whole bool) {
+// from orig; it returns the resolution (ok false: it failed).
+func (g *Guard) classifyResolved(w *worst, orig, p string, acc action.Access, whole bool) (string, bool) {
 	res, err := g.resolve(p)
 	switch {
 	case err != nil:
 		w.add(g.badPath(orig, acc, "it cannot be resolved ("+err.Error()+")"), true)
+		return "", false
 	case res != orig:
 		g.classify(w, orig, res, acc, whole)
 	}
+	return res, true
 }
 
 func hasDotDot(p string) bool {

@@ -338,6 +338,9 @@ func (a *analyzer) prepXargs(c *Call) {
 			}
 			pre, suf, _ := strings.Cut(w.Value, mark)
 			pos[k] = setWord(escapeGlob(pre)+item.pattern()+escapeGlob(suf), item.flags&wRec != 0)
+			if pre == "" && suf == "" && item.flags&wRec != 0 {
+				pos[k].sel = item.sel // the item itself: the files its listing selects
+			}
 		}
 		c.runs = append(c.runs, pos)
 	}
@@ -399,6 +402,8 @@ func (a *analyzer) items(c *Call, in *stream) ([]Word, bool) {
 		return lsItems(c), false
 	case "grep", "egrep", "fgrep", "rgrep":
 		return grepItems(c, in)
+	case "rg":
+		return rgItems(c), false
 	case "sort", "uniq", "tac", "shuf", "cat", "tee", "head", "tail":
 		return filterItems(c, in)
 	}
@@ -446,13 +451,13 @@ func grepItems(c *Call, in *stream) ([]Word, bool) {
 	_, rec := c.Flag("-r", "-R", "--recursive", "--dereference-recursive")
 	rec = rec || c.Name == "rgrep" || flagValIs(c, []string{"-d", "--directories"}, "recurse")
 	if _, ok := c.Flag("-l", "-L", "--files-with-matches", "--files-without-match"); ok {
-		if len(files) == 0 {
-			if !rec {
-				return nil, false
-			}
-			return []Word{setWord(treePat(".", ""), true)}, false
+		if rec {
+			// What it lists below its operands: the files its filters
+			// (--include, --exclude, --exclude-dir) select.
+			sel := listSelection(c)
+			return treeItems(files, sel, listName(sel)), false
 		}
-		if len(files) > maxItemSets {
+		if len(files) == 0 || len(files) > maxItemSets {
 			return nil, false
 		}
 		out := make([]Word, 0, len(files))
@@ -461,11 +466,11 @@ func grepItems(c *Call, in *stream) ([]Word, bool) {
 			if !ok {
 				return nil, false
 			}
-			if rec {
-				out = append(out, setWord(treePat(p, ""), true))
-			} else {
-				out = append(out, setWord(p, w.flags&wRec != 0))
+			set := setWord(p, w.flags&wRec != 0)
+			if set.flags&wRec != 0 {
+				set.sel = w.sel.withSearch(nil) // a set it was given: some of its files
 			}
+			out = append(out, set)
 		}
 		return out, false
 	}

@@ -1,5 +1,7 @@
 package shell
 
+import "strings"
+
 // This file gives more program outputs the shape of a list of paths from
 // known sets (see findset.go for find, ls and grep -l): the files git
 // ls-files lists, and filters that pass such a list on unchanged apart
@@ -23,6 +25,8 @@ func (a *analyzer) moreItems(c *Call, in *stream) ([]Word, bool) {
 	switch c.Name {
 	case "git":
 		return gitLsFilesItems(c), false
+	case "fd", "fdfind":
+		return fdItems(c), false
 	case "tr", "gtr":
 		if trNewlineToNul(c) {
 			return passItems(in)
@@ -36,22 +40,44 @@ func (a *analyzer) moreItems(c *Call, in *stream) ([]Word, bool) {
 	return nil, false
 }
 
-// gitLsFilesItems: "git ls-files" with no pathspec prints the tracked (or
+// gitLsFilesItems: "git ls-files [PATHSPEC…]" prints the tracked (or
 // untracked, with -o) files below the current directory, relative to it:
-// one recursive set of the directory. Global options (-C DIR, --git-dir),
-// pathspecs (which may climb with "..") and options that print more than
+// one recursive set of the directory, narrowed by its pathspecs
+// (pathspecSelection). Global options (-C DIR, --git-dir), pathspecs
+// that climb with "..", magic ones, and options that print more than
 // names give no set.
 func gitLsFilesItems(c *Call) []Word {
 	args := c.Args
 	if len(args) == 0 || !args[0].Known || args[0].Value != "ls-files" {
 		return nil
 	}
-	for _, w := range args[1:] {
+	var specs []Word
+	for i, w := range args[1:] {
+		if w.Known && w.Value == "--" {
+			specs = append(specs, args[i+2:]...)
+			break
+		}
+		if w.Known && w.Value != "" && w.Value[0] != '-' {
+			specs = append(specs, w)
+			continue
+		}
 		if !w.Known || !gitLsFilesFlag(w.Value) {
 			return nil
 		}
 	}
-	return []Word{setWord(treePat(".", ""), true)}
+	set := setWord(treePat(".", ""), true)
+	if len(specs) > 0 {
+		sel, ok := pathspecSelection(specs)
+		if !ok {
+			return nil
+		}
+		set.sel = sel
+		if v := specs[0].Value; len(specs) == 1 && strings.HasPrefix(v, "*") && !strings.ContainsAny(v[1:], "*?[]\\/{}!") && len(v) > 1 {
+			set = setWord(treePat(".", v), true) // "*.go": every file whose name ends so
+			set.sel = sel
+		}
+	}
+	return []Word{set}
 }
 
 // trNewlineToNul reports whether c is "tr '\n' '\0'": it swaps the

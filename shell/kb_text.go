@@ -1,7 +1,5 @@
 package shell
 
-import "strings"
-
 // Text tools: search, sorting and slicing, converters.
 
 // kbTextTable builds the kbText table. It runs once, on the first lookup, not at
@@ -169,7 +167,7 @@ func checkGrep(c *Call) {
 
 // grepTrees records what a recursive search reads: every file below each
 // operand ("." when there is none), narrowed by a single --include or
-// --glob name pattern.
+// --glob name pattern (listName).
 func grepTrees(c *Call, patternFlag bool) {
 	ops := c.Positional
 	if !patternFlag && len(ops) > 0 {
@@ -180,11 +178,10 @@ func grepTrees(c *Call, patternFlag bool) {
 			ops = c.Positional // rg --files [PATH...]: no pattern operand
 		}
 	}
-	name := ""
-	if w, ok := c.Flag("--include", "-g", "--glob"); ok && w.Known && !strings.ContainsAny(w.Value, "/!{") {
-		name = w.Value
-	}
+	// The flag table keeps one --include: the name comes from the
+	// selection, which keeps them all (two filters narrow to no one name).
 	sel := grepSelection(c)
+	name := listName(sel)
 	if len(ops) == 0 {
 		c.an.useTree(c, Word{Value: ".", Known: true}, name, accR, sel)
 		return

@@ -38,6 +38,11 @@ type Selection struct {
 	globs                        []string // rg -g, "!" for exclusions
 	noHidden                     bool     // rg without --hidden: dot names are skipped
 
+	// fd: files and directories whose name matches (exclude: -E).
+	fd     bool
+	nameRe *regexp.Regexp // nil: any name
+	exts   []string       // -e: one of these extensions (lower case)
+
 	search *searchTest // what the consumer shows of a file; nil: all of it (unknown)
 }
 
@@ -50,6 +55,8 @@ func (s *Selection) Descend(rel string) bool {
 	switch {
 	case s.noHidden && strings.HasPrefix(base, "."):
 		return false
+	case s.fd:
+		return !anyGlob(s.exclude, base)
 	case s.grep:
 		return !anyGlob(s.excludeDir, base) && !rgExcludes(s.globs, base)
 	case s.expr == nil:
@@ -75,6 +82,9 @@ func (s *Selection) Reach(rel string, dir bool) bool {
 	base := path.Base(rel)
 	if s.noHidden && strings.HasPrefix(base, ".") {
 		return false
+	}
+	if s.fd {
+		return s.fdReach(base)
 	}
 	if s.grep {
 		if dir {
@@ -160,8 +170,8 @@ func rgIncludes(globs []string, name string) bool {
 // withSearch returns a copy of s whose consumer shows what t says (nil s:
 // a selection of everything with that consumer).
 func (s *Selection) withSearch(t *searchTest) *Selection {
-	if t == nil && s == nil {
-		return nil
+	if t == nil && (s == nil || s.search == nil) {
+		return s // unchanged: the same selection, one path use
 	}
 	var c Selection
 	if s != nil {

@@ -139,7 +139,9 @@ func (b *wbuild) markEmpty(p int) {
 // a loop variable over a glob): its pattern, unescaped even when quoted,
 // since it stands for the paths it matches.
 func (b *wbuild) setPat(w Word, quoted bool) {
-	if !b.started {
+	if len(b.pat) == 0 && len(b.val) == 0 {
+		// First in the field ("$f" has started it empty): the field may
+		// be the set word alone (emit checks).
 		b.sel, b.selPat = w.sel, w.pattern()
 	}
 	b.started, b.boundary, b.setpart = true, false, true

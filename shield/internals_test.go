@@ -107,6 +107,62 @@ func TestRunTimePathsCannotReachSealedFiles(t *testing.T) {
 	}
 }
 
+// A list a listing command prints (grep -l/-L, rg -l/--files, fd, git
+// ls-files PATHSPEC, find -print) carries what that command selects to
+// the consumer fed on it (xargs, $(…), for, while read): a consumer of
+// the Go files grep lists does not reach .parallax, one of every file or
+// of the names aimed at the engine's files does.
+func TestListConsumersCannotReachSealedFiles(t *testing.T) {
+	ws, home := internalsWorkspace(t)
+	visible, err := New(Config{Workspace: ws, Home: home, Policy: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden, err := New(Config{Workspace: ws, Home: home, Policy: "default", InternalsHidden: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		cmd     string
+		visible verdict.Decision // hook, proxy, API
+		hidden  verdict.Decision // the own agent
+	}{
+		// Look-alikes: the list holds only what its filters select.
+		{"grep -rl --include='*.go' 'old/pkg' . | xargs -r sed -i 's#old/pkg#new/pkg#g'", verdict.Allow, verdict.Allow},
+		{"rg -l foo -g '*.ts' | xargs sed -i s/foo/bar/", verdict.Allow, verdict.Allow},
+		{"find . -name '*.py' -print0 | xargs -0 black", verdict.Allow, verdict.Allow},
+		{"sed -i s/a/b/ $(grep -rl --include=*.txt a .)", verdict.Allow, verdict.Allow},
+		{"for f in $(grep -rl --include='*.go' foo .); do sed -i s/foo/bar/ \"$f\"; done", verdict.Allow, verdict.Allow},
+		{"grep -rl --include='*.go' foo . | while read -r f; do sed -i s/foo/bar/ \"$f\"; done", verdict.Allow, verdict.Allow},
+		{"grep -rl --include='*.go' foo . | xargs -I{} sed -i s/foo/bar/ {}", verdict.Allow, verdict.Allow},
+		{"git ls-files '*.go' | xargs sed -i s/a/b/", verdict.Allow, verdict.Allow},
+		{"fd -e py | xargs black", verdict.Allow, verdict.Allow},
+		{"grep -rl --exclude-dir=.parallax foo . | xargs cat", verdict.Allow, verdict.Allow},
+		{"rg -l foo | xargs cat", verdict.Allow, verdict.Allow}, // rg skips hidden directories
+		{"rg -l foo | while read -r f; do wc -l \"$f\"; done", verdict.Allow, verdict.Allow},
+		// Lists that hold the engine's files.
+		{"grep -rl . . | xargs sed -i s/a/b/", verdict.Block, verdict.Escalate},
+		{"grep -rl foo . | while read -r f; do sed -i s/foo/bar/ \"$f\"; done", verdict.Block, verdict.Escalate},
+		{"grep -rl --include='*.yaml' policy . | xargs sed -i 's/BLOCK/ALLOW/'", verdict.Block, verdict.Block}, // secrets.yaml
+		{"grep -rl --include=config.yaml policy . | xargs sed -i 's/BLOCK/ALLOW/'", verdict.Block, verdict.Allow},
+		{"grep -rl --include='*.go' --include=config.yaml policy . | xargs sed -i s/a/b/", verdict.Block, verdict.Escalate},
+		{"find . -name '*.token' | xargs cat", verdict.Block, verdict.Allow},
+		{"rg -l --hidden -g '*.token' . | xargs cat", verdict.Block, verdict.Allow},
+		{"fd -H token | xargs cat", verdict.Block, verdict.Allow},
+		{"git ls-files -o '*.token' | xargs cat", verdict.Block, verdict.Allow},
+		{"grep -rL --include='*.token' zzz . | xargs cat", verdict.Block, verdict.Allow},
+		{"grep -l foo $(find . -name '*.token') | xargs cat", verdict.Block, verdict.Allow},
+	}
+	for _, c := range cases {
+		if got := evalCmd(t, visible, c.cmd); got.Decision != c.visible {
+			t.Errorf("internals visible: %s: got %s (%s: %s), want %s", c.cmd, got.Decision, got.Rule, got.Reason, c.visible)
+		}
+		if got := evalCmd(t, hidden, c.cmd); got.Decision != c.hidden {
+			t.Errorf("internals hidden: %s: got %s (%s: %s), want %s", c.cmd, got.Decision, got.Rule, got.Reason, c.hidden)
+		}
+	}
+}
+
 // The Claude Code Grep tool (search_files, run by the host) must not
 // print the tokens; the Glob tool (a glob that is no regexp) lists names.
 // The engine's own executor skips sealed entries (WalksJudged).

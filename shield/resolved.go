@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/guard"
 	"github.com/parallax/parallax/policy"
 	"github.com/parallax/parallax/verdict"
 )
@@ -84,6 +86,9 @@ func (g *Gate) judgePlan(st *state) (verdict.Verdict, bool) {
 		if rp.Access != named.Access {
 			return block(verdict.StageVerify, 0, RuleBadPlan, "the plan's "+clipField(rp.Field)+" has another access than the action's")
 		}
+		if v, done := g.judgeIdentity(st, rp); done {
+			return v, done
+		}
 		if rp.Resolved == "" || rp.Resolved == rp.Path {
 			continue
 		}
@@ -133,4 +138,46 @@ func clipField(s string) string {
 		s = s[:32]
 	}
 	return strings.ToValidUTF8(s, "?")
+}
+
+// judgeIdentity judges the file a plan entry ends at by its identity (the
+// last "dev:ino:type" of the chain, a regular file): a restricted file
+// under another name (a hard link) is judged as that file
+// (guard.CheckFileID).
+func (g *Gate) judgeIdentity(st *state, rp ResolvedPath) (verdict.Verdict, bool) {
+	id, ok := planFileID(rp.Identity)
+	if !ok || g.guard == nil {
+		return verdict.Verdict{}, false
+	}
+	p := rp.Resolved
+	if p == "" {
+		p = rp.Path
+	}
+	f, hit := g.guard.CheckFileID(p, id, rp.Access)
+	switch {
+	case !hit || f.Decision == verdict.Allow:
+		return verdict.Verdict{}, false
+	case f.Decision == verdict.Escalate:
+		st.escalate(verdict.StageGuard, 2, f.Rule, f.Reason)
+		return verdict.Verdict{}, false
+	}
+	return block(verdict.StageGuard, 0, f.Rule, f.Reason)
+}
+
+// planFileID parses the last component of a plan identity
+// ("dev:ino:type/…"), when it is a regular file (type 0).
+func planFileID(s string) (guard.FileID, bool) {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 || parts[2] != "0" {
+		return guard.FileID{}, false
+	}
+	dev, err1 := strconv.ParseUint(parts[0], 10, 64)
+	ino, err2 := strconv.ParseUint(parts[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		return guard.FileID{}, false
+	}
+	return guard.FileID{Dev: dev, Ino: ino}, true
 }
