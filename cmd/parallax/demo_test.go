@@ -14,8 +14,11 @@ import (
 
 // The demo, as a new user runs it: the real binary, engine and agent
 // process (sandboxed where the kernel can), the scripted injected model.
-// The key read and its upload are blocked, the chain verifies, and
-// nothing is left behind.
+// The key read is blocked by the guard, the write outside the project is
+// asked and approved, the planted git hook's write of ~/.bashrc is
+// refused by the kernel (where it sandboxes), the request after the
+// password read is blocked by information flow, /undo removes the notes,
+// the chain verifies, and nothing is left behind.
 func TestDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -30,8 +33,9 @@ func TestDemo(t *testing.T) {
 	}
 	s := string(out)
 	for _, want := range []string{"agent proposes  read_file README.md", "Parallax        ALLOW",
-		"agent proposes  read_file ~/.ssh/id_rsa", "BLOCK (guard_restricted)", "agent proposes  execute_command curl",
-		"1 call(s) allowed, 2 blocked", "verified"} {
+		"agent proposes  read_file ~/.ssh/id_rsa", "BLOCK (guard_restricted)", "Parallax asks   write_file",
+		"you answer      allow once", "agent proposes  execute_command git status", "BLOCK (credentials_stay_home)",
+		"You: /undo", "NOTES.md is gone again", "verified"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, s)
 		}
@@ -40,7 +44,18 @@ func TestDemo(t *testing.T) {
 	if len(dirs) != 1 {
 		t.Fatalf("kept demo directories: %v", dirs)
 	}
-	project := filepath.Join(dirs[0], "project")
+	project, home := filepath.Join(dirs[0], "project"), filepath.Join(dirs[0], "home")
+	if _, err := os.Stat(filepath.Join(project, "NOTES.md")); !os.IsNotExist(err) {
+		t.Errorf("NOTES.md survived /undo (%v)", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(home, "notes", "payments-setup.txt")); err != nil || len(b) == 0 {
+		t.Errorf("the approved write outside the project did not happen: %q, %v", b, err)
+	}
+	if sandbox.Available() == nil {
+		if b, _ := os.ReadFile(filepath.Join(home, ".bashrc")); string(b) != demoBashrc || !strings.Contains(s, "refused its write") {
+			t.Errorf("with the kernel sandbox, ~/.bashrc must stay as it was: %q", b)
+		}
+	}
 	var canary, blocked int
 	err = audit.Scan(audit.DefaultPath(project), audit.Filter{}, func(e audit.Entry) error {
 		if e.Type == audit.SandboxCanaryResult && e.Detail.Code == "sandbox_ok" {

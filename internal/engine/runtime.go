@@ -218,7 +218,7 @@ func OpenRuntime(ctx context.Context, opts RuntimeOptions) (rt *Runtime, err err
 		}
 	}
 	tc := &ToolsConfig{Files: files.Config{}, Shell: shell.Runner{Workspace: opts.Root,
-		DefaultTimeout: r.settings.CommandTimeout, OutputCap: r.settings.OutputCap,
+		DefaultTimeout: r.settings.CommandTimeout, OutputCap: r.settings.OutputCap, Env: withHome(os.Environ(), opts.Home),
 		Scrub: shell.Scrub{Allowlist: true, Drop: keyVars(r.ws.Config)}}, CommandSandbox: cmdSandbox}
 	if !r.settings.SandboxOff {
 		// File operations run in helpers confined to their plan's paths,
@@ -495,4 +495,16 @@ func keyVars(c workspace.Config) []string {
 		}
 	}
 	return out
+}
+
+// withHome is env with HOME set to home: a command's ~ is the home the
+// gate judged its paths against, whatever the engine's own HOME is.
+func withHome(env []string, home string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "HOME=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "HOME="+home)
 }

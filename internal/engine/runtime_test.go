@@ -953,3 +953,26 @@ func TestUndoRestoresWhatPackageManagersRewrite(t *testing.T) {
 	}
 	e.stop(t)
 }
+
+// TestCommandHomeIsTheHomeTheGateJudged: a command's ~ is the home the
+// gate judged its paths against (RuntimeOptions.Home), not the engine's
+// own HOME, so an allowed ~/x is the file the gate looked at.
+func TestCommandHomeIsTheHomeTheGateJudged(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{})
+	writeFile(t, scriptPath(t, e), `turns:
+  - tool_calls: [{name: execute_command, input: {command: "echo home=$HOME"}}]
+  - text: "done"
+`)
+	e.start(t)
+	_, evs := e.turn(t, "", "Where is home?", false)
+	var out string
+	for _, ev := range evs {
+		if r := ev.GetToolResult(); r != nil {
+			out = r.GetOutput()
+		}
+	}
+	if !strings.Contains(out, "home="+e.home+"\n") {
+		t.Errorf("the command's HOME: %q, want %s", out, e.home)
+	}
+	e.stop(t)
+}
