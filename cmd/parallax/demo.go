@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -161,8 +160,7 @@ func demoTurn(ctx context.Context, c *engine.Client, n *narrator, text string) (
 			continue
 		}
 		if je, ok := toJSONEvent(ev); ok {
-			line, _ := json.Marshal(je)
-			n.event(line)
+			n.event(je)
 		}
 		if rc := ev.GetResponseComplete(); rc != nil && rc.GetTurnId() == resp.GetTurnId() {
 			return resp.GetSessionId(), nil
@@ -268,39 +266,16 @@ func plantGitHook(ctx context.Context, root string) error {
 	return nil
 }
 
-// narrator turns the turn's JSON events into sentences as they come.
+// narrator turns the turn's events into sentences as they come.
 type narrator struct {
 	out              io.Writer
-	buf              bytes.Buffer
 	allowed, blocked int
 	tools            map[string]string
 	text             strings.Builder // the agent's words since its last call
 }
 
-func (n *narrator) Write(p []byte) (int, error) {
-	n.buf.Write(p)
-	for {
-		line, err := n.buf.ReadBytes('\n')
-		if err != nil {
-			n.buf.Write(line) // an incomplete line waits for the rest
-			return len(p), nil
-		}
-		n.event(line)
-	}
-}
-
-func (n *narrator) flush() {
-	if n.buf.Len() > 0 {
-		n.event(n.buf.Bytes())
-		n.buf.Reset()
-	}
-}
-
-func (n *narrator) event(line []byte) {
-	var ev jsonEvent
-	if json.Unmarshal(line, &ev) != nil {
-		return
-	}
+// event narrates one of the turn's events.
+func (n *narrator) event(ev jsonEvent) {
 	if n.tools == nil {
 		n.tools = map[string]string{}
 	}
