@@ -2,9 +2,8 @@ package shield
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 
+	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/verdict"
 )
@@ -44,7 +43,7 @@ func (g *Gate) record(ctx context.Context, r *Request, v verdict.Verdict) verdic
 		ctx = context.WithoutCancel(orBackground(ctx))
 	}
 	e := audit.FromVerdict(eventType(v.Decision), r.Session, r.Type, v)
-	e.Detail.Target = actionTarget(r.Payload)
+	e.Detail.Target = action.Target(r.Payload)
 	if _, err := g.audit.Append(ctx, e); err != nil {
 		if v.Decision == verdict.Block {
 			return v
@@ -98,38 +97,4 @@ func (g *Gate) Refuse(ctx context.Context, v verdict.Verdict) (out verdict.Verdi
 			Reason: "the refusal could not be written to the audit chain (" + err.Error() + ")"}
 	}
 	return v
-}
-
-// targetFields are the payload fields that say what an action acts on,
-// in the order one is chosen: a command, a URL, a path, a copy's source
-// and destination, an MCP server's tool, a message's recipient.
-var targetFields = [...]string{"command", "url", "path", "source", "destination", "server", "tool", "agent", "to", "key", "query"}
-
-// actionTarget is what a decided action acts on, for the audit entry and
-// its one-line listing: the first target fields of the payload, joined,
-// on one line (the audit log redacts and bounds it). "" when the payload
-// names none or does not decode.
-func actionTarget(payload json.RawMessage) string {
-	if len(payload) == 0 || len(payload) > 1<<20 {
-		return ""
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(payload, &m) != nil {
-		return ""
-	}
-	var parts []string
-	for _, f := range targetFields {
-		var v string
-		if raw, ok := m[f]; ok && json.Unmarshal(raw, &v) == nil && v != "" {
-			parts = append(parts, v)
-		}
-		if len(parts) == 2 {
-			break
-		}
-	}
-	t := strings.Join(parts, " → ")
-	if len(t) > 600 {
-		t = t[:600] // the log bounds it again at a rune boundary
-	}
-	return strings.Join(strings.Fields(t), " ")
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/internal/chat"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
@@ -57,18 +58,7 @@ func decisionWord(d pb.Decision) string {
 
 // payloadSummary is the one thing a call acts on: its command, path,
 // source or URL.
-func payloadSummary(raw []byte) string {
-	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
-		return ""
-	}
-	for _, k := range []string{"command", "path", "source", "url", "to", "query"} {
-		if s, ok := m[k].(string); ok {
-			return strings.Join(strings.Fields(s), " ")
-		}
-	}
-	return ""
-}
+func payloadSummary(raw []byte) string { return action.Target(raw) }
 
 // jsonEvent is one line of parallax run --json.
 type jsonEvent struct {

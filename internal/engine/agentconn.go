@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -324,6 +325,13 @@ func (r *Runtime) propose(ctx context.Context, c *agentConn, p *pb.ToolProposal)
 		Output: wire.Text(out.Result.Output)} // any bytes, escaped losslessly
 	r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_Verdict{Verdict: v}})
 	r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_ToolResult{ToolResult: res}})
+	if err == nil {
+		// The session's history holds its calls with their verdicts
+		// (/history, /export); the store masks secrets in them.
+		if herr := r.sessions.Append(ctx, session, "tool", callLine(p, out.Verdict.Decision, v, res.GetOk(), out.Result)); herr != nil {
+			r.log.Warn("engine: keep a call in the session's history", "session", session, "error", herr)
+		}
+	}
 	if out.Snapshot != 0 && turn != "" {
 		if err := r.sessions.NoteSnapshot(ctx, session, turn, out.Snapshot); err != nil {
 			// The snapshot is in Chronicle and can be rolled back by hand.
@@ -477,4 +485,25 @@ func (r *Runtime) turnOf(session string) string {
 		}
 	}
 	return ""
+}
+
+// callLine is a call as the session's history keeps it: the tool and what
+// it acts on, the verdict (its rule and reason unless allowed), and for
+// a call that ran whether it succeeded.
+func callLine(p *pb.ToolProposal, d verdict.Decision, v *pb.Verdict, ok bool, res Result) string {
+	line := p.GetActionType()
+	if t := action.Target(p.GetPayloadJson()); t != "" {
+		line += " " + t
+	}
+	line += " → " + d.String()
+	if d != verdict.Allow {
+		return line + " (" + v.GetRule() + "): " + v.GetReason()
+	}
+	switch {
+	case ok:
+		return line + ", ok"
+	case res.ExitCode != 0:
+		return line + ", exit status " + strconv.Itoa(res.ExitCode)
+	}
+	return line + ", failed"
 }

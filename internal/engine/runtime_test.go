@@ -287,9 +287,14 @@ func TestRuntimeConversation(t *testing.T) {
 		t.Errorf("status: %+v", st)
 	}
 	ls, err := e.client.ListSessions(context.Background(), &pb.ListSessionsRequest{})
-	if err != nil || len(ls.GetSessions()) != 1 || ls.GetSessions()[0].GetId() != session || ls.GetSessions()[0].GetMessages() != 4 ||
+	if err != nil || len(ls.GetSessions()) != 1 || ls.GetSessions()[0].GetId() != session || ls.GetSessions()[0].GetMessages() != 7 ||
 		ls.GetSessions()[0].GetTitle() != "Do the task." || ls.GetSessions()[0].GetState() != "idle" {
-		t.Errorf("sessions: %v, %v; want %s with 4 messages, titled, idle", ls.GetSessions(), err, session)
+		t.Errorf("sessions: %v, %v; want %s with 7 messages (2 turns, 3 calls), titled, idle", ls.GetSessions(), err, session)
+	}
+	hist, err := e.client.RunCommand(context.Background(), &pb.CommandRequest{SessionId: session, Name: "history"})
+	if err != nil || !strings.Contains(hist.GetText(), "tool: read_file "+notes+" → ALLOW, ok") ||
+		!strings.Contains(hist.GetText(), "→ BLOCK (guard_restricted)") || !strings.Contains(hist.GetText(), "tool: write_file "+out+" → ALLOW, ok") {
+		t.Errorf("/history does not hold the calls with their verdicts: %q, %v", hist.GetText(), err)
 	}
 	res, err := e.client.RunCommand(context.Background(), &pb.CommandRequest{SessionId: session, Name: "status"})
 	if err != nil || !strings.Contains(res.GetText(), "sandbox    OFF") || !strings.Contains(res.GetText(), "2 allowed, 1 blocked") {
