@@ -110,8 +110,8 @@ func plainErr(err error) error {
 	return err
 }
 
-func (a chatClient) Approve(ctx context.Context, id string, allow bool) error {
-	res, err := a.c.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: id, Approve: allow, AnsweredBy: "tui"})
+func (a chatClient) Approve(ctx context.Context, id string, allow bool, grant string) error {
+	res, err := a.c.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: id, Approve: allow, Grant: grant, AnsweredBy: "tui"})
 	if err != nil {
 		return plainErr(err)
 	}

@@ -26,8 +26,8 @@ func chatEvent(ev *pb.Event) (chat.Event, bool) {
 		out.Kind, out.CallID, out.Decision, out.Rule, out.Reason = chat.Verdict, v.GetCallId(), decisionWord(v.GetDecision()), v.GetRule(), v.GetReason()
 	case *pb.Event_ApprovalNeeded:
 		a := k.ApprovalNeeded
-		out.Kind, out.ApprovalID, out.Tool, out.Summary, out.Reason = chat.ApprovalNeeded, a.GetApprovalId(), a.GetActionType(),
-			payloadSummary(a.GetRedactedPayloadJson()), a.GetReason()
+		out.Kind, out.ApprovalID, out.Tool, out.Summary, out.Reason, out.Pattern = chat.ApprovalNeeded, a.GetApprovalId(), a.GetActionType(),
+			payloadSummary(a.GetRedactedPayloadJson()), a.GetReason(), a.GetPattern()
 	case *pb.Event_ApprovalResolved:
 		a := k.ApprovalResolved
 		out.Kind, out.ApprovalID, out.Decision, out.Reason = chat.ApprovalResolved, a.GetApprovalId(), decisionWord(a.GetDecision()), a.GetCode()

@@ -28,10 +28,17 @@ func (f *fakeClient) Send(_ context.Context, session, text string) error {
 	return f.err
 }
 
-func (f *fakeClient) Approve(_ context.Context, id string, allow bool) error {
+func (f *fakeClient) Approve(_ context.Context, id string, allow bool, grant string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.approvals = append(f.approvals, id+map[bool]string{true: "=allow", false: "=deny"}[allow])
+	a := id + "=deny"
+	if allow {
+		a = id + "=allow"
+		if grant != "once" {
+			a += "/" + grant
+		}
+	}
+	f.approvals = append(f.approvals, a)
 	return nil
 }
 
@@ -141,6 +148,22 @@ func TestApprovalInline(t *testing.T) {
 	run(m, eventMsg{Event{Kind: ApprovalResolved, Session: "s1", ApprovalID: "a3", Decision: "ALLOW"}, true})
 	if strings.Contains(m.View(), "APPROVE?") {
 		t.Fatal("resolved approval still asked")
+	}
+	// Allow for this session, and the offered pattern (only when one is).
+	run(m, eventMsg{Event{Kind: ApprovalNeeded, Session: "s1", ApprovalID: "a4", Tool: "execute_command", Summary: "go test ./...", Reason: "network"}, true})
+	if v := m.View(); !strings.Contains(v, "[s] allow for this session") || strings.Contains(v, "[p]") {
+		t.Fatalf("prompt without a pattern:\n%s", v)
+	}
+	run(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'p'}}) // no pattern offered: no answer
+	run(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'s'}})
+	run(m, eventMsg{Event{Kind: ApprovalNeeded, Session: "s1", ApprovalID: "a5", Tool: "execute_command", Summary: "npm install left-pad",
+		Reason: "network", Pattern: "execute_command npm"}, true})
+	if v := m.View(); !strings.Contains(v, "[p] allow execute_command npm") {
+		t.Fatalf("prompt with a pattern:\n%s", v)
+	}
+	run(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'p'}})
+	if got := strings.Join(c.approvals, ","); !strings.HasSuffix(got, "a4=allow/session,a5=allow/pattern") {
+		t.Fatalf("approvals %q", got)
 	}
 	// An approval raised in another session of the engine (a parallax run
 	// that cannot answer) is shown here, naming its session, and answered.

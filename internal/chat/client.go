@@ -32,6 +32,7 @@ type Event struct {
 	Output     string
 	IsError    bool
 	ApprovalID string
+	Pattern    string // what an approval's "allow this pattern" would cover; "" when none is offered
 	Tokens     int64
 }
 
@@ -39,8 +40,10 @@ type Event struct {
 type Client interface {
 	// Send posts a user message to a session.
 	Send(ctx context.Context, session, text string) error
-	// Approve answers a pending approval (allow once, or deny).
-	Approve(ctx context.Context, id string, allow bool) error
+	// Approve answers a pending approval: deny, or allow with a grant:
+	// "once", "session" (the same action in this session) or "pattern"
+	// (the offered pattern).
+	Approve(ctx context.Context, id string, allow bool, grant string) error
 	// Command runs a slash command in the engine and returns its text;
 	// Switch, when set, is the session the chat shows from now on, and
 	// OTR says whether it is off the record.

@@ -130,18 +130,29 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return tea.Quit
 	}
 	if len(m.pending) > 0 {
+		ap := m.pending[0]
+		var allow bool
+		var grant, word string
 		switch k.String() {
-		case "y", "Y", "n", "N":
-			ap := m.pending[0]
-			m.pending = m.pending[1:]
-			allow := k.String() == "y" || k.String() == "Y"
-			word := map[bool]string{true: "allowed once", false: "denied"}[allow]
-			m.add(entry{kind: entryNote, text: fmt.Sprintf("you %s %s %s", word, ap.Tool, termtext.Clean(ap.Summary))})
-			return m.request(func(ctx context.Context) doneMsg {
-				return doneMsg{err: m.client.Approve(ctx, ap.ApprovalID, allow)}
-			})
+		case "y", "Y":
+			allow, grant, word = true, "once", "allowed once"
+		case "s", "S":
+			allow, grant, word = true, "session", "allowed for this session"
+		case "p", "P":
+			if ap.Pattern == "" {
+				return nil // no pattern offered for this action
+			}
+			allow, grant, word = true, "pattern", "allowed the pattern "+termtext.Clean(ap.Pattern)+" for"
+		case "n", "N":
+			word = "denied"
+		default:
+			return nil // the prompt waits for an answer key; Enter never answers it
 		}
-		return nil // the prompt waits for y or n; Enter never answers it
+		m.pending = m.pending[1:]
+		m.add(entry{kind: entryNote, text: fmt.Sprintf("you %s %s %s", word, ap.Tool, termtext.Clean(ap.Summary))})
+		return m.request(func(ctx context.Context) doneMsg {
+			return doneMsg{err: m.client.Approve(ctx, ap.ApprovalID, allow, grant)}
+		})
 	}
 	switch k.Type {
 	case tea.KeyEnter:
@@ -395,8 +406,12 @@ func (m *Model) View() string {
 		if ap.Session != "" && ap.Session != m.session {
 			where = " (session " + termtext.Clean(ap.Session) + ")"
 		}
-		b.WriteString(m.wrap(styleBlock.Render("APPROVE?") + fmt.Sprintf("%s %s %s — %s  [y] allow once  [n] deny",
-			where, termtext.Clean(ap.Tool), termtext.Clean(ap.Summary), termtext.Clean(ap.Reason))))
+		keys := "  [y] allow once  [s] allow for this session"
+		if ap.Pattern != "" {
+			keys += "  [p] allow " + termtext.Clean(ap.Pattern)
+		}
+		b.WriteString(m.wrap(styleBlock.Render("APPROVE?") + fmt.Sprintf("%s %s %s — %s%s  [n] deny",
+			where, termtext.Clean(ap.Tool), termtext.Clean(ap.Summary), termtext.Clean(ap.Reason), keys)))
 		if len(m.pending) > 1 {
 			fmt.Fprintf(&b, "  (%d more waiting)", len(m.pending)-1)
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/parallax/parallax/approval"
@@ -35,9 +36,13 @@ func (c *clientApprovals) Send(_ context.Context, ask approval.Ask, reply approv
 	c.mu.Lock()
 	c.pending[ask.ID] = reply
 	c.mu.Unlock()
+	var pattern string
+	if ask.Pattern != nil {
+		pattern = ask.Pattern.String()
+	}
 	c.hub.publish(&pb.Event{SessionId: ask.Session, Kind: &pb.Event_ApprovalNeeded{ApprovalNeeded: &pb.ApprovalNeeded{
 		ApprovalId: ask.ID, ActionType: ask.ActionType, RedactedPayloadJson: ask.Payload, Reason: ask.Reason,
-		DeadlineUnixMs: ask.Expires.UnixMilli()}}})
+		DeadlineUnixMs: ask.Expires.UnixMilli(), Pattern: pattern}}})
 	return nil
 }
 
@@ -57,7 +62,7 @@ func (c *clientApprovals) Resolved(_ context.Context, ask approval.Ask, res appr
 
 // answer passes a client's answer to the broker; accepted is false when
 // the request is unknown or was already decided.
-func (c *clientApprovals) answer(id string, allow bool, by string) (accepted bool, reason string) {
+func (c *clientApprovals) answer(id string, allow bool, grant approval.GrantKind, by string) (accepted bool, reason string) {
 	c.mu.Lock()
 	reply, ok := c.pending[id]
 	c.mu.Unlock()
@@ -67,8 +72,10 @@ func (c *clientApprovals) answer(id string, allow bool, by string) (accepted boo
 	d := approval.Deny
 	if allow {
 		d = approval.Allow
+	} else {
+		grant = approval.GrantNone // a deny remembers nothing
 	}
-	err := reply(approval.Response{Decision: d, Grant: approval.GrantNone, User: by})
+	err := reply(approval.Response{Decision: d, Grant: grant, User: by})
 	switch {
 	case err == nil:
 		return true, ""
@@ -82,4 +89,18 @@ func (c *clientApprovals) count() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.pending)
+}
+
+// grantOf reads a client's grant: "" or "once", "session" (the same
+// action in this session), "pattern" (the offered pattern).
+func grantOf(s string) (approval.GrantKind, error) {
+	switch s {
+	case "", "once":
+		return approval.GrantNone, nil
+	case "session":
+		return approval.GrantExact, nil
+	case "pattern":
+		return approval.GrantPattern, nil
+	}
+	return approval.GrantNone, fmt.Errorf("grant %q: want once, session or pattern", s)
 }

@@ -228,7 +228,11 @@ func (s *clientService) AnswerApproval(ctx context.Context, req *pb.AnswerApprov
 	if s.r.asks == nil {
 		return &pb.AnswerApprovalResponse{Reason: "this engine asks no approvals: escalations end as BLOCK"}, nil
 	}
-	ok, reason := s.r.asks.answer(req.GetApprovalId(), req.GetApprove(), actor.Name)
+	grant, err := grantOf(req.GetGrant())
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	ok, reason := s.r.asks.answer(req.GetApprovalId(), req.GetApprove(), grant, actor.Name)
 	return &pb.AnswerApprovalResponse{Accepted: ok, Reason: reason}, nil
 }
 

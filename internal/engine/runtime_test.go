@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/ifc"
 	"github.com/parallax/parallax/internal/agent/proc"
@@ -978,6 +981,68 @@ func TestCommandHomeIsTheHomeTheGateJudged(t *testing.T) {
 	}
 	if !strings.Contains(out, "home="+e.home+"\n") {
 		t.Errorf("the command's HOME: %q, want %s", out, e.home)
+	}
+	e.stop(t)
+}
+
+// TestApprovalOfAPatternCoversTheNextMatchingAction: an approval offers
+// the pattern it could cover; "allow this pattern" (grant pattern) lets a
+// later action matching it through in the session without asking, and an
+// unknown grant is refused.
+func TestApprovalOfAPatternCoversTheNextMatchingAction(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{})
+	dir := filepath.Join(e.home, "notes", "project")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, scriptPath(t, e), fmt.Sprintf(`turns:
+  - tool_calls: [{name: write_file, input: {path: %q, content: "a"}}]
+  - tool_calls: [{name: write_file, input: {path: %q, content: "b"}}]
+  - text: "written twice"
+`, filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")))
+	e.start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	sub, err := e.client.Subscribe(ctx, &pb.SubscribeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sub.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := e.client.SendMessage(ctx, &pb.SendMessageRequest{Text: "write two notes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	var got []string
+	for {
+		ev, err := sub.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := ev.GetApprovalNeeded(); a != nil {
+			asked = append(asked, a.GetPattern())
+			if _, err := e.client.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: a.GetApprovalId(), Approve: true, Grant: "forever"}); status.Code(err) != codes.InvalidArgument {
+				t.Errorf("an unknown grant: got %v, want InvalidArgument", err)
+			}
+			r, err := e.client.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: a.GetApprovalId(), Approve: true, Grant: "pattern"})
+			if err != nil || !r.GetAccepted() {
+				t.Fatalf("answer: %v, %v", r, err)
+			}
+		}
+		if v := ev.GetVerdict(); v != nil {
+			got = append(got, strings.TrimPrefix(v.GetDecision().String(), "DECISION_"))
+		}
+		if ev.GetResponseComplete().GetTurnId() == resp.GetTurnId() {
+			break
+		}
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0], dir) || strings.Join(got, " ") != "ALLOW ALLOW" {
+		t.Errorf("asked %q, verdicts %v; want asked once, offering a pattern under %s, and both allowed", asked, got, dir)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "b.txt")); err != nil || string(b) != "b" {
+		t.Errorf("the second write, covered by the pattern, did not run: %q, %v", b, err)
 	}
 	e.stop(t)
 }

@@ -541,8 +541,11 @@ type ApprovalNeeded struct {
 	RedactedPayloadJson []byte `protobuf:"bytes,4,opt,name=redacted_payload_json,json=redactedPayloadJson,proto3" json:"redacted_payload_json,omitempty"`
 	Reason              string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
 	DeadlineUnixMs      int64  `protobuf:"varint,6,opt,name=deadline_unix_ms,json=deadlineUnixMs,proto3" json:"deadline_unix_ms,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// What an "allow this pattern" answer would cover (same action type,
+	// program, directory, host); empty when no pattern is offered.
+	Pattern       string `protobuf:"bytes,7,opt,name=pattern,proto3" json:"pattern,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ApprovalNeeded) Reset() {
@@ -615,6 +618,13 @@ func (x *ApprovalNeeded) GetDeadlineUnixMs() int64 {
 		return x.DeadlineUnixMs
 	}
 	return 0
+}
+
+func (x *ApprovalNeeded) GetPattern() string {
+	if x != nil {
+		return x.Pattern
+	}
+	return ""
 }
 
 // ApprovalResolved takes an approval prompt down in every client: it was
@@ -825,8 +835,12 @@ type AnswerApprovalRequest struct {
 	ApprovalId string                 `protobuf:"bytes,1,opt,name=approval_id,json=approvalId,proto3" json:"approval_id,omitempty"`
 	Approve    bool                   `protobuf:"varint,2,opt,name=approve,proto3" json:"approve,omitempty"`
 	// Who answered (client and user), for the audit chain.
-	AnsweredBy    string `protobuf:"bytes,3,opt,name=answered_by,json=answeredBy,proto3" json:"answered_by,omitempty"`
-	Note          string `protobuf:"bytes,4,opt,name=note,proto3" json:"note,omitempty"`
+	AnsweredBy string `protobuf:"bytes,3,opt,name=answered_by,json=answeredBy,proto3" json:"answered_by,omitempty"`
+	Note       string `protobuf:"bytes,4,opt,name=note,proto3" json:"note,omitempty"`
+	// With approve: what the allow covers. "" or "once": this request;
+	// "session": the same action in this session (until the grant expires);
+	// "pattern": what ApprovalNeeded.pattern names, in this session.
+	Grant         string `protobuf:"bytes,5,opt,name=grant,proto3" json:"grant,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -885,6 +899,13 @@ func (x *AnswerApprovalRequest) GetAnsweredBy() string {
 func (x *AnswerApprovalRequest) GetNote() string {
 	if x != nil {
 		return x.Note
+	}
+	return ""
+}
+
+func (x *AnswerApprovalRequest) GetGrant() string {
+	if x != nil {
+		return x.Grant
 	}
 	return ""
 }
@@ -1585,7 +1606,7 @@ const file_parallax_v1_client_proto_rawDesc = "" +
 	"\x06origin\x18\x03 \x01(\tR\x06origin\"^\n" +
 	"\fToolProposed\x12\x17\n" +
 	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x125\n" +
-	"\bproposal\x18\x02 \x01(\v2\x19.parallax.v1.ToolProposalR\bproposal\"\xe1\x01\n" +
+	"\bproposal\x18\x02 \x01(\v2\x19.parallax.v1.ToolProposalR\bproposal\"\xfb\x01\n" +
 	"\x0eApprovalNeeded\x12\x1f\n" +
 	"\vapproval_id\x18\x01 \x01(\tR\n" +
 	"approvalId\x12\x17\n" +
@@ -1594,7 +1615,8 @@ const file_parallax_v1_client_proto_rawDesc = "" +
 	"actionType\x122\n" +
 	"\x15redacted_payload_json\x18\x04 \x01(\fR\x13redactedPayloadJson\x12\x16\n" +
 	"\x06reason\x18\x05 \x01(\tR\x06reason\x12(\n" +
-	"\x10deadline_unix_ms\x18\x06 \x01(\x03R\x0edeadlineUnixMs\"\x8a\x01\n" +
+	"\x10deadline_unix_ms\x18\x06 \x01(\x03R\x0edeadlineUnixMs\x12\x18\n" +
+	"\apattern\x18\a \x01(\tR\apattern\"\x8a\x01\n" +
 	"\x10ApprovalResolved\x12\x1f\n" +
 	"\vapproval_id\x18\x01 \x01(\tR\n" +
 	"approvalId\x121\n" +
@@ -1611,14 +1633,15 @@ const file_parallax_v1_client_proto_rawDesc = "" +
 	"EventError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x17\n" +
-	"\aturn_id\x18\x03 \x01(\tR\x06turnId\"\x87\x01\n" +
+	"\aturn_id\x18\x03 \x01(\tR\x06turnId\"\x9d\x01\n" +
 	"\x15AnswerApprovalRequest\x12\x1f\n" +
 	"\vapproval_id\x18\x01 \x01(\tR\n" +
 	"approvalId\x12\x18\n" +
 	"\aapprove\x18\x02 \x01(\bR\aapprove\x12\x1f\n" +
 	"\vanswered_by\x18\x03 \x01(\tR\n" +
 	"answeredBy\x12\x12\n" +
-	"\x04note\x18\x04 \x01(\tR\x04note\"L\n" +
+	"\x04note\x18\x04 \x01(\tR\x04note\x12\x14\n" +
+	"\x05grant\x18\x05 \x01(\tR\x05grant\"L\n" +
 	"\x16AnswerApprovalResponse\x12\x1a\n" +
 	"\baccepted\x18\x01 \x01(\bR\baccepted\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x15\n" +
