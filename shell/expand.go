@@ -26,8 +26,10 @@ func (a *analyzer) setVar(name string, w Word, srcs []source) {
 }
 
 // putVar sets a variable to w, readonly or not.
+// Its sources are kept as a set: x=$x$x would otherwise double them at
+// each assignment.
 func (a *analyzer) putVar(name string, w Word, srcs []source) {
-	a.vars = append(a.vars, variable{name: name, w: w, srcs: srcs})
+	a.vars = append(a.vars, variable{name: name, w: w, srcs: uniqSources(srcs)})
 }
 
 // getVar looks a variable up; found is false when nothing is known of it.
