@@ -25,7 +25,7 @@ func analyseState(cmd string) (*analyzer, *Effects) {
 // times, held 2^k copies of the same source (a 900-line script took a
 // minute, x=$x$x thirty times never ended).
 func TestVariableSourcesStayASet(t *testing.T) {
-	const k = 14
+	const k = 6
 	for name, rep := range map[string]string{
 		"self concatenation": "x=$x$x\n",
 		"if join":            "if [ -f c ]; then x=$x$y; else y=$y$x; fi\n",
