@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -92,5 +93,21 @@ func TestScriptWalkIsLinear(t *testing.T) {
 	}
 	if nodes[200] > 15*nodes[20] {
 		t.Errorf("nodes walked: %d for 20 lines, %d for 200, want at most 15 times as many", nodes[20], nodes[200])
+	}
+}
+
+// TestReplacementIsBoundedBeforeItIsBuilt forbids ${x//a/$x} from
+// allocating its result before its size is checked: over a 32 KB x of
+// a's the result is 1 GB. The analysis of the whole command must
+// allocate less than 64 MB.
+func TestReplacementIsBoundedBeforeItIsBuilt(t *testing.T) {
+	cmd := "x=a" + strings.Repeat("; x=$x$x", 15) + "; y=${x//a/$x}; echo ${#y}"
+	Analyze("x=a; y=${x//a/b}", corpusOpt) // warm the pools
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	Analyze(cmd, corpusOpt)
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+		t.Errorf("analysis allocated %d MB, want under 64", n>>20)
 	}
 }

@@ -402,13 +402,14 @@ func (a *analyzer) replace(w Word, r *syntax.Replace) Word {
 	if !o.Known || !n.Known || o.Glob || o.Value == "" {
 		return Word{}
 	}
-	cnt := 1
-	if r.All {
-		cnt = -1
+	cnt := strings.Count(w.Value, o.Value)
+	if !r.All {
+		cnt = min(cnt, 1)
 	}
-	v := strings.Replace(w.Value, o.Value, n.Value, cnt)
-	if len(v) > maxDecoded {
+	// The size is checked before the value is built: ${x//a/$x} over a
+	// 64 KB x of a's would be 4 GB.
+	if len(w.Value)+cnt*(len(n.Value)-len(o.Value)) > maxDecoded {
 		return Word{}
 	}
-	return Word{Value: v, Known: true}
+	return Word{Value: strings.Replace(w.Value, o.Value, n.Value, cnt), Known: true}
 }
