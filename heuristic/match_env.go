@@ -30,6 +30,9 @@ func matchEnvSecretPrint(in *Input) (string, bool) {
 	for _, e := range in.Effects.Execs {
 		if isInterpreter(e.Name) {
 			for _, a := range e.Args {
+				if !mentionsEnv(a) {
+					continue
+				}
 				for _, m := range envPrintCode.FindAllStringSubmatch(a, 4) {
 					if name := firstNonEmpty(m[1:]); printedSecret(name) {
 						return "$" + name + " printed by " + e.Name + " code", true
@@ -54,6 +57,15 @@ func matchEnvSecretPrint(in *Input) (string, bool) {
 var envPrintCode = regexp.MustCompile(`(?:print|pprint)\s*\(\s*os\.(?:environ\[\s*['"](\w+)['"]\s*\]|` +
 	`(?:environ\.get|getenv)\(\s*['"](\w+)['"])|console\.(?:log|error|dir)\(\s*process\.env(?:\.(\w+)|\[\s*['"](\w+)['"]\s*\])\s*\)|` +
 	`\b(?:puts|p)\s*\(?\s*ENV\[\s*['"](\w+)['"]\s*\]|print\s*\(?\s*\$ENV\{\s*['"]?(\w+)`)
+
+// mentionsEnv reports whether code may match envPrintCode or envDumpCode:
+// every branch of both names the environment as "env" (os.environ,
+// os.getenv, process.env) or "ENV" (ENV[...], %ENV, $ENV{...}). The
+// regular expressions cost tens of microseconds on a long awk or perl
+// program; this check costs one pass of a byte search.
+func mentionsEnv(code string) bool {
+	return strings.Contains(code, "env") || strings.Contains(code, "ENV")
+}
 
 func firstNonEmpty(list []string) string {
 	for _, s := range list {
@@ -112,7 +124,7 @@ func matchEnvDump(in *Input) (string, bool) {
 			continue
 		}
 		for _, a := range e.Args {
-			if envDumpCode.MatchString(a) {
+			if mentionsEnv(a) && envDumpCode.MatchString(a) {
 				return "environment printed by " + e.Name + " code", true
 			}
 		}

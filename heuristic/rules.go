@@ -667,6 +667,9 @@ func rulesTable() []Rule {
 				sh(`printf '%s' "$GITHUB_TOKEN"`),
 				sh(`printenv AWS_SECRET_ACCESS_KEY`),
 				sh(`echo "$DATABASE_URL" | base64`),
+				// only the code's own text shows these (the regular expressions)
+				sh(`irb -e 'puts ENV["GITHUB_TOKEN"]'`),
+				sh(`find . -maxdepth 0 -exec python3 -c 'import os; print(os.environ["GITHUB_TOKEN"])' \;`),
 			},
 			Negative: []Example{
 				sh(`echo $HOME`),
@@ -685,6 +688,9 @@ func rulesTable() []Rule {
 				sh(`export -p`),
 				sh(`python3 -c 'import os; print(os.environ)'`),
 				sh(`node -e 'console.log(process.env)'`),
+				// only the code's own text shows these (the regular expressions)
+				sh(`irb -e 'p ENV'`),
+				sh(`find . -maxdepth 0 -exec python3 -c 'import os; print(os.environ)' \;`),
 				sh(`x=$(env); echo "$x"`),
 				sh(`for n in $(compgen -e); do echo "$n=${!n}"; done`),
 			},

@@ -26,8 +26,10 @@ func (a *analyzer) setVar(name string, w Word, srcs []source) {
 }
 
 // putVar sets a variable to w, readonly or not.
+// Its sources are kept as a set: x=$x$x would otherwise double them at
+// each assignment.
 func (a *analyzer) putVar(name string, w Word, srcs []source) {
-	a.vars = append(a.vars, variable{name: name, w: w, srcs: srcs})
+	a.vars = append(a.vars, variable{name: name, w: w, srcs: uniqSources(srcs)})
 }
 
 // getVar looks a variable up; found is false when nothing is known of it.
@@ -412,13 +414,14 @@ func (a *analyzer) replace(w Word, r *syntax.Replace) Word {
 	if !o.Known || !n.Known || o.Glob || o.Value == "" {
 		return Word{}
 	}
-	cnt := 1
-	if r.All {
-		cnt = -1
+	cnt := strings.Count(w.Value, o.Value)
+	if !r.All {
+		cnt = min(cnt, 1)
 	}
-	v := strings.Replace(w.Value, o.Value, n.Value, cnt)
-	if len(v) > maxDecoded {
+	// The size is checked before the value is built: ${x//a/$x} over a
+	// 64 KB x of a's would be 4 GB.
+	if len(w.Value)+cnt*(len(n.Value)-len(o.Value)) > maxDecoded {
 		return Word{}
 	}
-	return Word{Value: v, Known: true}
+	return Word{Value: strings.Replace(w.Value, o.Value, n.Value, cnt), Known: true}
 }

@@ -175,7 +175,7 @@ func (a *analyzer) joinVar(name string, live []pathEnd) {
 		if x, ok := lastAssign(e.vars, name); ok {
 			v, s, found, va = x.w, x.srcs, true, x.alts
 		}
-		srcs = append(srcs, s...)
+		srcs = addSources(srcs, s...)
 		switch {
 		case found && v.Known && v.proc == 0 && !v.Glob:
 			alts = addAlt(alts, v)
@@ -200,6 +200,32 @@ func (a *analyzer) joinVar(name string, live []pathEnd) {
 		alts = nil // one value, or too many to follow
 	}
 	a.vars = append(a.vars, variable{name: name, w: w, srcs: srcs, alts: alts})
+}
+
+// addSources appends to dst the sources of add it does not hold yet. A
+// join of paths gathers every path's sources of a variable; appended
+// whole, a variable joined after each of k constructs that may or may not
+// assign it would hold 2^k copies of the same few (a 900-line script took
+// a minute). As a set, a variable holds at most every source the script
+// names.
+func addSources(dst []source, add ...source) []source {
+	for _, s := range add {
+		if !slices.Contains(dst, s) {
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}
+
+// uniqSources returns srcs without repeats: srcs itself when it has none
+// (the common case, no copy), else a new slice (srcs may be shared).
+func uniqSources(srcs []source) []source {
+	for i := 1; i < len(srcs); i++ {
+		if slices.Contains(srcs[:i], srcs[i]) {
+			return addSources(slices.Clip(srcs[:i:i]), srcs[i+1:]...)
+		}
+	}
+	return srcs
 }
 
 // maxAlts bounds the values a variable is followed with: a call that uses
@@ -272,11 +298,11 @@ func (a *analyzer) havoc(m flowMark, e pathEnd) {
 		var srcs []source
 		for _, x := range e.vars {
 			if x.name == v.name {
-				srcs = append(srcs, x.srcs...)
+				srcs = addSources(srcs, x.srcs...)
 			}
 		}
 		_, es, _ := a.getVar(v.name)
-		a.setVar(v.name, Word{flags: v.w.flags & (wObf | wDecoded | wNet | wSubst)}, append(srcs, es...))
+		a.setVar(v.name, Word{flags: v.w.flags & (wObf | wDecoded | wNet | wSubst)}, addSources(srcs, es...))
 	}
 	a.joinNames([]pathEnd{{}, e}) // defined in no round, or in one
 }

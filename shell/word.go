@@ -180,6 +180,13 @@ func (b *wbuild) text(s string, quoted bool) {
 	}
 	b.boundary = false
 	b.started = true
+	if len(b.val)+len(s) > maxDecoded {
+		// v=$v$v doubles a value at each assignment: past the bound it is
+		// unknown, and the analysis says it stopped following it.
+		b.a.tagf(nil, TagLimitExceeded, "word size")
+		b.hole()
+		return
+	}
 	b.val = append(b.val, s...)
 	if quoted {
 		b.pat = appendEscaped(b.pat, s)
