@@ -83,6 +83,13 @@ func (g *Guard) checkIdentity(w *worst, clean, res string, acc action.Access, wh
 	if g.ids == nil {
 		return
 	}
+	if !g.custom {
+		id, nlink, regular, ok := lstatID(res)
+		if ok && regular && nlink >= 2 {
+			g.judgeID(w, clean, res, id, acc, whole, true)
+		}
+		return
+	}
 	fi, err := g.fs.Lstat(res)
 	if err != nil || !fi.Mode().IsRegular() {
 		return

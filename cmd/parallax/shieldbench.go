@@ -18,6 +18,7 @@ import (
 func newShieldBenchCmd() *cobra.Command {
 	var workspace, home, policy string
 	var list, fastestOf int
+	var internals string
 	var stalls time.Duration
 	cmd := &cobra.Command{
 		Use:   "bench FILE",
@@ -39,7 +40,18 @@ programs behind the BLOCKs. Nothing is executed.`,
 			if err != nil {
 				return err
 			}
-			gate, err := newGate(cmd.ErrOrStderr(), ws, home, policy)
+			cfg, err := gateConfig(cmd.ErrOrStderr(), ws, home, policy)
+			if err != nil {
+				return err
+			}
+			switch internals {
+			case "visible":
+			case "hidden":
+				cfg.InternalsHidden = true
+			default:
+				return fmt.Errorf("shield bench: --internals %q: want visible or hidden", internals)
+			}
+			gate, err := shield.New(cfg)
 			if err != nil {
 				return err
 			}
@@ -65,6 +77,8 @@ programs behind the BLOCKs. Nothing is executed.`,
 	cmd.Flags().StringVar(&workspace, "workspace", "/home/dev/project", "workspace the commands run in (need not exist)")
 	cmd.Flags().StringVar(&home, "home", "/home/dev", "what ~ means")
 	cmd.Flags().StringVar(&policy, "policy", "default", "policy preset or file")
+	cmd.Flags().StringVar(&internals, "internals", "visible", "the workspace's .parallax visible to commands (visible: the Claude Code hook, MCP proxy, HTTP API) "+
+		"or hidden by the executor (hidden: the own agent's sandboxed commands)")
 	cmd.Flags().IntVar(&list, "list", 0, "also list up to N blocked and N escalated commands, each with the reason given")
 	cmd.Flags().DurationVar(&stalls, "stalls", time.Second, "after the pass, measure for this long how often the machine stalls a running thread (0: skip)")
 	cmd.Flags().IntVar(&fastestOf, "fastest-of", 0, "also evaluate each command N times and report percentiles of each one's fastest run (the gate's own cost without a shared machine's interruptions)")
