@@ -131,6 +131,17 @@ var internalLayout = []internalEntry{
 	{rel: "chronicle", dir: true}, {rel: "backups", dir: true},
 }
 
+// snapshotNames stand for the chronicle's objects (hex SHA-256 names) in
+// a listing: a selection that matches none of them is taken to match no
+// object. A name filter built to match some hashes only (a fragment of
+// one) could miss them: a known limit, for writes only (reads skip
+// snapshot copies).
+var snapshotNames = [...]string{
+	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	"fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210",
+	"00000000000000000000000000000000000000000000000000000000000000ff",
+}
+
 func classifyInternal(rel string, dir bool) internalKind {
 	base := rel[strings.LastIndexByte(rel, '/')+1:]
 	switch {
@@ -199,6 +210,16 @@ func (g *Guard) listInternals() (out []internalEntry, complete bool) {
 			}
 			isDir := e.IsDir()
 			add(rel, isDir)
+			if isDir && rel == "chronicle/objects" {
+				// Content-addressed snapshot copies, as many as the
+				// workspace has history: not walked (a long history would
+				// put every recursive command over the bound), stood for
+				// by names of their shape (two hex digits, then 62).
+				for _, h := range snapshotNames {
+					add("chronicle/objects/"+h[:2]+"/"+h[2:], false)
+				}
+				continue
+			}
 			if isDir {
 				if it.depth+1 >= maxInternalDepth {
 					return out, false

@@ -3,6 +3,7 @@ package shield
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -194,6 +195,40 @@ func TestSearchToolCannotPrintWorkspaceTokens(t *testing.T) {
 		}
 		if got := engine.Fresh().Evaluate(context.Background(), r); got.Decision != c.engine {
 			t.Errorf("engine: search %q: got %s (%s), want %s", c.pattern, got.Decision, got.Reason, c.engine)
+		}
+	}
+}
+
+// TestLongHistoryDoesNotStopRecursiveCommands: a workspace whose
+// chronicle holds more snapshot objects than the listing's bound (a
+// workspace used for weeks through the hook) gets the same decisions as a
+// fresh one: the objects stand for themselves by their shape, so a
+// recursive read or a name-narrowed write is not escalated for the bound,
+// and a write that reaches them is still refused.
+func TestLongHistoryDoesNotStopRecursiveCommands(t *testing.T) {
+	ws, home := internalsWorkspace(t)
+	objs := filepath.Join(ws, ".parallax", "chronicle", "objects")
+	for i := 0; i < 5000; i++ {
+		h := fmt.Sprintf("%064x", i*7919+1)
+		p := filepath.Join(objs, h[:2], h[2:])
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := New(Config{Workspace: ws, Home: home, Policy: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]verdict.Decision{
+		"grep -rn TODO --include=*.go .":         verdict.Allow,
+		"find . -name '*.go' -exec gofmt -w {} +": verdict.Allow,
+		"find . -type f -exec chmod 600 {} +":     verdict.Block,
+	} {
+		if v := evalCmd(t, g, cmd); v.Decision != want {
+			t.Errorf("%s: got %v %s (%s), want %v", cmd, v.Decision, v.Rule, v.Reason, want)
 		}
 	}
 }
