@@ -223,7 +223,7 @@ func TestLongHistoryDoesNotStopRecursiveCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	for cmd, want := range map[string]verdict.Decision{
-		"grep -rn TODO --include=*.go .":         verdict.Allow,
+		"grep -rn TODO --include=*.go .":          verdict.Allow,
 		"find . -name '*.go' -exec gofmt -w {} +": verdict.Allow,
 		"find . -type f -exec chmod 600 {} +":     verdict.Block,
 	} {
