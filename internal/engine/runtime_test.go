@@ -198,6 +198,13 @@ func (e *rtEnv) stop(t *testing.T) {
 // turn sends text and returns the turn's events up to its end.
 func (e *rtEnv) turn(t *testing.T, session, text string, otr bool) (string, []*pb.Event) {
 	t.Helper()
+	return e.turnWith(t, session, text, otr, nil)
+}
+
+// turnWith is turn, calling on with every event of the engine as it
+// comes (an approval of the turn, answered there).
+func (e *rtEnv) turnWith(t *testing.T, session, text string, otr bool, on func(ctx context.Context, ev *pb.Event)) (string, []*pb.Event) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
 	sub, err := e.client.Subscribe(ctx, &pb.SubscribeRequest{})
@@ -216,6 +223,9 @@ func (e *rtEnv) turn(t *testing.T, session, text string, otr bool) (string, []*p
 		ev, err := sub.Recv()
 		if err != nil {
 			t.Fatalf("events: %v (so far %v)", err, evs)
+		}
+		if on != nil {
+			on(ctx, ev)
 		}
 		if ev.GetSessionId() != resp.GetSessionId() {
 			continue
@@ -1001,44 +1011,23 @@ func TestApprovalOfAPatternCoversTheNextMatchingAction(t *testing.T) {
   - text: "written twice"
 `, filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")))
 	e.start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testWait)
-	defer cancel()
-	sub, err := e.client.Subscribe(ctx, &pb.SubscribeRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sub.Recv(); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := e.client.SendMessage(ctx, &pb.SendMessageRequest{Text: "write two notes"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var asked []string
-	var got []string
-	for {
-		ev, err := sub.Recv()
-		if err != nil {
-			t.Fatal(err)
+	_, evs := e.turnWith(t, "", "write two notes", false, func(ctx context.Context, ev *pb.Event) {
+		a := ev.GetApprovalNeeded()
+		if a == nil {
+			return
 		}
-		if a := ev.GetApprovalNeeded(); a != nil {
-			asked = append(asked, a.GetPattern())
-			if _, err := e.client.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: a.GetApprovalId(), Approve: true, Grant: "forever"}); status.Code(err) != codes.InvalidArgument {
-				t.Errorf("an unknown grant: got %v, want InvalidArgument", err)
-			}
-			r, err := e.client.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: a.GetApprovalId(), Approve: true, Grant: "pattern"})
-			if err != nil || !r.GetAccepted() {
-				t.Fatalf("answer: %v, %v", r, err)
-			}
+		asked = append(asked, a.GetPattern())
+		if _, err := e.client.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: a.GetApprovalId(), Approve: true, Grant: "forever"}); status.Code(err) != codes.InvalidArgument {
+			t.Errorf("an unknown grant: got %v, want InvalidArgument", err)
 		}
-		if v := ev.GetVerdict(); v != nil {
-			got = append(got, strings.TrimPrefix(v.GetDecision().String(), "DECISION_"))
+		r, err := e.client.AnswerApproval(ctx, &pb.AnswerApprovalRequest{ApprovalId: a.GetApprovalId(), Approve: true, Grant: "pattern"})
+		if err != nil || !r.GetAccepted() {
+			t.Errorf("answer: %v, %v", r, err)
 		}
-		if ev.GetResponseComplete().GetTurnId() == resp.GetTurnId() {
-			break
-		}
-	}
-	if len(asked) != 1 || !strings.Contains(asked[0], dir) || strings.Join(got, " ") != "ALLOW ALLOW" {
+	})
+	got := verdicts(evs)
+	if len(asked) != 1 || !strings.Contains(asked[0], dir) || strings.Join(got, " ") != "ALLOW:approval_allowed ALLOW:approval_grant" {
 		t.Errorf("asked %q, verdicts %v; want asked once, offering a pattern under %s, and both allowed", asked, got, dir)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "b.txt")); err != nil || string(b) != "b" {
