@@ -603,7 +603,7 @@ func quoteArg(w Word) string {
 	return "'" + strings.ReplaceAll(w.Value, "'", `'\''`) + "'"
 }
 
-// readNul reports whether read takes NUL-terminated records (-d ”),
+// readNul reports whether read takes NUL-terminated records (-d ""),
 // which no name can hold.
 func readNul(args []Word) bool {
 	for i, w := range args {
