@@ -73,6 +73,10 @@ func (a *analyzer) useTree(c *Call, w Word, name string, acc action.Access, sel 
 	if !ok {
 		return
 	}
+	if w.flags&wPiece != 0 {
+		a.piece = true
+		defer func() { a.piece = false }()
+	}
 	a.usePathSel(c, treePat(escapeGlob(p), name), acc, true, true, sel)
 }
 
