@@ -79,6 +79,10 @@ type PathRef struct {
 	// existing or not (shell.PathUse.Creates: git checking content out);
 	// the guard judges it with CheckTreeWrite.
 	Creates bool
+	// Split marks a path reached only through a piece of a name split by
+	// the channel that carried a listing (shell.PathUse.Split); a finding
+	// on it says so, and names the channels that do not split.
+	Split bool
 }
 
 // Input is what tier 0 looks at. The gate fills Paths and Hosts from the

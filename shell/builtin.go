@@ -378,7 +378,11 @@ func (a *analyzer) read(c *Call, in *stream) {
 			}
 		}
 		if n == 1 && len(c.Args) <= 2 {
-			a.setVar(name, in.items[0], srcs)
+			v := in.items[0]
+			if !readNul(c.Args) {
+				v.flags |= wSplit // lines: a name may hold a newline
+			}
+			a.setVar(name, v, srcs)
 			return
 		}
 	}
@@ -597,4 +601,15 @@ func quoteArg(w Word) string {
 		return sb.String()
 	}
 	return "'" + strings.ReplaceAll(w.Value, "'", `'\''`) + "'"
+}
+
+// readNul reports whether read takes NUL-terminated records (-d ""),
+// which no name can hold.
+func readNul(args []Word) bool {
+	for i, w := range args {
+		if w.Known && w.Value == "-d" && i+1 < len(args) && args[i+1].Known && args[i+1].Value == "" {
+			return true
+		}
+	}
+	return false
 }

@@ -36,6 +36,12 @@ const (
 	// this command started ($!, or a variable that holds it), so a signal
 	// sent to it reaches the command's own job (killtarget.go).
 	wOwnPid
+	// wSplit: the word is an item of a listing that reached it through a
+	// channel splitting names on blanks or newlines (split.go).
+	wSplit
+	// wPiece: the word is a piece a split name can produce (split.go);
+	// the paths it names are recorded with PathUse.Split.
+	wPiece
 )
 
 // pattern returns the word as a glob pattern: unknown parts are *.

@@ -65,6 +65,14 @@
 //     a glob binds its variable to the glob; outputs that are one token
 //     ($(uname -r), $(date +%F), $(whoami), $(wc -l), $((...)), $$) are *
 //     within one path segment.
+//   - names split by the channel that carries them: xargs without -0/--null
+//     (or -d other than NUL, -I), an unquoted $(...) or backticks, a loop
+//     over them and read split a listing's names on blanks or newlines, so
+//     a planted "z .. q.tmp" hands its consumer ".." and "."; a consumer
+//     that recurses into a directory operand (rm -r, chmod -R, cp -r, mv,
+//     tar, grep -r, du, find, ...) also gets those pieces, recorded with
+//     PathUse.Split (split.go). Consumers that do not recurse (sed -i, cat,
+//     wc, grep, rm without -r) do not.
 //   - writes through git are writes: the subcommands that check content
 //     out into the work tree (checkout, switch, restore, reset --hard/
 //     --merge/--keep, stash, apply, am, merge, rebase, cherry-pick,

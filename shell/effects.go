@@ -33,6 +33,12 @@ type PathUse struct {
 	// and show (see Selection). nil selects everything the pattern does.
 	Select  *Selection
 	Program string // the program that touches it ("" for a redirect)
+	// Split marks a path reached only through a piece of a name split by
+	// the channel that carried a listing to the program (xargs without
+	// -0, an unquoted $(...), read): "./z .. q.tmp" gives rm -r "..".
+	// The remedy is a channel that does not split (find -print0 | xargs
+	// -0, find -exec CMD {} +, find -delete).
+	Split bool
 }
 
 // Exec is one program the command runs.

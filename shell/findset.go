@@ -73,6 +73,10 @@ func (a *analyzer) useTree(c *Call, w Word, name string, acc action.Access, sel 
 	if !ok {
 		return
 	}
+	if w.flags&wPiece != 0 {
+		a.piece = true
+		defer func() { a.piece = false }()
+	}
 	a.usePathSel(c, treePat(escapeGlob(p), name), acc, true, true, sel)
 }
 
@@ -321,8 +325,16 @@ func (a *analyzer) prepXargs(c *Call) {
 	if _, ok := c.Flag("-a", "--arg-file"); ok {
 		return
 	}
+	split := xargsSplits(c)
 	if !c.replace {
 		c.items, c.itemsOK = in.items, true
+		if split {
+			c.items = make([]Word, len(in.items))
+			for i, it := range in.items {
+				it.flags |= wSplit
+				c.items[i] = it
+			}
+		}
 		return
 	}
 	if len(c.Positional) < 2 {
@@ -341,10 +353,26 @@ func (a *analyzer) prepXargs(c *Call) {
 			if pre == "" && suf == "" && item.flags&wRec != 0 {
 				pos[k].sel = item.sel // the item itself: the files its listing selects
 			}
+			if split {
+				pos[k].flags |= wSplit // -I reads lines: a name may hold a newline
+			}
 		}
 		c.runs = append(c.runs, pos)
 	}
 	c.Positional = c.runs[0]
+}
+
+// xargsSplits reports whether xargs splits its input where a name may
+// (blanks, newlines, quotes; -I and -L: lines; -d: any delimiter but
+// NUL): everything but -0/--null or -d with NUL.
+func xargsSplits(c *Call) bool {
+	if _, ok := c.Flag("-0", "--null"); ok {
+		return false
+	}
+	if w, ok := c.Flag("-d", "--delimiter"); ok && w.Known && nulDelim(w.Value) {
+		return false
+	}
+	return true
 }
 
 // splitWrapper splits a wrapper's arguments (xargs) at its command: the

@@ -12,6 +12,7 @@ import (
 // apply interprets prog for the call and returns the call's output.
 func (a *analyzer) apply(c *Call, p *Program, in *stream) stream {
 	c.prog = p
+	c.Args = splitPieces(c.Name, c.Args)
 	c.Positional = a.wordSlice(len(c.Args))
 	args := c.Args
 	endFlags, npos := false, 0

@@ -120,6 +120,10 @@ func callCwd(a *analyzer, c *Call) string {
 
 // use records that a call touches the path named by w.
 func (a *analyzer) use(c *Call, w Word, acc action.Access) {
+	if w.flags&wPiece != 0 {
+		a.piece = true
+		defer func() { a.piece = false }()
+	}
 	if c != nil && c.delSet != nil && acc == action.AccessDelete {
 		for _, s := range c.delSet {
 			a.useSet(c, s, acc) // find -delete removes its set, not its roots
@@ -281,7 +285,7 @@ func (a *analyzer) usePathSel(c *Call, p string, acc action.Access, glob, rec bo
 		p == "/dev/stderr" || p == "/dev/tty" || strings.HasPrefix(p, "/dev/fd/") {
 		return
 	}
-	u := PathUse{Path: p, Access: acc, Glob: glob, Recursive: rec && glob, Program: progName(c)}
+	u := PathUse{Path: p, Access: acc, Glob: glob, Recursive: rec && glob, Program: progName(c), Split: a.piece}
 	if u.Recursive {
 		u.Select = sel
 	}

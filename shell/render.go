@@ -39,6 +39,9 @@ func (e *Effects) String() string {
 		if p.Mkdir {
 			sb.WriteString(" mkdir")
 		}
+		if p.Split {
+			sb.WriteString(" split")
+		}
 		if p.Program != "" {
 			sb.WriteString(" by=" + p.Program)
 		}

@@ -14,6 +14,7 @@ type analyzer struct {
 	parser *syntax.Parser
 
 	cwd   string     // current directory; "" when unknown
+	piece bool       // recording a path a piece of a split name gives (PathUse.Split)
 	dirs  []string   // pushd stack
 	vars  []variable // assignments, newest last (scopes truncate)
 	funcs []funcDef  // every function definition walked (uncalled)

@@ -155,6 +155,7 @@ func (b *wbuild) setPat(w Word, quoted bool) {
 	if w.flags&wRec != 0 {
 		b.rec = true
 	}
+	b.flags |= w.flags & wSplit
 	if w.flags&wMany != 0 {
 		if !b.split {
 			b.flags |= wMany
@@ -453,6 +454,9 @@ func (b *wbuild) subst(cs *syntax.CmdSubst, quoted bool) {
 			for i, it := range out.items {
 				if i > 0 {
 					b.emit()
+				}
+				if !quoted {
+					it.flags |= wSplit // word splitting: pieces of names
 				}
 				b.setPat(it, quoted)
 			}

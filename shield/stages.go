@@ -106,7 +106,7 @@ func (g *Gate) guardPayload(st *state) (verdict.Verdict, bool) {
 		// A search reads every file below its path (the Claude Code Grep
 		// and Glob tools run it with the user's rights).
 		if tree, ok := readTree(st.act); ok {
-			return g.guardInternals(st, tree, action.AccessRead, shell.SearchSelection(p.Pattern))
+			return g.guardInternals(st, tree, action.AccessRead, shell.SearchSelection(p.Pattern), false)
 		}
 	}
 	return verdict.Verdict{}, false
@@ -131,6 +131,9 @@ func (g *Gate) guardPaths(st *state, refs []policy.PathRef) (verdict.Verdict, bo
 		}
 		if !hit {
 			continue
+		}
+		if p.Split && f.Decision != verdict.Allow {
+			f.Reason = splitReason(f.Reason)
 		}
 		switch f.Decision {
 		case verdict.Allow:
@@ -198,7 +201,7 @@ func (g *Gate) guardEffects(st *state) (verdict.Verdict, bool) {
 	start := len(st.paths)
 	for _, u := range st.effects.Paths {
 		st.paths = append(st.paths, policy.PathRef{Path: u.Path, Access: u.Access, Glob: u.Glob, Mkdir: u.Mkdir && !u.Glob,
-			Creates: u.Creates})
+			Creates: u.Creates, Split: u.Split})
 	}
 	for _, n := range st.effects.Network {
 		// Unknown destinations stay in as "": a domain allow rule must
@@ -223,11 +226,19 @@ func (g *Gate) guardEffects(st *state) (verdict.Verdict, bool) {
 		default:
 			continue
 		}
-		if v, done := g.guardInternals(st, u.Path, u.Access, sel); done {
+		if v, done := g.guardInternals(st, u.Path, u.Access, sel, u.Split); done {
 			return v, done
 		}
 	}
 	return verdict.Verdict{}, false
+}
+
+// splitReason explains a finding on a path that only a piece of a split
+// name reaches (shell.PathUse.Split), and how to avoid the split.
+func splitReason(reason string) string {
+	return strings.TrimSuffix(reason, ".") + ": the file names reach the command through a channel that splits them" +
+		" (xargs without -0, an unquoted $(...), read), so a planted name such as \"z .. q\" passes \"..\" to it;" +
+		" use find ... -print0 | xargs -0 CMD, find ... -exec CMD {} + or find ... -delete"
 }
 
 // treeReaders are the programs that read a directory operand with
@@ -241,10 +252,13 @@ var treeReaders = map[string]bool{
 // guardInternals judges what a recursive operation reaches in the
 // workspace's .parallax when the executor does not hide it
 // (Config.InternalsHidden, guard.CheckInternals).
-func (g *Gate) guardInternals(st *state, pattern string, acc action.Access, sel guard.Selector) (verdict.Verdict, bool) {
+func (g *Gate) guardInternals(st *state, pattern string, acc action.Access, sel guard.Selector, split bool) (verdict.Verdict, bool) {
 	f, hit := st.guard.CheckInternals(pattern, acc, sel)
 	if !hit {
 		return verdict.Verdict{}, false
+	}
+	if split && f.Decision != verdict.Allow {
+		f.Reason = splitReason(f.Reason)
 	}
 	switch f.Decision {
 	case verdict.Allow:
