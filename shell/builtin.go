@@ -274,7 +274,7 @@ func (a *analyzer) declArgs(cmd string, args []Word) {
 		if strings.HasPrefix(name, "-") {
 			continue
 		}
-		a.gitEnv = a.gitEnv || gitEnvVar(name)
+		a.envAssigned(name)
 		if ok {
 			v := Word{Value: val, Known: w.Known}
 			a.histVar(name, v)

@@ -194,7 +194,7 @@ func (g *Gate) guardEffects(st *state) (verdict.Verdict, bool) {
 	if code == "" {
 		return verdict.Verdict{}, false
 	}
-	st.effects = shell.Analyze(code, shell.Options{Cwd: g.ws, Home: g.home})
+	st.effects = shell.Analyze(code, g.shellOptions(st.req))
 	start := len(st.paths)
 	for _, u := range st.effects.Paths {
 		st.paths = append(st.paths, policy.PathRef{Path: u.Path, Access: u.Access, Glob: u.Glob, Mkdir: u.Mkdir && !u.Glob,
