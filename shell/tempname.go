@@ -103,8 +103,8 @@ func (a *analyzer) mktempName(c *Call) (string, bool) {
 }
 
 // tempfileName is the file Debian's tempfile creates: PREFIX (default
-// "file") and six random letters, then SUFFIX, in TMPDIR (which wins
-// over -d DIR).
+// "file") and six random letters, then SUFFIX, in TMPDIR (-d only when
+// it names TMPDIR).
 func (a *analyzer) tempfileName(c *Call) (string, bool) {
 	priv, ok := a.privateTemp()
 	if !ok || len(c.Positional) > 0 || !onlyFlags(c, "-d --directory -p --prefix -s --suffix -m --mode") {
@@ -114,6 +114,9 @@ func (a *analyzer) tempfileName(c *Call) (string, bool) {
 		if !w.Known {
 			return "", false
 		}
+	}
+	if d, ok := c.Flag("-d", "--directory"); ok && path.Clean(d.Value) != priv {
+		return "", false // tempfile's man page puts TMPDIR first; its versions differ
 	}
 	prefix, suffix := "file", ""
 	if w, ok := c.Flag("-p", "--prefix"); ok {

@@ -352,7 +352,8 @@ func (g *Gate) applyPolicy(st *state) (verdict.Verdict, bool) {
 }
 
 func (g *Gate) heuristics(st *state) (verdict.Verdict, bool) {
-	st.hin = heuristic.Input{Action: st.act, Effects: st.effects, Workspace: g.ws, Home: g.home}
+	st.hin = heuristic.Input{Action: st.act, Effects: st.effects, Workspace: g.ws, Home: g.home,
+		TempDir: g.shellOptions(st.req).Env["TMPDIR"]}
 	f, ok := heuristic.Evaluate(&st.hin)
 	if !ok {
 		return verdict.Verdict{}, false
