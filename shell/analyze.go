@@ -23,6 +23,9 @@ type Options struct {
 	// Glob, when set, lists directory entries for the globs of a for
 	// loop's word list (globexpand.go); nil leaves them patterns.
 	Glob GlobFunc
+	// Source, when set, reads the file a source builtin runs
+	// (sourcefile.go); nil leaves it unknown code.
+	Source SourceFunc
 }
 
 // Default bounds.
@@ -103,7 +106,7 @@ func (a *analyzer) start(eff *Effects, opt Options) {
 	if cwd == "" || cwd[0] != '/' {
 		cwd = "" // unknown: relative paths become opaque
 	}
-	opt.Glob = countGlob(opt.Glob)
+	opt.Glob, opt.Source = countGlob(opt.Glob), countSource(opt.Source)
 	a.opt, a.eff, a.cwd = opt, eff, cwd
 }
 

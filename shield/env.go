@@ -28,8 +28,9 @@ var EnvNames = []string{"HOME", "PWD", "TMPDIR", "PATH", "USER", "LOGNAME", "SHE
 
 // Bounds of a request's environment and of what the gate reads for it.
 const (
-	maxEnvValue   = 4096 // bytes of one value
-	maxGlobListed = 1024 // entries of one directory listed for a loop's glob
+	maxEnvValue   = 4096     // bytes of one value
+	maxGlobListed = 1024     // entries of one directory listed for a loop's glob
+	maxSourced    = 64 << 10 // bytes of a file a command sources
 )
 
 // shellOptions are the analysis options for a request: the gate's
@@ -60,8 +61,39 @@ func (g *Gate) shellOptions(r *Request) shell.Options {
 		env[n] = v
 	}
 	o.Env = env
-	o.Glob = g.listGlob
+	o.Glob, o.Source = g.listGlob, g.readSourced
 	return o
+}
+
+// readSourced reads a workspace file a command sources (shell.SourceFunc:
+// . .venv/bin/activate), for the analysis to walk it in the command's
+// shell. Only a regular file of at most maxSourced bytes that is in the
+// workspace, outside its .parallax, where its links lead too.
+func (g *Gate) readSourced(p string) (string, bool) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	for _, q := range []string{filepath.Clean(p), real} {
+		rel, ok := strings.CutPrefix(q, g.ws+"/")
+		if !ok || rel == ".parallax" || strings.HasPrefix(rel, ".parallax/") || strings.Contains(rel, "/.parallax/") {
+			return "", false
+		}
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxSourced {
+		return "", false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSourced+1))
+	if err != nil || len(b) > maxSourced {
+		return "", false
+	}
+	return string(b), true
 }
 
 // listGlob lists the entries of a workspace directory that match a
