@@ -134,3 +134,33 @@ func TestLoopGlobCallsBounded(t *testing.T) {
 		t.Errorf("Glob called %d times; want at most %d", n, maxGlobCalls)
 	}
 }
+
+// A sourced file Options.Source reads runs in the command's shell: its
+// variables and directory stay known after it. Without Source, or for a
+// name bash looks up in PATH, it is unknown code as before.
+func TestSourcedFileWalkedInThisShell(t *testing.T) {
+	src := func(p string) (string, bool) {
+		if p == "/ws/.venv/bin/activate" {
+			return `VIRTUAL_ENV=/ws/.venv; export VIRTUAL_ENV`, true
+		}
+		return "", false
+	}
+	const cmd = `. .venv/bin/activate && printf %s "$VIRTUAL_ENV" > venv.txt`
+	eff := Analyze(cmd, Options{Cwd: "/ws", Home: "/h", Source: src})
+	if opaque(eff) || !slices.Contains(pathsOf(eff), "write /ws/venv.txt") {
+		t.Errorf("with Source: paths %v tags %v; want /ws/venv.txt written, nothing opaque", pathsOf(eff), eff.Tags)
+	}
+	for _, o := range []Options{{Cwd: "/ws", Home: "/h"}, {Cwd: "/ws", Home: "/h", Source: func(string) (string, bool) { return "", false }}} {
+		if eff := Analyze(cmd, o); !opaque(eff) {
+			t.Errorf("without a readable file: paths %v; want the directory unknown after source", pathsOf(eff))
+		}
+	}
+	if eff := Analyze(`. activate && echo x > out`, Options{Cwd: "/ws", Home: "/h", Source: src}); !opaque(eff) {
+		t.Errorf(". activate (a PATH lookup): paths %v; want unknown", pathsOf(eff))
+	}
+	evil := func(string) (string, bool) { return `cd ~/.ssh`, true }
+	eff = Analyze(`. ./env.sh && echo k >> authorized_keys`, Options{Cwd: "/ws", Home: "/h", Source: evil})
+	if !slices.Contains(pathsOf(eff), "write /h/.ssh/authorized_keys") {
+		t.Errorf("a sourced cd: paths %v; want the write judged where it lands", pathsOf(eff))
+	}
+}

@@ -173,3 +173,34 @@ func TestListGlob(t *testing.T) {
 		t.Errorf("listGlob over %d entries = %v, ok; want refused", maxGlobListed+1, got)
 	}
 }
+
+// readSourced reads only regular workspace files outside .parallax,
+// where their links lead too.
+func TestReadSourcedStaysInTheWorkspace(t *testing.T) {
+	ws, home := envWorkspace(t)
+	g, err := New(Config{Workspace: ws, Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeEnvFile := func(p, body string) {
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeEnvFile(filepath.Join(ws, ".venv/bin/activate"), "export VIRTUAL_ENV=x\n")
+	writeEnvFile(filepath.Join(ws, ".parallax/env.sh"), "export X=sealed\n")
+	if err := os.Symlink(filepath.Join(home, ".ssh/id_rsa"), filepath.Join(ws, "key.sh")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(ws, ".parallax/env.sh"), filepath.Join(ws, "state.sh")); err != nil {
+		t.Fatal(err)
+	}
+	if code, ok := g.readSourced(filepath.Join(ws, ".venv/bin/activate")); !ok || code != "export VIRTUAL_ENV=x\n" {
+		t.Errorf("activate: %q, %v; want its content", code, ok)
+	}
+	for _, p := range []string{ws + "/.parallax/env.sh", ws + "/key.sh", ws + "/state.sh", home + "/.ssh/id_rsa", ws + "/api", ws + "/none"} {
+		if code, ok := g.readSourced(p); ok {
+			t.Errorf("readSourced(%s) = %q; want refused", p, code)
+		}
+	}
+}
