@@ -65,6 +65,10 @@ type Input struct {
 	Effects   *shell.Effects
 	Workspace string // absolute, clean
 	Home      string // absolute, clean
+	// TempDir is the command's private temp directory when the executor
+	// named it (shield.Request.Env's TMPDIR), "" otherwise: advice to the
+	// agent names $TMPDIR only where it resolves.
+	TempDir string
 }
 
 // Finding is a rule that fired and what it fired on. It holds the rule's

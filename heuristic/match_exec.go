@@ -398,7 +398,7 @@ func matchDynamicCommand(in *Input) (string, bool) {
 	for _, t := range fx.Tags {
 		switch t.Kind {
 		case shell.TagDynamicCommand, shell.TagOpaque:
-			return tagDetail(t), true
+			return tagDetail(t) + pathHint(t, commandText(in), in.TempDir), true
 		case shell.TagEval:
 			if idiom < 0 {
 				idiom = 0

@@ -121,7 +121,9 @@ func matchUntrustedExec(in *Input) (string, bool) {
 	}
 	for _, e := range fx.Execs {
 		if e.Path != "" {
-			if p := resolveArg(e.Path, in.Workspace, in.Home); isUntrustedLocation(p, in.Home) {
+			// The workspace is the project's own, even where it lies
+			// under /tmp (runfiles judges what the agent wrote there).
+			if p := resolveArg(e.Path, in.Workspace, in.Home); isUntrustedLocation(p, in.Home) && !inside(p, in.Workspace) {
 				return "runs " + tilde(p, in.Home), true
 			}
 		}
@@ -129,7 +131,7 @@ func matchUntrustedExec(in *Input) (string, bool) {
 			continue
 		}
 		if s := scriptArg(e.Args); s != "" {
-			if p := resolveArg(s, in.Workspace, in.Home); isUntrustedLocation(p, in.Home) {
+			if p := resolveArg(s, in.Workspace, in.Home); isUntrustedLocation(p, in.Home) && !inside(p, in.Workspace) {
 				return e.Name + " runs " + tilde(p, in.Home), true
 			}
 		}

@@ -20,6 +20,12 @@ type Options struct {
 	MaxBytes int                        // input size bound (default 64 KiB)
 	MaxNodes int                        // work bound in words and commands (default 20000)
 	Lookup   func(name string) *Program // knowledge base (default: the built-in one)
+	// Glob, when set, lists directory entries for the globs of a for
+	// loop's word list (globexpand.go); nil leaves them patterns.
+	Glob GlobFunc
+	// Source, when set, reads the file a source builtin runs
+	// (sourcefile.go); nil leaves it unknown code.
+	Source SourceFunc
 }
 
 // Default bounds.
@@ -100,6 +106,7 @@ func (a *analyzer) start(eff *Effects, opt Options) {
 	if cwd == "" || cwd[0] != '/' {
 		cwd = "" // unknown: relative paths become opaque
 	}
+	opt.Glob, opt.Source = countGlob(opt.Glob), countSource(opt.Source)
 	a.opt, a.eff, a.cwd = opt, eff, cwd
 }
 

@@ -35,6 +35,9 @@ func (a *analyzer) builtin(name string, argv []Word, in *stream, smark int) (out
 		if len(c.Args) > 0 {
 			c.prog = &Program{Lang: "sh"}
 			a.script(c, c.Args[0])
+			if a.sourced(c) { // sourcefile.go
+				break
+			}
 		}
 		// Code from a file the walk does not see runs in this shell: any
 		// variable may hold anything after it, the directory anywhere.
@@ -274,7 +277,7 @@ func (a *analyzer) declArgs(cmd string, args []Word) {
 		if strings.HasPrefix(name, "-") {
 			continue
 		}
-		a.gitEnv = a.gitEnv || gitEnvVar(name)
+		a.envAssigned(name)
 		if ok {
 			v := Word{Value: val, Known: w.Known}
 			a.histVar(name, v)

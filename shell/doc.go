@@ -119,8 +119,18 @@
 // # Known limits
 //
 //   - Unset variables and positional parameters ($dir, $1, "$@") are
-//     unknown: the analyser cannot know the executor's environment. Paths
-//     built from them are opaque.
+//     unknown unless the caller names the executor's environment
+//     (Options.Env). Paths built from them are opaque. With Options.Env's
+//     TMPDIR, mktemp and tempfile in that directory name a fresh file there
+//     (tempname.go: the template as written, "$TMPDIR/tmp.XXXXXXXXXX"); a
+//     TMPDIR the command assigns, unsets or passes (X=v, env, export)
+//     leaves them unknown. Options.Glob expands the globs of a for loop's
+//     word list (at most 8 words and 8 listings per analysis; bash's
+//     default rules: no dot names, no [ ] classes) and Options.Source reads
+//     a file a source builtin runs by a name with a "/" (at most 4 per
+//     analysis), walked in the command's shell: both read the disk when
+//     the command is analysed, so what changes before it runs is judged as
+//     it was.
 //   - Program names are trusted to be the system's programs (the knowledge
 //     base describes /usr/bin/find, not ./find). A PATH assigned in the
 //     command disables token shapes, but a program planted earlier in a

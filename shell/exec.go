@@ -81,7 +81,7 @@ func (a *analyzer) assign(as *syntax.Assign, keep bool) {
 	}
 	a.histVar(name, w)
 	a.envCode(name, w)
-	a.gitEnv = a.gitEnv || gitEnvVar(name)
+	a.envAssigned(name)
 	if name == "GLOBIGNORE" {
 		a.globRec = true // GLOBIGNORE also makes globs match dot names
 	}

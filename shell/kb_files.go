@@ -54,6 +54,7 @@ func kbFilesTable() map[string]*Program {
 		"mkfifo":    {Flags: flags("-m --mode -Z --context", fVal), Rest: RoleWrite},
 		"mknod":     {Flags: flags("-m --mode -Z --context", fVal), Args: []Role{RoleWrite}},
 		"mktemp":    plain(flags(shorts("dqut")+" --directory --dry-run --quiet", fBool, "-p --tmpdir --suffix", fVal)),
+		"tempfile":  plain(flags("-d --directory -p --prefix -s --suffix -m --mode", fVal, "-n --name", fWrite)),
 		"tee":       {Flags: flags(shorts("aip")+" --append --ignore-interrupts --output-error", fBool), Rest: RoleWrite},
 		"sponge":    {Flags: flags("-a", fBool), Args: []Role{RoleWrite}},
 		"fallocate": {Flags: flags(shorts("cdinpxzv")+" --keep-size --dig-holes", fBool, "-l --length -o --offset", fVal), Args: []Role{RoleWrite}},

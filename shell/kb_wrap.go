@@ -71,9 +71,12 @@ func checkEnv(c *Call) {
 		c.RunShell(w)
 		return
 	}
+	if _, ok := c.Flag("-i", "--ignore-environment", "-u", "--unset", "-"); ok {
+		c.an.tmpEnv = true // TMPDIR may be gone (tempname.go)
+	}
 	for i, w := range c.Positional {
 		if name, _, ok := strings.Cut(w.Value, "="); ok && name != "" {
-			c.an.gitEnv = c.an.gitEnv || gitEnvVar(name)
+			c.an.envAssigned(name)
 		}
 		if w.Known && strings.Contains(w.Value, "=") && !strings.HasPrefix(w.Value, "=") {
 			continue

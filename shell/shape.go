@@ -40,6 +40,9 @@ func (a *analyzer) shape(c *Call, in *stream, out *stream) {
 		out.text, out.known = c.Cwd+"\n", true
 		return
 	}
+	if (c.Name == "mktemp" || c.Name == "tempfile") && a.tempName(c, out) {
+		return // tempname.go
+	}
 	if c.Name == "which" && len(c.Positional) == 1 && onlyFlags(c, "-s") {
 		if w := c.Positional[0]; w.Known && w.Value != "" && !strings.ContainsAny(w.Value, "/*?[\\") {
 			out.prog = w.Value

@@ -31,6 +31,7 @@ type analyzer struct {
 
 	globRec bool // shopt globstar/dotglob or GLOBIGNORE: globs have find semantics
 	gitEnv  bool // GIT_DIR, GIT_WORK_TREE or GIT_CONFIG* assigned somewhere in the command (gitEnvVar)
+	tmpEnv  bool // TMPDIR assigned or unset somewhere in the command (tempname.go)
 
 	// Control flow (flowstate.go).
 	dead        bool         // the path walked ended the shell (exit): nothing after it runs on it
@@ -451,6 +452,7 @@ func (a *analyzer) forClause(c *syntax.ForClause, in *stream) stream {
 	for _, w := range wi.Items {
 		items = a.words(items, w)
 	}
+	items = a.expandGlobs(items) // globexpand.go
 	// The loop variable holds a piece of the items and carries their
 	// data sources: for k in $(env) walks the environment.
 	srcs := a.wsrcFrom(mark)

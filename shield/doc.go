@@ -39,6 +39,15 @@
 //     taint the store cannot write in a process-wide set per workspace;
 //     while that set is not empty every Evaluate retries it and the whole
 //     workspace is refused (taint_unrecorded).
+//   - A request may carry the environment its command runs with
+//     (Request.Env, env.go; only EnvNames, and only when its HOME and PWD
+//     are the gate's): $TMPDIR, $PATH and mktemp's names resolve, a loop's
+//     globs are expanded against the workspace's entries (a directory
+//     below a dot directory or of more than 1024 entries is not listed)
+//     and a sourced workspace file (. .venv/bin/activate) is walked in the
+//     command's shell (at most 64 KiB, never in .parallax, links followed
+//     and checked). The own agent's engine sets it and refuses to start a
+//     command whose environment differs; without it nothing changes.
 //   - Reasons name the rule and the offending part and are bounded in
 //     length; they never contain payload secrets.
 package shield

@@ -158,7 +158,7 @@ func (g *Gate) ObserveReport(ctx context.Context, r Request) (obs Observation, e
 	}
 	var eff *shell.Effects
 	if code := action.ShellCode(a); code != "" {
-		eff = shell.Analyze(code, shell.Options{Cwd: g.ws, Home: g.home})
+		eff = shell.Analyze(code, g.shellOptions(&r))
 	}
 	if r.Parent != "" {
 		if err := g.ifc.Spawn(ctx, r.Parent, r.Session); err != nil {

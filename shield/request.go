@@ -19,4 +19,10 @@ type Request struct {
 	// touched, taken before the decision. The gate judges where they
 	// lead, and the verdict's hash covers them (PlanHash).
 	Resolved []ResolvedPath `json:"resolved,omitempty"`
+	// Env is the environment a command will run with, as the executor
+	// that runs it sets it: only the names in EnvNames are used (env.go),
+	// and only values of the scrubbed environment belong here, never a
+	// secret. Without it (the Claude Code hook, the MCP proxy, the HTTP
+	// API), $TMPDIR, mktemp's names and a loop's globs stay unknown.
+	Env map[string]string `json:"env,omitempty"`
 }

@@ -246,7 +246,8 @@ func (g *Gate) judgeCode(parent *state, code string) (v verdict.Verdict) {
 		return verdict.Verdict{Decision: verdict.Block, Stage: verdict.StageVerify, Rule: RuleInternalError, Reason: err.Error()}
 	}
 	sub := &state{ctx: parent.ctx, nest: parent.nest + 1}
-	sub.reqv = Request{Session: parent.req.Session, Type: string(action.ExecuteCommand), Payload: payload}
+	sub.reqv = Request{Session: parent.req.Session, Type: string(action.ExecuteCommand), Payload: payload,
+		Env: parent.req.Env} // the file runs with the command's environment
 	sub.req = &sub.reqv
 	defer func() {
 		if sub.guard != nil {

@@ -197,7 +197,7 @@ func (g *Gate) guardEffects(st *state) (verdict.Verdict, bool) {
 	if code == "" {
 		return verdict.Verdict{}, false
 	}
-	st.effects = shell.Analyze(code, shell.Options{Cwd: g.ws, Home: g.home})
+	st.effects = shell.Analyze(code, g.shellOptions(st.req))
 	start := len(st.paths)
 	for _, u := range st.effects.Paths {
 		st.paths = append(st.paths, policy.PathRef{Path: u.Path, Access: u.Access, Glob: u.Glob, Mkdir: u.Mkdir && !u.Glob,
@@ -366,7 +366,8 @@ func (g *Gate) applyPolicy(st *state) (verdict.Verdict, bool) {
 }
 
 func (g *Gate) heuristics(st *state) (verdict.Verdict, bool) {
-	st.hin = heuristic.Input{Action: st.act, Effects: st.effects, Workspace: g.ws, Home: g.home}
+	st.hin = heuristic.Input{Action: st.act, Effects: st.effects, Workspace: g.ws, Home: g.home,
+		TempDir: g.shellOptions(st.req).Env["TMPDIR"]}
 	f, ok := heuristic.Evaluate(&st.hin)
 	if !ok {
 		return verdict.Verdict{}, false

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/parallax/parallax/policy"
+	"github.com/parallax/parallax/shield"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -53,17 +54,23 @@ type Case struct {
 	// ("internals: visible"). By default ("hidden") it is judged as the
 	// own agent's engine, whose per-command sandbox hides it.
 	Visible bool
-	Expect  verdict.Decision
-	Steps   []Step
-	File    string
-	Line    int
+	// Env is the environment every step's command runs with
+	// (shield.Request.Env), as the own agent's engine passes it: "env:
+	// {TMPDIR: /tmp}" judges $TMPDIR and mktemp's names as the engine's
+	// per-command sandbox sets them. Empty: the request carries none
+	// (the hook, the MCP proxy, the HTTP API).
+	Env    map[string]string
+	Expect verdict.Decision
+	Steps  []Step
+	File   string
+	Line   int
 }
 
 // Where renders file:line.
 func (c *Case) Where() string { return fmt.Sprintf("%s:%d", c.File, c.Line) }
 
 var (
-	caseKeys = []string{"id", "category", "intent", "description", "must", "policy", "internals", "expect", "steps"}
+	caseKeys = []string{"id", "category", "intent", "description", "must", "policy", "internals", "env", "expect", "steps"}
 	stepKeys = []string{"type", "payload", "result", "session", "parent"}
 )
 
@@ -220,15 +227,16 @@ func checkKeys(n *yaml.Node, what string, allowed []string) error {
 }
 
 type rawCase struct {
-	ID          string      `yaml:"id"`
-	Category    string      `yaml:"category"`
-	Intent      string      `yaml:"intent"`
-	Description string      `yaml:"description"`
-	Must        bool        `yaml:"must"`
-	Policy      string      `yaml:"policy"`
-	Internals   string      `yaml:"internals"`
-	Expect      string      `yaml:"expect"`
-	Steps       []yaml.Node `yaml:"steps"`
+	ID          string            `yaml:"id"`
+	Category    string            `yaml:"category"`
+	Intent      string            `yaml:"intent"`
+	Description string            `yaml:"description"`
+	Must        bool              `yaml:"must"`
+	Policy      string            `yaml:"policy"`
+	Internals   string            `yaml:"internals"`
+	Env         map[string]string `yaml:"env"`
+	Expect      string            `yaml:"expect"`
+	Steps       []yaml.Node       `yaml:"steps"`
 }
 
 func decodeCase(n *yaml.Node) (Case, error) {
@@ -240,7 +248,10 @@ func decodeCase(n *yaml.Node) (Case, error) {
 		return Case{}, fmt.Errorf("decode case: %w", err)
 	}
 	c := Case{ID: r.ID, Category: r.Category, Intent: r.Intent, Description: r.Description, Must: r.Must,
-		Policy: r.Policy}
+		Policy: r.Policy, Env: r.Env}
+	if err := c.checkEnv(); err != nil {
+		return Case{}, err
+	}
 	if err := c.checkHeader(r.Expect); err != nil {
 		return Case{}, err
 	}
@@ -352,4 +363,16 @@ func jsonable(v any) any {
 		return t
 	}
 	return v
+}
+
+// checkEnv refuses an environment variable the gate would not use
+// (shield.EnvNames): a case must not look as if it tested one.
+func (c *Case) checkEnv() error {
+	for name := range c.Env {
+		if !slices.Contains(shield.EnvNames, name) {
+			return fmt.Errorf("case %q: env %q is not one the gate uses (want one of %s)", c.ID, name,
+				strings.Join(shield.EnvNames, ", "))
+		}
+	}
+	return nil
 }

@@ -1,11 +1,13 @@
 package corpus
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/parallax/parallax/shield"
 	"github.com/parallax/parallax/verdict"
 )
 
@@ -89,6 +91,7 @@ func TestLoadRejects(t *testing.T) {
 		{"unknown policy", strings.Replace(goodCase, "  must: true\n", "  must: true\n  policy: lax\n", 1), `policy "lax" is not a preset`},
 		{"parent without session", strings.Replace(goodCase, "    - type: read_file\n", "    - type: read_file\n      parent: main\n", 1), `names a parent but no session`},
 		{"session main", strings.Replace(goodCase, "    - type: read_file\n", "    - type: read_file\n      session: main\n", 1), `leave it out`},
+		{"unknown env name", strings.Replace(goodCase, "  must: true\n", "  must: true\n  env: {AWS_SECRET: x}\n", 1), `env "AWS_SECRET" is not one the gate uses`},
 		{"duplicate id", goodCase + strings.Replace(goodCase, "read_file", "list_directory", 1), `duplicate case id "a-001" (first at`},
 	}
 	for _, tt := range tests {
@@ -123,4 +126,29 @@ func TestLoadMissingPath(t *testing.T) {
 	if _, err := Load(); err == nil {
 		t.Fatal("got no error for no paths")
 	}
+}
+
+// A case's env reaches every step's request (shield.Request.Env).
+func TestCaseEnvReachesRequests(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "cat/a.yaml", strings.Replace(goodCase, "  must: true\n", "  must: true\n  env: {TMPDIR: /tmp}\n", 1))
+	cases, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]string
+	ev := evaluatorFunc(func(_ context.Context, r shield.Request) verdict.Verdict {
+		got = append(got, r.Env)
+		return verdict.Verdict{Decision: verdict.Allow}
+	})
+	RunCase(context.Background(), ev, &cases[0])
+	if len(got) != 2 || got[0]["TMPDIR"] != "/tmp" || got[1]["TMPDIR"] != "/tmp" {
+		t.Errorf("requests carried env %v, want TMPDIR=/tmp on both steps", got)
+	}
+}
+
+type evaluatorFunc func(context.Context, shield.Request) verdict.Verdict
+
+func (f evaluatorFunc) Evaluate(ctx context.Context, r shield.Request) verdict.Verdict {
+	return f(ctx, r)
 }

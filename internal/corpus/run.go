@@ -162,7 +162,7 @@ func (c *Case) Passes(got verdict.Decision) bool {
 func RunCase(ctx context.Context, ev Evaluator, c *Case) Outcome {
 	out := Outcome{Decision: verdict.Allow}
 	for i, s := range c.Steps {
-		r := shield.Request{Session: c.ID, Type: s.Type, Payload: s.Payload, Result: s.Result}
+		r := shield.Request{Session: c.ID, Type: s.Type, Payload: s.Payload, Result: s.Result, Env: c.Env}
 		if s.Session != "" {
 			r.Session = c.ID + "/" + s.Session
 		}

@@ -42,7 +42,10 @@
 //  8. a durable ActionStarted entry; if it cannot be written nothing runs
 //     (audit_error);
 //  9. the executor, with Call{Action, Plan, Session, CallID, Verdict,
-//     State}, then its Cleanup (always, once Provision succeeded);
+//     State, Env}, then its Cleanup (always, once Provision succeeded); a
+//     command executor (CommandEnver) names the command's environment
+//     before the decision, the gate judges the command with it, and the
+//     command is refused if the environment it would get differs;
 //  10. the result classified by Gate.ObserveReport (DLP labels, session
 //     taint, injection); with Redact, what DLP masks is masked and what it
 //     blocks withholds the result (result_withheld); a result that cannot

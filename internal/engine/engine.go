@@ -72,6 +72,10 @@ type Call struct {
 	Verdict verdict.Verdict
 	// State is what Provision set up for this call (nil without one).
 	State any
+	// Env is the environment the gate judged the command with
+	// (CommandEnver; nil for other executors): the executor must run it
+	// with exactly these values.
+	Env map[string]string
 }
 
 // Executor runs one kind of action (internal/tools/<group>) and returns
@@ -99,6 +103,14 @@ type Plan interface {
 // before the gate decides (symlinks, identities to pin).
 type Preparer interface {
 	Prepare(ctx context.Context, act *action.Action) (Plan, error)
+}
+
+// CommandEnver is implemented by executors that run shell commands with
+// an environment they can name before the decision (shield.EnvNames):
+// the gate judges $TMPDIR, $PATH and mktemp's names with it, and the
+// executor refuses to run a command whose environment differs.
+type CommandEnver interface {
+	CommandEnv() map[string]string
 }
 
 // Validator checks a decided call once more just before it is

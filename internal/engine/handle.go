@@ -21,6 +21,7 @@ type call struct {
 	ex       Executor
 	plan     Plan                  // the executor's plan, taken before the decision
 	resolved []shield.ResolvedPath // its paths, as the gate judged them
+	env      map[string]string     // the command's environment, as the gate judged it
 	out      Outcome
 	audited  bool
 }
@@ -75,6 +76,10 @@ func (p *Pipeline) run(ctx context.Context, c *call) Outcome {
 		req.Resolved = c.plan.Paths()
 	}
 	c.resolved = req.Resolved
+	if ce, ok := c.ex.(CommandEnver); ok && c.pr.Type == string(action.ExecuteCommand) {
+		req.Env = ce.CommandEnv()
+		c.env = req.Env
+	}
 	c.v = p.cfg.Gate.Evaluate(ctx, req)
 	switch c.v.Decision {
 	case verdict.Allow:
@@ -114,7 +119,7 @@ func (p *Pipeline) run(ctx context.Context, c *call) Outcome {
 				changed+"); refused")
 		}
 	}
-	call := Call{Action: act, Plan: c.plan, Session: c.pr.Session, CallID: c.pr.CallID, Verdict: c.v}
+	call := Call{Action: act, Plan: c.plan, Session: c.pr.Session, CallID: c.pr.CallID, Verdict: c.v, Env: c.env}
 	if v, ok := c.ex.(Validator); ok {
 		if err := p.step(func() error { return v.Validate(ctx, call) }); err != nil {
 			return p.refuse(ctx, c, RuleValidateFailed, "the executor refused the call: "+p.mask(err.Error()))

@@ -76,7 +76,7 @@ func (p *Pipeline) enter(ctx context.Context, ex Executor, call Call) (res Resul
 // by the gate, and the agent gets an error.
 func (p *Pipeline) classify(ctx context.Context, c *call, res Result, rule *string) Result {
 	obs, err := p.cfg.Gate.ObserveReport(ctx, shield.Request{Session: c.pr.Session, Type: c.pr.Type,
-		Payload: c.pr.Payload, Result: res.Output, Resolved: c.resolved})
+		Payload: c.pr.Payload, Result: res.Output, Resolved: c.resolved, Env: c.env})
 	if err != nil {
 		*rule = RuleObserveError
 		return Result{IsError: true, ExitCode: res.ExitCode, Output: refusalText(RuleObserveError,

@@ -220,6 +220,9 @@ func OpenRuntime(ctx context.Context, opts RuntimeOptions) (rt *Runtime, err err
 	tc := &ToolsConfig{Files: files.Config{}, Shell: shell.Runner{Workspace: opts.Root,
 		DefaultTimeout: r.settings.CommandTimeout, OutputCap: r.settings.OutputCap, Env: withHome(os.Environ(), opts.Home),
 		Scrub: shell.Scrub{Allowlist: true, Drop: keyVars(r.ws.Config)}}, CommandSandbox: cmdSandbox}
+	if cmdSandbox != nil {
+		tc.CommandTempDir = CommandTempDir(opts.Root, opts.Home)
+	}
 	if !r.settings.SandboxOff {
 		// File operations run in helpers confined to their plan's paths,
 		// started from the engine's own open executable.

@@ -32,6 +32,11 @@ type ToolsConfig struct {
 	// in its own kernel sandbox (NewCommandSandbox). nil runs commands
 	// without one (agent.sandbox: off); an error refuses the command.
 	CommandSandbox SandboxHook
+	// CommandTempDir is the TMPDIR each sandboxed command gets, its
+	// private temp directory (CommandTempDir(workspace, home)): the gate
+	// judges $TMPDIR and mktemp's names with it. A command whose sandbox
+	// sets another is refused.
+	CommandTempDir string
 	// ConfineFiles, when set, is the program (sandbox.Self) from which
 	// each file operation is started as a helper the kernel confines to
 	// the paths of its decided plan (files.Confined); the helper dispatch
@@ -52,7 +57,7 @@ func ToolExecutors(cfg ToolsConfig) map[action.Type]Executor {
 	}
 	kinds := map[toolgroup.ExecutorKind]Executor{
 		toolgroup.FilesExecutor: &filesExecutor{ex: fx},
-		toolgroup.ShellExecutor: &shellExecutor{runner: cfg.Shell, sandbox: cfg.CommandSandbox},
+		toolgroup.ShellExecutor: &shellExecutor{runner: cfg.Shell, sandbox: cfg.CommandSandbox, tempDir: cfg.CommandTempDir},
 	}
 	out := map[action.Type]Executor{}
 	for t, kind := range toolgroup.Executors() {
@@ -124,11 +129,13 @@ func (f *filesExecutor) Execute(ctx context.Context, c Call) (Result, error) {
 type shellExecutor struct {
 	runner  shell.Runner
 	sandbox SandboxHook
+	tempDir string // TMPDIR inside the sandbox (ToolsConfig.CommandTempDir)
 }
 
 var (
-	_ Provisioner = (*shellExecutor)(nil)
-	_ Cleaner     = (*shellExecutor)(nil)
+	_ Provisioner  = (*shellExecutor)(nil)
+	_ Cleaner      = (*shellExecutor)(nil)
+	_ CommandEnver = (*shellExecutor)(nil)
 )
 
 // shellState is one command's sandbox.
@@ -164,6 +171,7 @@ func (s *shellExecutor) Execute(ctx context.Context, c Call) (Result, error) {
 		}
 		r.Wrap = st.wrap
 	}
+	r.Wrap = envChecked(r.Wrap, c.Env)
 	res, err := r.Execute(ctx, tools.Call{Action: c.Action})
 	return toolResult(res), err
 }
