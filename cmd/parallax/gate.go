@@ -11,16 +11,6 @@ import (
 	"github.com/parallax/parallax/shield"
 )
 
-// newGate builds the gate for a workspace. Empty workspace means the
-// current directory; empty home means $HOME.
-func newGate(stderr io.Writer, workspace, home, policy string) (*shield.Gate, error) {
-	cfg, err := gateConfig(stderr, workspace, home, policy)
-	if err != nil {
-		return nil, err
-	}
-	return shield.New(cfg)
-}
-
 // gateConfig resolves the workspace and home of a gate.
 func gateConfig(stderr io.Writer, workspace, home, policy string) (shield.Config, error) {
 	ws, err := resolveWorkspace(stderr, workspace)
