@@ -19,12 +19,15 @@ import (
 // word list against the workspace's entries. A request without Env is
 // judged as before: those stay unknown.
 
-// EnvNames are the variables a Request's Env may carry. HOME and PWD are
+// envNames are the variables a Request's Env may carry. HOME and PWD are
 // checked against the gate's own home and workspace; the others are
 // passed to the analysis. Only values of the command's scrubbed
 // environment belong here, never a secret: the gate ignores every other
 // name.
-var EnvNames = []string{"HOME", "PWD", "TMPDIR", "PATH", "USER", "LOGNAME", "SHELL"}
+var envNames = [...]string{"HOME", "PWD", "TMPDIR", "PATH", "USER", "LOGNAME", "SHELL"}
+
+// EnvNames returns the variables a Request's Env may carry (a copy).
+func EnvNames() []string { return slices.Clone(envNames[:]) }
 
 // Bounds of a request's environment and of what the gate reads for it.
 const (
@@ -49,8 +52,8 @@ func (g *Gate) shellOptions(r *Request) shell.Options {
 	if p, ok := r.Env["PWD"]; ok && filepath.Clean(p) != g.ws {
 		return o
 	}
-	env := make(map[string]string, len(EnvNames))
-	for _, n := range EnvNames {
+	env := make(map[string]string, len(envNames))
+	for _, n := range envNames {
 		v, ok := r.Env[n]
 		if !ok || n == "HOME" || n == "PWD" || len(v) > maxEnvValue || strings.ContainsRune(v, 0) {
 			continue

@@ -366,12 +366,12 @@ func jsonable(v any) any {
 }
 
 // checkEnv refuses an environment variable the gate would not use
-// (shield.EnvNames): a case must not look as if it tested one.
+// (shield.EnvNames()): a case must not look as if it tested one.
 func (c *Case) checkEnv() error {
 	for name := range c.Env {
-		if !slices.Contains(shield.EnvNames, name) {
+		if !slices.Contains(shield.EnvNames(), name) {
 			return fmt.Errorf("case %q: env %q is not one the gate uses (want one of %s)", c.ID, name,
-				strings.Join(shield.EnvNames, ", "))
+				strings.Join(shield.EnvNames(), ", "))
 		}
 	}
 	return nil

@@ -155,8 +155,8 @@ func TestClientWithoutTokenCannotActOnTheEngine(t *testing.T) {
 		t.Errorf("the user's turn got %v, want the model's next scripted answer", evs[len(evs)-1])
 	}
 	ls, err := e.client.ListSessions(ctx, &pb.ListSessionsRequest{})
-	if err != nil || len(ls.GetSessions()) != 1 || ls.GetSessions()[0].GetMessages() != 4 {
-		t.Errorf("sessions: %v %v, want one with the user's 4 messages", ls.GetSessions(), err)
+	if err != nil || len(ls.GetSessions()) != 1 || ls.GetSessions()[0].GetMessages() != 5 {
+		t.Errorf("sessions: %v %v, want one with the user's 4 messages and its 1 call", ls.GetSessions(), err)
 	}
 	select {
 	case err := <-e.runErr:

@@ -23,7 +23,7 @@ func CommandTempDir(ws, home string) string {
 	return resolved(sandbox.CommandSpec{Workspace: ws, Home: home, Isolate: true}).TempDirInside()
 }
 
-// CommandEnv names the values of shield.EnvNames the command will get:
+// CommandEnv names the values of shield.EnvNames() the command will get:
 // from the runner's scrubbed environment, the workspace as PWD, and,
 // with the sandbox, its private temp directory as TMPDIR. Never a value
 // the scrub drops.
@@ -33,10 +33,10 @@ func (s *shellExecutor) CommandEnv() map[string]string {
 		base = os.Environ()
 	}
 	scrubbed, _ := s.runner.Scrub.Apply(base)
-	env := make(map[string]string, len(shield.EnvNames))
+	env := make(map[string]string, len(shield.EnvNames()))
 	for _, kv := range scrubbed {
 		name, value, _ := strings.Cut(kv, "=")
-		if slices.Contains(shield.EnvNames, name) && name != "PWD" {
+		if slices.Contains(shield.EnvNames(), name) && name != "PWD" {
 			env[name] = value
 		}
 	}

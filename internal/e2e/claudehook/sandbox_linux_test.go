@@ -14,6 +14,7 @@ import (
 
 	"github.com/parallax/parallax/internal/e2e"
 	"github.com/parallax/parallax/internal/e2e/claudecli"
+	"github.com/parallax/parallax/runfile"
 	"github.com/parallax/parallax/sandbox"
 )
 
@@ -52,7 +53,10 @@ func TestSandboxedClaudeCodeCannotReachBeyondItsSandbox(t *testing.T) {
 			fmt.Sprintf("\t-python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", %d), 3); print(\"CONN\" + \"ECTED\")'\n", port) +
 			"\t-setsid sh -c 'sleep 300; echo outlived' &\n" +
 			"\techo built-in-the-sandbox > out.txt\n" +
-			"\tcat out.txt\n",
+			"\tcat out.txt\n" +
+			// Past runfile.MaxFileBytes: the gate cannot read the recipe
+			// (as a build it cannot see into), so the kernel is what is tested.
+			"#" + strings.Repeat("x", runfile.MaxFileBytes) + "\n",
 	})
 	e.api = claudecli.NewFakeAPI(t, claudecli.Conversation{Turns: []claudecli.Turn{bash("toolu_01make", "make"), {Text: "done"}}})
 	if err := os.MkdirAll(e.path("~/tmp"), 0o700); err != nil {
