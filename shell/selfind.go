@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/parallax/parallax/internal/glob"
 )
@@ -46,11 +47,14 @@ const (
 type findNode struct {
 	op     findOp
 	kids   []*findNode
-	prim   string // opTest: the primary (-name, -exec, …)
-	arg    string // its value
-	val    tri    // its value when not computed per entry
-	mark   int    // -1, or a hit marker
-	prints bool   // the tree holds -print/-print0 (computed at the root)
+	prim   string         // opTest: the primary (-name, -exec, …)
+	arg    string         // its value
+	val    tri            // its value when not computed per entry
+	mark   int            // -1, or a hit marker
+	prints bool           // the tree holds -print/-print0 (computed at the root)
+	reOnce sync.Once      // a selection may be tested from more than one goroutine
+	re     *regexp.Regexp // a -path pattern, compiled on first use
+	reErr  bool           // it does not compile
 }
 
 func (n *findNode) hasPrint() bool { return n.prints }
@@ -109,11 +113,16 @@ func (n *findNode) test(s *Selection, rel string, dir bool) tri {
 			return triUnknown
 		}
 		full := strings.TrimSuffix(s.root, "/") + "/" + rel
-		re, err := wildRegexp(n.arg, strings.HasPrefix(n.prim, "-i"))
-		if err != nil {
+		n.reOnce.Do(func() {
+			// Compiled once per node: a selection is tested against
+			// every entry of a listing.
+			re, err := wildRegexp(n.arg, strings.HasPrefix(n.prim, "-i"))
+			n.re, n.reErr = re, err != nil
+		})
+		if n.reErr {
 			return triUnknown
 		}
-		return boolTri(re.MatchString(full))
+		return boolTri(n.re.MatchString(full))
 	case "-type":
 		t := triFalse
 		for _, c := range strings.Split(n.arg, ",") {

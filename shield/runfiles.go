@@ -338,9 +338,34 @@ func (f runFS) Exists(p string) bool {
 	if _, ok := f.g.written.content(f.st.req.Session, p); ok {
 		return true
 	}
+	if !f.project(p) {
+		return false
+	}
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
 }
+
+// project reports whether p may be code the agent wrote or a project
+// ships: a file in the workspace, or one outside it the agent is recorded
+// as having written (a script under /tmp). An installed program
+// (/usr/bin/find) is not read: it is not project code, and reading a
+// binary for every command that names it by path would cost more than
+// the rest of the decision.
+func (f runFS) project(p string) bool {
+	if within(p, f.g.ws) {
+		return true
+	}
+	for _, sys := range systemDirs {
+		if within(p, sys) {
+			return false
+		}
+	}
+	return f.g.agentWrote(f.st, p)
+}
+
+// systemDirs hold installed programs and system files, never a file the
+// agent wrote without an approval that is itself reviewed.
+var systemDirs = [...]string{"/usr", "/bin", "/sbin", "/lib", "/lib64", "/opt", "/etc", "/snap", "/nix", "/proc", "/sys", "/dev"}
 
 func (f runFS) Read(p string) (string, bool) {
 	s, ok, _ := readBounded(p)
