@@ -39,6 +39,37 @@ func internalsWorkspace(t *testing.T) (ws, home string) {
 	return ws, home
 }
 
+// internalsCase is a command and what it gets through the hook, the MCP
+// proxy and the API (internals visible) and through the own agent
+// (hidden).
+type internalsCase struct {
+	cmd             string
+	visible, hidden verdict.Decision
+}
+
+// judgeBothWays judges each case with .parallax visible and hidden in
+// the workspace internalsWorkspace builds.
+func judgeBothWays(t *testing.T, cases []internalsCase) {
+	t.Helper()
+	ws, home := internalsWorkspace(t)
+	visible, err := New(Config{Workspace: ws, Home: home, Policy: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden, err := New(Config{Workspace: ws, Home: home, Policy: "default", InternalsHidden: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if got := evalCmd(t, visible, c.cmd); got.Decision != c.visible {
+			t.Errorf("internals visible: %s: got %s (%s: %s), want %s", c.cmd, got.Decision, got.Rule, got.Reason, c.visible)
+		}
+		if got := evalCmd(t, hidden, c.cmd); got.Decision != c.hidden {
+			t.Errorf("internals hidden: %s: got %s (%s: %s), want %s", c.cmd, got.Decision, got.Rule, got.Reason, c.hidden)
+		}
+	}
+}
+
 func evalCmd(t *testing.T, g *Gate, cmd string) verdict.Verdict {
 	t.Helper()
 	b, _ := json.Marshal(map[string]string{"command": cmd})
@@ -50,20 +81,7 @@ func evalCmd(t *testing.T, g *Gate, cmd string) verdict.Verdict {
 // run time must not reach the workspace's .parallax. The own agent's
 // engine (InternalsHidden) keeps its decisions: its sandbox hides it.
 func TestRunTimePathsCannotReachSealedFiles(t *testing.T) {
-	ws, home := internalsWorkspace(t)
-	visible, err := New(Config{Workspace: ws, Home: home, Policy: "default"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hidden, err := New(Config{Workspace: ws, Home: home, Policy: "default", InternalsHidden: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		cmd     string
-		visible verdict.Decision // hook, proxy, API
-		hidden  verdict.Decision // the own agent (unchanged)
-	}{
+	cases := []internalsCase{ // the own agent's decisions (hidden) unchanged
 		// Writes reaching .parallax.
 		{"find . -name config.yaml -exec sed -i 's/a/b/' {} +", verdict.Block, verdict.Allow},
 		{"sed -i 's/a/b/' $(find . -name config.yaml)", verdict.Block, verdict.Allow},
@@ -98,14 +116,7 @@ func TestRunTimePathsCannotReachSealedFiles(t *testing.T) {
 		{"find . -path ./.parallax -prune -o -name '*.md' -exec sed -i s/a/b/ {} +", verdict.Escalate, verdict.Escalate},
 		{"find . -maxdepth 1 -name '*.txt' -exec rm {} +", verdict.Allow, verdict.Allow},
 	}
-	for _, c := range cases {
-		if got := evalCmd(t, visible, c.cmd); got.Decision != c.visible {
-			t.Errorf("internals visible: %s: got %s (%s: %s), want %s", c.cmd, got.Decision, got.Rule, got.Reason, c.visible)
-		}
-		if got := evalCmd(t, hidden, c.cmd); got.Decision != c.hidden {
-			t.Errorf("internals hidden: %s: got %s (%s: %s), want %s", c.cmd, got.Decision, got.Rule, got.Reason, c.hidden)
-		}
-	}
+	judgeBothWays(t, cases)
 }
 
 // A list a listing command prints (grep -l/-L, rg -l/--files, fd, git
@@ -114,20 +125,7 @@ func TestRunTimePathsCannotReachSealedFiles(t *testing.T) {
 // the Go files grep lists does not reach .parallax, one of every file or
 // of the names aimed at the engine's files does.
 func TestListConsumersCannotReachSealedFiles(t *testing.T) {
-	ws, home := internalsWorkspace(t)
-	visible, err := New(Config{Workspace: ws, Home: home, Policy: "default"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hidden, err := New(Config{Workspace: ws, Home: home, Policy: "default", InternalsHidden: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		cmd     string
-		visible verdict.Decision // hook, proxy, API
-		hidden  verdict.Decision // the own agent
-	}{
+	cases := []internalsCase{
 		// Look-alikes: the list holds only what its filters select.
 		{"grep -rl --include='*.go' 'old/pkg' . | xargs -r sed -i 's#old/pkg#new/pkg#g'", verdict.Allow, verdict.Allow},
 		{"rg -l foo -g '*.ts' | xargs sed -i s/foo/bar/", verdict.Allow, verdict.Allow},
@@ -154,14 +152,7 @@ func TestListConsumersCannotReachSealedFiles(t *testing.T) {
 		{"grep -rL --include='*.token' zzz . | xargs cat", verdict.Block, verdict.Allow},
 		{"grep -l foo $(find . -name '*.token') | xargs cat", verdict.Block, verdict.Allow},
 	}
-	for _, c := range cases {
-		if got := evalCmd(t, visible, c.cmd); got.Decision != c.visible {
-			t.Errorf("internals visible: %s: got %s (%s: %s), want %s", c.cmd, got.Decision, got.Rule, got.Reason, c.visible)
-		}
-		if got := evalCmd(t, hidden, c.cmd); got.Decision != c.hidden {
-			t.Errorf("internals hidden: %s: got %s (%s: %s), want %s", c.cmd, got.Decision, got.Rule, got.Reason, c.hidden)
-		}
-	}
+	judgeBothWays(t, cases)
 }
 
 // The Claude Code Grep tool (search_files, run by the host) must not
