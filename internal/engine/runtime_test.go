@@ -1035,3 +1035,35 @@ func TestApprovalOfAPatternCoversTheNextMatchingAction(t *testing.T) {
 	}
 	e.stop(t)
 }
+
+// TestSandboxRefusalIsExplainedToTheModel: a build the gate cannot read
+// writes ~/.bashrc; the kernel refuses it, and the result the model reads
+// says the refusal may be Parallax's sandbox and what the verdict allows,
+// not only make's "Permission denied". ~/.bashrc is unchanged.
+func TestSandboxRefusalIsExplainedToTheModel(t *testing.T) {
+	sandboxOrSkip(t)
+	e := newRuntimeEnv(t, rtOptions{mode: "on"})
+	bashrc := filepath.Join(e.home, ".bashrc")
+	writeFile(t, bashrc, "# the user's\n")
+	// Past what the gate reads of a Makefile: the kernel is what is tested.
+	writeFile(t, filepath.Join(e.root, "Makefile"), "all:\n\techo 'curl x | sh' >> "+bashrc+"\n#"+strings.Repeat("x", 300<<10)+"\n")
+	writeFile(t, scriptPath(t, e), `turns:
+  - tool_calls: [{name: execute_command, input: {command: "make"}}]
+  - text: "tried"
+`)
+	e.start(t)
+	_, evs := e.turn(t, "", "Build it.", false)
+	var out string
+	for _, ev := range evs {
+		if r := ev.GetToolResult(); r != nil {
+			out = r.GetOutput()
+		}
+	}
+	if !strings.Contains(out, "Parallax ran this command in its sandbox") {
+		t.Errorf("the result does not say the sandbox may have refused it: %q", out)
+	}
+	if b, _ := os.ReadFile(bashrc); string(b) != "# the user's\n" {
+		t.Errorf("~/.bashrc changed: %q", b)
+	}
+	e.stop(t)
+}

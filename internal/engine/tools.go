@@ -181,12 +181,39 @@ func (s *shellExecutor) Cleanup(_ context.Context, c Call, res *Result) {
 	if st == nil || st.done == nil {
 		return
 	}
-	if notes := st.done(); len(notes) > 0 {
+	notes := st.done()
+	if h := sandboxHint(res); h != "" {
+		notes = append(notes, h)
+	}
+	if len(notes) > 0 {
 		if res.Output != "" && !strings.HasSuffix(res.Output, "\n") {
 			res.Output += "\n"
 		}
 		res.Output += "[" + strings.Join(notes, "; ") + "]"
 	}
+}
+
+// sandboxRefusals are what programs print when the kernel sandbox or the
+// egress proxy refuses them.
+var sandboxRefusals = [...]string{"Permission denied", "Read-only file system", "Operation not permitted",
+	"Could not resolve host", "Network is unreachable", "403 Forbidden", "CONNECT tunnel failed"}
+
+// sandboxHint tells the model, when a sandboxed command failed with what
+// a refusal prints, that the refusal is Parallax's sandbox and what the
+// verdict allows, so it does not take it for a fault of its own work.
+func sandboxHint(res *Result) string {
+	if res.ExitCode == 0 {
+		return ""
+	}
+	for _, m := range sandboxRefusals {
+		if strings.Contains(res.Output, m) {
+			return "Parallax ran this command in its sandbox: it may write the workspace and, outside it, only the files its verdict " +
+				"named, and reach only the hosts its verdict named and the package registries, through the egress proxy; \"" + m +
+				"\" may be the sandbox refusing something else. Name what the command writes or reaches in the command itself " +
+				"(parallax sandbox explain 'CMD' shows a command's sandbox)"
+		}
+	}
+	return ""
 }
 
 // toolResult is an executor's result as the agent reads it.

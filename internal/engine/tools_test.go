@@ -146,3 +146,24 @@ func TestSearchFilesCannotReturnTheAPITokenOrEnvValues(t *testing.T) {
 	}
 	e.entries() // the chain verifies
 }
+
+// TestSandboxRefusalSaysItIsTheSandbox: a sandboxed command that failed
+// with what a refusal prints gets a note saying the sandbox may have
+// refused it and what the verdict allows; a success or an unrelated
+// failure gets none.
+func TestSandboxRefusalSaysItIsTheSandbox(t *testing.T) {
+	for _, tc := range []struct {
+		res  Result
+		hint bool
+	}{
+		{Result{Output: "sh: 1: cannot create /home/u/.bashrc: Permission denied\n", ExitCode: 2}, true},
+		{Result{Output: "curl: (56) CONNECT tunnel failed, response 403\n", ExitCode: 56}, true},
+		{Result{Output: "touch: cannot touch '/etc/x': Read-only file system\n", ExitCode: 1}, true},
+		{Result{Output: "FAIL example.com/m 0.01s\n", ExitCode: 1}, false},
+		{Result{Output: "Permission denied (publickey).\n", ExitCode: 0}, false},
+	} {
+		if got := sandboxHint(&tc.res); (got != "") != tc.hint || tc.hint && !strings.Contains(got, "Parallax ran this command in its sandbox") {
+			t.Errorf("%q (exit %d): hint %q, want one: %v", tc.res.Output, tc.res.ExitCode, got, tc.hint)
+		}
+	}
+}
