@@ -20,6 +20,7 @@ import (
 func newRunCmd() *cobra.Command {
 	var dir, home, session string
 	var asJSON bool
+	var maxRounds int
 	cmd := &cobra.Command{
 		Use:   "run [--json] MESSAGE",
 		Short: "Run one turn of the agent without a terminal (scripts, CI)",
@@ -37,19 +38,23 @@ not be done). The exit status is 1 when the turn ended in an error.`,
 			if err != nil {
 				return err
 			}
-			return runTurn(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), root, h, session, strings.Join(args, " "), asJSON)
+			if maxRounds < 0 || maxRounds > engine.MaxTurnToolRounds {
+				return fmt.Errorf("--max-rounds %d: give 1 to %d (0: agent.max_tool_rounds)", maxRounds, engine.MaxTurnToolRounds)
+			}
+			return runTurn(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), root, h, session, strings.Join(args, " "), asJSON, maxRounds)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
 	cmd.Flags().StringVar(&home, "home", "", "what ~ means (default: $HOME)")
 	cmd.Flags().StringVar(&session, "session", "", "continue this session (default: a new one)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the turn's events as JSON Lines")
+	cmd.Flags().IntVar(&maxRounds, "max-rounds", 0, "this turn's limit of tool rounds (0: agent.max_tool_rounds, 25 by default); a long task may need more")
 	return cmd
 }
 
 // runTurn runs one turn on the running engine, or on one started here
 // for the turn and stopped afterwards.
-func runTurn(ctx context.Context, stdout, stderr io.Writer, root, home, session, text string, asJSON bool) (err error) {
+func runTurn(ctx context.Context, stdout, stderr io.Writer, root, home, session, text string, asJSON bool, maxRounds int) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c, derr := engine.DialClient(ctx, root)
@@ -80,7 +85,7 @@ func runTurn(ctx context.Context, stdout, stderr io.Writer, root, home, session,
 	if _, err := sub.Recv(); err != nil {
 		return fmt.Errorf("subscribe to the engine's events: %w", err)
 	}
-	resp, err := c.SendMessage(ctx, &pb.SendMessageRequest{SessionId: session, Text: text, Origin: "run"})
+	resp, err := c.SendMessage(ctx, &pb.SendMessageRequest{SessionId: session, Text: text, Origin: "run", MaxToolRounds: uint32(maxRounds)})
 	if err != nil {
 		return fmt.Errorf("send the message: %w", err)
 	}

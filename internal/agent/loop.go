@@ -135,6 +135,16 @@ type Reply struct {
 // tool calls the model asks for. An error means the model could not be
 // reached (or ctx ended); tool failures never end a turn.
 func (c *Conversation) Turn(ctx context.Context, text string) (rep Reply, err error) {
+	return c.TurnWith(ctx, text, 0)
+}
+
+// TurnWith is Turn with this turn's limit of tool rounds (0: the
+// conversation's Limits.MaxToolRounds).
+func (c *Conversation) TurnWith(ctx context.Context, text string, maxRounds int) (rep Reply, err error) {
+	limit := c.lim.MaxToolRounds
+	if maxRounds > 0 {
+		limit = maxRounds
+	}
 	if strings.TrimSpace(text) == "" {
 		return rep, errors.New("agent: empty message")
 	}
@@ -171,8 +181,8 @@ func (c *Conversation) Turn(ctx context.Context, text string) (rep Reply, err er
 			rep.Text = reply.String()
 			return rep, nil
 		}
-		if rep.Rounds >= c.lim.MaxToolRounds {
-			c.answerAll(resp.ToolCalls, fmt.Sprintf("not run: this turn reached its limit of %d tool rounds", c.lim.MaxToolRounds))
+		if rep.Rounds >= limit {
+			c.answerAll(resp.ToolCalls, fmt.Sprintf("not run: this turn reached its limit of %d tool rounds", limit))
 			rep.LimitReached = true
 			rep.Text = reply.String()
 			return rep, nil

@@ -129,16 +129,28 @@ type clientService struct {
 
 // SendMessage starts a turn: a new session when none is named.
 func (s *clientService) SendMessage(ctx context.Context, req *pb.SendMessageRequest) (*pb.SendMessageResponse, error) {
-	session, turn, err := s.r.Send(ctx, req.GetSessionId(), req.GetText(), req.GetOrigin(), req.GetOtr())
+	if req.GetMaxToolRounds() > MaxTurnToolRounds {
+		return nil, status.Errorf(codes.InvalidArgument, "max_tool_rounds %d: at most %d", req.GetMaxToolRounds(), MaxTurnToolRounds)
+	}
+	session, turn, err := s.r.SendWith(ctx, req.GetSessionId(), req.GetText(), req.GetOrigin(), req.GetOtr(), int(req.GetMaxToolRounds()))
 	if err != nil {
 		return nil, err
 	}
 	return &pb.SendMessageResponse{SessionId: session, TurnId: turn}, nil
 }
 
+// MaxTurnToolRounds bounds the tool rounds one turn may ask for.
+const MaxTurnToolRounds = 1000
+
 // Send hands a user message to the agent and returns the session and
 // turn; the turn's events follow on the event stream.
 func (r *Runtime) Send(ctx context.Context, session, text, origin string, otr bool) (string, string, error) {
+	return r.SendWith(ctx, session, text, origin, otr, 0)
+}
+
+// SendWith is Send with this turn's limit of tool rounds (0: the
+// configured agent.max_tool_rounds).
+func (r *Runtime) SendWith(ctx context.Context, session, text, origin string, otr bool, maxRounds int) (string, string, error) {
 	if text == "" {
 		return "", "", status.Error(codes.InvalidArgument, "empty message")
 	}
@@ -186,7 +198,8 @@ func (r *Runtime) Send(ctx context.Context, session, text, origin string, otr bo
 		toAgent = n + "\n\n" + text // what changed under the model since its last turn (an /undo)
 	}
 	if err := c.send(&pb.EngineMessage{Msg: &pb.EngineMessage_UserMessage{UserMessage: &pb.UserMessage{
-		TurnId: turn, Text: toAgent, Origin: origin, SessionId: session, History: history}}}); err != nil {
+		TurnId: turn, Text: toAgent, Origin: origin, SessionId: session, History: history,
+		MaxToolRounds: uint32(min(max(maxRounds, 0), MaxTurnToolRounds))}}}); err != nil {
 		r.endTurn(turn)
 		r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_Error{Error: &pb.EventError{Code: "agent_unreachable", Message: err.Error(), TurnId: turn}}})
 		return "", "", status.Errorf(codes.Unavailable, "hand the message to the agent: %v", err)

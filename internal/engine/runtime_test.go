@@ -88,6 +88,7 @@ type rtEnv struct {
 	rt         *Runtime
 	runErr     chan error
 	client     *Client
+	rounds     uint32 // the turns' own limit of tool rounds (0: the configured one)
 }
 
 type rtOptions struct {
@@ -214,7 +215,7 @@ func (e *rtEnv) turnWith(t *testing.T, session, text string, otr bool, on func(c
 	if _, err := sub.Recv(); err != nil { // subscribed
 		t.Fatal(err)
 	}
-	resp, err := e.client.SendMessage(ctx, &pb.SendMessageRequest{SessionId: session, Text: text, Origin: "test", Otr: otr})
+	resp, err := e.client.SendMessage(ctx, &pb.SendMessageRequest{SessionId: session, Text: text, Origin: "test", Otr: otr, MaxToolRounds: e.rounds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1064,6 +1065,30 @@ func TestSandboxRefusalIsExplainedToTheModel(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(bashrc); string(b) != "# the user's\n" {
 		t.Errorf("~/.bashrc changed: %q", b)
+	}
+	e.stop(t)
+}
+
+// TestTurnsOwnRoundLimit: a turn can carry its own limit of tool rounds
+// (parallax run --max-rounds), below or above the configured one, and an
+// unbounded one is refused.
+func TestTurnsOwnRoundLimit(t *testing.T) {
+	e := newRuntimeEnv(t, rtOptions{agent: "  max_tool_rounds: 2\n"})
+	writeFile(t, scriptPath(t, e), `turns:
+  - tool_calls: [{name: execute_command, input: {command: "true"}}]
+  - tool_calls: [{name: execute_command, input: {command: "true"}}]
+  - tool_calls: [{name: execute_command, input: {command: "true"}}]
+  - text: "finished in four answers"
+`)
+	e.start(t)
+	e.rounds = 4
+	_, evs := e.turn(t, "", "A longer task.", false)
+	if last := evs[len(evs)-1].GetResponseComplete(); last == nil || last.GetStopReason() == pb.StopReason_STOP_REASON_TOOL_ROUND_LIMIT ||
+		last.GetText() != "finished in four answers" {
+		t.Errorf("with --max-rounds 4 over a configured 2: ended with %v", evs[len(evs)-1])
+	}
+	if _, err := e.client.SendMessage(context.Background(), &pb.SendMessageRequest{Text: "x", MaxToolRounds: MaxTurnToolRounds + 1}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("a limit over %d: got %v, want InvalidArgument", MaxTurnToolRounds, err)
 	}
 	e.stop(t)
 }

@@ -85,7 +85,7 @@ func (s *session) turnOnce(ctx context.Context, m *pb.UserMessage) {
 		delete(s.p.turns, m.GetTurnId())
 		s.p.mu.Unlock()
 	}()
-	rep, err := s.conv.Turn(tctx, m.GetText())
+	rep, err := s.conv.TurnWith(tctx, m.GetText(), int(m.GetMaxToolRounds()))
 	if err != nil {
 		s.p.sendError(s.id, m.GetTurnId(), "turn_error", err.Error())
 		return
@@ -98,7 +98,7 @@ func (s *session) turnOnce(ctx context.Context, m *pb.UserMessage) {
 		if text != "" {
 			text += "\n\n"
 		}
-		text += fmt.Sprintf("[stopped: this turn reached its limit of %d tool rounds (agent.max_tool_rounds) before the task was done; send a message to go on]", rep.Rounds)
+		text += fmt.Sprintf("[stopped: this turn reached its limit of %d tool rounds (agent.max_tool_rounds, or the turn's own limit: parallax run --max-rounds) before the task was done; send a message to go on]", rep.Rounds)
 	}
 	if err := s.p.send(&pb.AgentMessage{Msg: &pb.AgentMessage_TurnDone{TurnDone: &pb.TurnDone{
 		TurnId: m.GetTurnId(), SessionId: s.id, StopReason: stopReason, Usage: wire.Usage(rep.Usage), Text: text}}}); err != nil {

@@ -1074,7 +1074,9 @@ type UserMessage struct {
 	// The session's earlier completed exchanges (user and assistant text),
 	// sent with the first message an agent process gets for the session:
 	// a restarted agent keeps the conversation.
-	History       []*Message `protobuf:"bytes,5,rep,name=history,proto3" json:"history,omitempty"`
+	History []*Message `protobuf:"bytes,5,rep,name=history,proto3" json:"history,omitempty"`
+	// This turn's limit of tool rounds; 0: the agent's configured limit.
+	MaxToolRounds uint32 `protobuf:"varint,6,opt,name=max_tool_rounds,json=maxToolRounds,proto3" json:"max_tool_rounds,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1142,6 +1144,13 @@ func (x *UserMessage) GetHistory() []*Message {
 		return x.History
 	}
 	return nil
+}
+
+func (x *UserMessage) GetMaxToolRounds() uint32 {
+	if x != nil {
+		return x.MaxToolRounds
+	}
+	return 0
 }
 
 // Cancel stops a turn, or one LLM request when request_id is set.
@@ -1342,14 +1351,15 @@ const file_parallax_v1_agent_proto_rawDesc = "" +
 	"\n" +
 	"PromptFile\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
-	"\acontent\x18\x02 \x01(\tR\acontent\"\xa1\x01\n" +
+	"\acontent\x18\x02 \x01(\tR\acontent\"\xc9\x01\n" +
 	"\vUserMessage\x12\x17\n" +
 	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x16\n" +
 	"\x06origin\x18\x03 \x01(\tR\x06origin\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x04 \x01(\tR\tsessionId\x12.\n" +
-	"\ahistory\x18\x05 \x03(\v2\x14.parallax.v1.MessageR\ahistory\"X\n" +
+	"\ahistory\x18\x05 \x03(\v2\x14.parallax.v1.MessageR\ahistory\x12&\n" +
+	"\x0fmax_tool_rounds\x18\x06 \x01(\rR\rmaxToolRounds\"X\n" +
 	"\x06Cancel\x12\x17\n" +
 	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x12\x1d\n" +
 	"\n" +

@@ -31,7 +31,10 @@ type SendMessageRequest struct {
 	Origin    string                 `protobuf:"bytes,3,opt,name=origin,proto3" json:"origin,omitempty"`
 	// With an empty session_id: the new session is off the record
 	// (read-only tools, nothing kept).
-	Otr           bool `protobuf:"varint,4,opt,name=otr,proto3" json:"otr,omitempty"`
+	Otr bool `protobuf:"varint,4,opt,name=otr,proto3" json:"otr,omitempty"`
+	// This turn's limit of tool rounds; 0: the workspace's
+	// agent.max_tool_rounds. At most 1000.
+	MaxToolRounds uint32 `protobuf:"varint,5,opt,name=max_tool_rounds,json=maxToolRounds,proto3" json:"max_tool_rounds,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -92,6 +95,13 @@ func (x *SendMessageRequest) GetOtr() bool {
 		return x.Otr
 	}
 	return false
+}
+
+func (x *SendMessageRequest) GetMaxToolRounds() uint32 {
+	if x != nil {
+		return x.MaxToolRounds
+	}
+	return 0
 }
 
 type SendMessageResponse struct {
@@ -1566,13 +1576,14 @@ var File_parallax_v1_client_proto protoreflect.FileDescriptor
 
 const file_parallax_v1_client_proto_rawDesc = "" +
 	"\n" +
-	"\x18parallax/v1/client.proto\x12\vparallax.v1\x1a\x18parallax/v1/common.proto\"q\n" +
+	"\x18parallax/v1/client.proto\x12\vparallax.v1\x1a\x18parallax/v1/common.proto\"\x99\x01\n" +
 	"\x12SendMessageRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x16\n" +
 	"\x06origin\x18\x03 \x01(\tR\x06origin\x12\x10\n" +
-	"\x03otr\x18\x04 \x01(\bR\x03otr\"M\n" +
+	"\x03otr\x18\x04 \x01(\bR\x03otr\x12&\n" +
+	"\x0fmax_tool_rounds\x18\x05 \x01(\rR\rmaxToolRounds\"M\n" +
 	"\x13SendMessageResponse\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x17\n" +
