@@ -273,6 +273,10 @@ func (m *ModelConfig) baseURL() string {
 	return providers[m.Provider].defaultBase
 }
 
+// Endpoint is the base URL the model is reached at: the configured one or
+// its provider's default; "" for a provider without one (scripted).
+func (m ModelConfig) Endpoint() string { return m.baseURL() }
+
 func (m *ModelConfig) timeout() time.Duration {
 	if m.Timeout > 0 {
 		return m.Timeout

@@ -17,15 +17,6 @@ import (
 	"github.com/parallax/parallax/sandbox"
 )
 
-// defaultEndpoints are the providers' endpoints when a model names no
-// base_url.
-var defaultEndpoints = map[llm.ProviderKind]string{
-	llm.ProviderAnthropic: "https://api.anthropic.com",
-	llm.ProviderOpenAI:    "https://api.openai.com",
-	llm.ProviderGemini:    "https://generativelanguage.googleapis.com",
-	llm.ProviderOllama:    "http://127.0.0.1:11434",
-}
-
 // dialTimeout bounds each model endpoint probe.
 const dialTimeout = 3 * time.Second
 
@@ -61,10 +52,7 @@ func modelCheck(ctx context.Context, m llm.ModelConfig) pxworkspace.Check {
 		c.Fix = "export " + m.APIKeyEnv + " before parallax start (the engine reads it; the agent never sees it)"
 		return c
 	}
-	base := m.BaseURL
-	if base == "" {
-		base = defaultEndpoints[m.Provider]
-	}
+	base := m.Endpoint()
 	u, err := url.Parse(base)
 	if base == "" || err != nil || u.Hostname() == "" {
 		c.Status, c.Detail = pxworkspace.StatusWarn, "no endpoint to check for provider "+string(m.Provider)
