@@ -503,11 +503,5 @@ func keyVars(c workspace.Config) []string {
 // withHome is env with HOME set to home: a command's ~ is the home the
 // gate judged its paths against, whatever the engine's own HOME is.
 func withHome(env []string, home string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "HOME=") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, "HOME="+home)
+	return append(withoutKeys(env, "HOME"), "HOME="+home)
 }
