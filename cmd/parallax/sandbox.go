@@ -57,17 +57,9 @@ The start and end are audited; the exit status is the program's.`,
 			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
 				return fmt.Errorf("name the program after --: parallax sandbox [flags] -- PROGRAM [ARGS...]")
 			}
-			root, err := resolveWorkspace(cmd.ErrOrStderr(), workspace)
+			root, home, cfg, err := sandboxContext(cmd, workspace)
 			if err != nil {
 				return err
-			}
-			cfg, err := pxworkspace.LoadConfig(root)
-			if err != nil {
-				return err
-			}
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return fmt.Errorf("the home directory: %w", err)
 			}
 			for _, name := range keep {
 				if name == "" || strings.ContainsAny(name, "= ") {
@@ -117,17 +109,9 @@ gate's own verdict is parallax policy explain.`,
   parallax sandbox explain --json 'curl -s https://example.com/x -o out; make'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := resolveWorkspace(cmd.ErrOrStderr(), workspace)
+			root, home, cfg, err := sandboxContext(cmd, workspace)
 			if err != nil {
 				return err
-			}
-			cfg, err := pxworkspace.LoadConfig(root)
-			if err != nil {
-				return err
-			}
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return fmt.Errorf("the home directory: %w", err)
 			}
 			p, err := engine.ExplainCommandSandbox(root, home, cfg.AgentSettings(), strings.Join(args, " "))
 			if err != nil {
@@ -246,4 +230,19 @@ func hookReachable(root, home string, warn io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// sandboxContext is what both sandbox commands start from: the
+// workspace, its configuration and the user's home.
+func sandboxContext(cmd *cobra.Command, workspace string) (root, home string, cfg pxworkspace.Config, err error) {
+	if root, err = resolveWorkspace(cmd.ErrOrStderr(), workspace); err != nil {
+		return "", "", cfg, err
+	}
+	if cfg, err = pxworkspace.LoadConfig(root); err != nil {
+		return "", "", cfg, err
+	}
+	if home, err = os.UserHomeDir(); err != nil {
+		return "", "", cfg, fmt.Errorf("the home directory: %w", err)
+	}
+	return root, home, cfg, nil
 }
