@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/internal/engine"
 	"github.com/parallax/parallax/internal/termtext"
 	pxworkspace "github.com/parallax/parallax/internal/workspace"
@@ -285,7 +286,7 @@ func (n *narrator) event(ev jsonEvent) {
 	case "tool_proposed":
 		n.say()
 		in, _ := json.Marshal(ev.Input)
-		n.tools[ev.CallID] = ev.Tool + " " + payloadSummary(in)
+		n.tools[ev.CallID] = ev.Tool + " " + action.Target(in)
 		fmt.Fprintf(n.out, "  agent proposes  %s\n", n.tools[ev.CallID])
 	case "verdict":
 		if ev.Decision == "ALLOW" {

@@ -20,14 +20,14 @@ func chatEvent(ev *pb.Event) (chat.Event, bool) {
 		out.Kind, out.Text = chat.TextDelta, k.TextDelta.GetText()
 	case *pb.Event_ToolProposed:
 		p := k.ToolProposed.GetProposal()
-		out.Kind, out.CallID, out.Tool, out.Summary = chat.ToolProposed, p.GetCallId(), p.GetActionType(), payloadSummary(p.GetPayloadJson())
+		out.Kind, out.CallID, out.Tool, out.Summary = chat.ToolProposed, p.GetCallId(), p.GetActionType(), action.Target(p.GetPayloadJson())
 	case *pb.Event_Verdict:
 		v := k.Verdict
 		out.Kind, out.CallID, out.Decision, out.Rule, out.Reason = chat.Verdict, v.GetCallId(), decisionWord(v.GetDecision()), v.GetRule(), v.GetReason()
 	case *pb.Event_ApprovalNeeded:
 		a := k.ApprovalNeeded
 		out.Kind, out.ApprovalID, out.Tool, out.Summary, out.Reason, out.Pattern = chat.ApprovalNeeded, a.GetApprovalId(), a.GetActionType(),
-			payloadSummary(a.GetRedactedPayloadJson()), a.GetReason(), a.GetPattern()
+			action.Target(a.GetRedactedPayloadJson()), a.GetReason(), a.GetPattern()
 	case *pb.Event_ApprovalResolved:
 		a := k.ApprovalResolved
 		out.Kind, out.ApprovalID, out.Decision, out.Reason = chat.ApprovalResolved, a.GetApprovalId(), decisionWord(a.GetDecision()), a.GetCode()
@@ -55,10 +55,6 @@ func decisionWord(d pb.Decision) string {
 	}
 	return "BLOCK"
 }
-
-// payloadSummary is the one thing a call acts on: its command, path,
-// source or URL.
-func payloadSummary(raw []byte) string { return action.Target(raw) }
 
 // jsonEvent is one line of parallax run --json.
 type jsonEvent struct {
