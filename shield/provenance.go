@@ -2,7 +2,6 @@ package shield
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/shell"
@@ -25,25 +24,16 @@ const (
 )
 
 // provenance remembers, per session, the paths written with network data.
-// It is safe for concurrent use.
-type provenance struct {
-	mu    sync.Mutex
-	m     map[string][]string
-	order []string // sessions, oldest first
-}
+type provenance struct{ l *sessionLists[string] }
 
-func newProvenance() *provenance { return &provenance{m: make(map[string][]string)} }
+func newProvenance() *provenance {
+	return &provenance{newSessionLists(maxSessions, maxDownloadsSession, func(a, b string) bool { return a == b })}
+}
 
 // downloaded reports whether session downloaded p earlier.
 func (p *provenance) downloaded(session, path string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, d := range p.m[session] {
-		if d == path {
-			return true
-		}
-	}
-	return false
+	_, ok := p.l.find(session, func(d string) bool { return d == path })
+	return ok
 }
 
 // record adds paths a session downloaded.
@@ -51,25 +41,7 @@ func (p *provenance) record(session string, paths []string) {
 	if session == "" || len(paths) == 0 {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	ds, seen := p.m[session]
-	if !seen {
-		if len(p.order) >= maxSessions {
-			delete(p.m, p.order[0])
-			p.order = p.order[1:]
-		}
-		p.order = append(p.order, session)
-	}
-	for _, x := range paths {
-		if !contains(ds, x) {
-			ds = append(ds, x)
-		}
-	}
-	if len(ds) > maxDownloadsSession {
-		ds = ds[len(ds)-maxDownloadsSession:]
-	}
-	p.m[session] = ds
+	p.l.add(session, paths...)
 }
 
 func contains(xs []string, s string) bool {

@@ -3,7 +3,6 @@ package shield
 import (
 	"context"
 	"slices"
-	"sync"
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/ifc"
@@ -28,53 +27,28 @@ type writtenFile struct {
 }
 
 // writtenFiles remembers, per session, the runnable files it wrote and
-// what it wrote there. It is safe for concurrent use.
-type writtenFiles struct {
-	mu    sync.Mutex
-	m     map[string][]writtenFile
-	order []string
-}
+// what it wrote there.
+type writtenFiles struct{ l *sessionLists[writtenFile] }
 
-func newWrittenFiles() *writtenFiles { return &writtenFiles{m: map[string][]writtenFile{}} }
+func newWrittenFiles() *writtenFiles {
+	return &writtenFiles{newSessionLists(maxWrittenSessions, maxWrittenFiles,
+		func(a, b writtenFile) bool { return a.path == b.path })}
+}
 
 // content returns what session wrote to p; ok is false when it wrote
 // nothing there or its content is not known.
 func (w *writtenFiles) content(session, p string) (string, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, f := range w.m[session] {
-		if f.path == p {
-			return f.content, f.known
-		}
-	}
-	return "", false
+	f, ok := w.l.find(session, func(f writtenFile) bool { return f.path == p })
+	return f.content, ok && f.known
 }
 
 // wrote reports whether session wrote p.
 func (w *writtenFiles) wrote(session, p string) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.ContainsFunc(w.m[session], func(f writtenFile) bool { return f.path == p })
+	_, ok := w.l.find(session, func(f writtenFile) bool { return f.path == p })
+	return ok
 }
 
-func (w *writtenFiles) record(session string, f writtenFile) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	fs, seen := w.m[session]
-	if !seen {
-		if len(w.order) >= maxWrittenSessions {
-			delete(w.m, w.order[0])
-			w.order = w.order[1:]
-		}
-		w.order = append(w.order, session)
-	}
-	fs = slices.DeleteFunc(fs, func(x writtenFile) bool { return x.path == f.path })
-	fs = append(fs, f)
-	if len(fs) > maxWrittenFiles {
-		fs = fs[len(fs)-maxWrittenFiles:]
-	}
-	w.m[session] = fs
-}
+func (w *writtenFiles) record(session string, f writtenFile) { w.l.add(session, f) }
 
 // agentWrote reports whether an agent wrote the runnable file p: this
 // session (the gate's memory), or any session (the activity table, which
