@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/parallax/parallax/internal/glob"
 )
 
 // Selection is what a recursive set (PathUse.Recursive) selects below its
@@ -133,13 +132,9 @@ func anyGlob(pats []string, name string) bool {
 	return false
 }
 
-func globName(p, name string) bool {
-	q, ext, ok := glob.ToGo(p)
-	if ext || !ok {
-		return true
-	}
-	return glob.MatchSeg(q, name, true)
-}
+// globName reports whether name may match p: globTri's answer, a
+// pattern it cannot read counting as a match.
+func globName(p, name string) bool { return globTri(p, name) != triFalse }
 
 // rgExcludes: an rg "!GLOB" without "/" matching the name excludes it.
 func rgExcludes(globs []string, name string) bool {
