@@ -4,7 +4,6 @@ import (
 	"path"
 	"regexp"
 	"strings"
-
 )
 
 // Selection is what a recursive set (PathUse.Recursive) selects below its
