@@ -98,10 +98,11 @@ func printedSecret(name string) bool {
 }
 
 // envDumpCode finds interpreters' inline code printing the whole
-// environment: print(os.environ), console.log(process.env), p ENV.
+// environment: print(os.environ), console.log(process.env), p ENV (not
+// one variable of it: puts ENV["HOME"], puts ENV.fetch("X")).
 var envDumpCode = regexp.MustCompile(`(?:print|pprint|json\.dumps?)\s*\(\s*(?:dict\s*\(\s*)?os\.environ\s*\)|` +
 	`console\.(?:log|dir|error)\s*\(\s*(?:JSON\.stringify\s*\(\s*)?process\.env\s*[),]|` +
-	`\b(?:p|pp|puts)\s+ENV(?:\.to_h)?\b|print\s+%ENV|Dumper\s*\(\s*\\%ENV`)
+	`\b(?:p|pp|puts)\s+ENV(?:\.to_h)?(?:[^\w\[.]|$)|print\s+%ENV|Dumper\s*\(\s*\\%ENV`)
 
 // matchEnvDump fires on commands that print the whole environment: env,
 // printenv, set, export -p, declare -x with no operand, whole or through
