@@ -2,9 +2,11 @@
 // runs them: the recipes of a Makefile's targets (and their
 // prerequisites', transitively), the "scripts" of a package.json with
 // their pre/post and lifecycle hooks, shell scripts, setup.py and
-// conftest.py, git hooks, and the program files of sed -f and awk -f (GNU
+// conftest.py, git hooks, the program files of sed -f and awk -f (GNU
 // sed's e and w commands, awk's system() and redirections, judged as the
-// same program given inline). It reads nothing itself: the caller hands
+// same program given inline), and the //go:generate lines of Go source
+// files (run by go generate without a shell: a unit is the line's words,
+// with -command aliases resolved and unknown $NAMEs left unknown). It reads nothing itself: the caller hands
 // it the files' content (through FS, bounded), so that a gate can judge
 // that code as part of the command that runs it.
 //

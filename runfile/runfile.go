@@ -22,6 +22,7 @@ const (
 	KindMakefile      // Makefile, GNUmakefile, makefile, *.mk
 	KindPackage       // package.json: its scripts
 	KindScript        // a script run whole (*.sh, a git hook, setup.py, conftest.py)
+	KindGo            // a Go source file: its //go:generate lines
 )
 
 // Unit is one piece of code a file runs.
@@ -50,6 +51,9 @@ type Target struct {
 	Vars   map[string]string
 	Dir    string
 	Lang   string // for KindScript: the interpreter's language when the command names it
+	// Unknown, when set, says what the command runs that could not be
+	// looked at (File is then the directory it runs in).
+	Unknown string
 }
 
 // KindOf says whether a file, by its path, is one whose content runs
@@ -68,6 +72,8 @@ func KindOf(p string) Kind {
 		return KindScript
 	case inHookDir(p):
 		return KindScript
+	case strings.HasSuffix(base, ".go"):
+		return KindGo
 	}
 	return KindNone
 }
@@ -92,6 +98,8 @@ func FileUnits(file, content string) (units []Unit, unknown string) {
 		return packageUnits(file, dir, content, nil)
 	case KindScript:
 		return scriptUnits(file, dir, content, "")
+	case KindGo:
+		return goUnits(file, dir, content)
 	}
 	return nil, ""
 }
@@ -115,6 +123,8 @@ func Units(t Target, content string) (units []Unit, unknown string) {
 		return packageUnits(t.File, t.Dir, content, sel)
 	case KindScript:
 		return scriptUnits(t.File, t.Dir, content, t.Lang)
+	case KindGo:
+		return goUnits(t.File, t.Dir, content)
 	}
 	return nil, ""
 }

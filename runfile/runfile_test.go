@@ -1,6 +1,8 @@
 package runfile
 
 import (
+	"path"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,6 +14,28 @@ func (m mapFS) Exists(p string) bool { _, ok := m[p]; return ok }
 func (m mapFS) Read(p string) (string, bool) {
 	s, ok := m[p]
 	return s, ok
+}
+
+// List lists the files directly in dir and the directories below it
+// that hold files.
+func (m mapFS) List(dir string) (files, dirs []string, ok bool) {
+	for p := range m {
+		rest, found := strings.CutPrefix(p, dir+"/")
+		if !found {
+			continue
+		}
+		ok = true
+		if first, _, sub := strings.Cut(rest, "/"); sub {
+			if !slices.Contains(dirs, first) {
+				dirs = append(dirs, first)
+			}
+		} else {
+			files = append(files, path.Base(p))
+		}
+	}
+	slices.Sort(files)
+	slices.Sort(dirs)
+	return files, dirs, ok
 }
 
 const ws = "/w"

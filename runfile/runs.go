@@ -12,6 +12,9 @@ type FS interface {
 	// Read returns a small file's content (a git config); false when it
 	// is absent or unreadable.
 	Read(p string) (string, bool)
+	// List returns the names of a directory's regular files and of its
+	// subdirectories; false when it cannot be listed whole.
+	List(dir string) (files, dirs []string, ok bool)
 }
 
 // Runs returns the project files one program run will run, and which
@@ -37,6 +40,11 @@ func Runs(name, execPath string, args []string, cwd string, fs FS) []Target {
 		return pipRuns(args, cwd, fs)
 	case "git":
 		return gitRuns(args, cwd, fs)
+	case "go":
+		if len(args) > 0 && args[0] == "generate" {
+			return generateRuns(args[1:], cwd, fs)
+		}
+		return nil
 	case "source", ".":
 		if len(args) > 0 && args[0] != "" {
 			return scriptRun(abs(cwd, args[0]), "sh", cwd, fs)
@@ -201,6 +209,11 @@ func MayRun(fields []string) bool {
 	if len(fields) == 0 {
 		return false
 	}
+	for _, f := range fields {
+		if HasDirective(f) {
+			return true // a //go:generate line written for later
+		}
+	}
 	name := path.Base(fields[0])
 	switch name {
 	case "make", "gmake", "npm", "yarn", "pnpm", "pytest", "py.test", "pip", "pip3", "source", ".":
@@ -220,6 +233,8 @@ func MayRun(fields []string) bool {
 			}
 		}
 		return false
+	case "go":
+		return len(fields) > 1 && fields[1] == "generate"
 	}
 	if strings.Contains(fields[0], "/") {
 		return true

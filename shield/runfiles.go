@@ -114,6 +114,9 @@ func (g *Gate) judgeRuns(st *state) (verdict.Verdict, bool) {
 		}
 		targets = append(targets, runfile.Runs(e.Name, e.Path, e.Args, g.ws, fs)...)
 	}
+	if v, done := g.judgeDirectives(st); done {
+		return v, true
+	}
 	for i, t := range targets {
 		if i >= maxRunFiles {
 			st.escalate(verdict.StageHeuristic, 2, RuleRunfileUnknown,
@@ -127,8 +130,50 @@ func (g *Gate) judgeRuns(st *state) (verdict.Verdict, bool) {
 	return verdict.Verdict{}, false
 }
 
+// judgeDirectives judges the //go:generate lines a command's words hold
+// (sed -i '1i //go:generate …', echo '//go:generate …' >> x.go) as code
+// written for later, as a write of a Go file holding them would be: the
+// text is code `go generate` runs, whoever runs it.
+func (g *Gate) judgeDirectives(st *state) (verdict.Verdict, bool) {
+	for i, e := range st.effects.Execs {
+		if i >= maxRunExecs {
+			break
+		}
+		for _, a := range e.Args {
+			if !runfile.HasDirective(a) {
+				continue
+			}
+			units, _ := runfile.DirectiveUnits(g.ws+"/(inserted text)", g.ws, a)
+			v, u := g.judgeUnits(st, units)
+			if v.Decision != verdict.Block {
+				continue
+			}
+			what := "a //go:generate line"
+			if u.File != "" {
+				what = "the //go:generate line " + strconv.Quote(clipCode(u.Code))
+			}
+			return block(v.Stage, v.Tier, RuleRunfileCode, e.Name+" writes "+what+
+				", which go generate would run and which is refused ("+v.Rule+": "+v.Reason+")")
+		}
+	}
+	return verdict.Verdict{}, false
+}
+
+// clipCode bounds code quoted in a reason.
+func clipCode(s string) string {
+	const max = 120
+	if len(s) > max {
+		return s[:max] + "…"
+	}
+	return s
+}
+
 // judgeTarget judges the parts of one file a command runs.
 func (g *Gate) judgeTarget(st *state, t runfile.Target) (verdict.Verdict, bool) {
+	if t.Unknown != "" {
+		st.escalate(verdict.StageHeuristic, 2, RuleRunfileUnknown, t.Unknown+", code the analysis did not read")
+		return verdict.Verdict{}, false
+	}
 	content, ok, why := g.readRunfile(st, t.File)
 	var units []runfile.Unit
 	unknown := why
@@ -367,8 +412,35 @@ func (f runFS) project(p string) bool {
 // agent wrote without an approval that is itself reviewed.
 var systemDirs = [...]string{"/usr", "/bin", "/sbin", "/lib", "/lib64", "/opt", "/etc", "/snap", "/nix", "/proc", "/sys", "/dev"}
 
+// maxListed bounds the entries of one directory runFS lists.
+const maxListed = 4096
+
+func (f runFS) List(dir string) (files, dirs []string, ok bool) {
+	if !within(dir, f.g.ws) {
+		return nil, nil, false
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, nil, false
+	}
+	defer d.Close()
+	ents, err := d.ReadDir(maxListed + 1)
+	if err != nil && err != io.EOF || len(ents) > maxListed {
+		return nil, nil, false
+	}
+	for _, e := range ents {
+		switch {
+		case e.Type().IsRegular():
+			files = append(files, e.Name())
+		case e.IsDir():
+			dirs = append(dirs, e.Name())
+		}
+	}
+	return files, dirs, true
+}
+
 func (f runFS) Read(p string) (string, bool) {
-	s, ok, _ := readBounded(p)
+	s, ok, _ := f.g.readRunfile(f.st, p)
 	return s, ok
 }
 
