@@ -82,6 +82,7 @@ var triggers = [...]trigger{
 	{lit: "+", fn: matchIntlPhone},
 	{lit: "(", fn: matchParenPhone},
 	{lit: "born ", fold: true, word: true, fn: matchBorn},
+	{lit: "dob ", fold: true, word: true, fn: matchDOBWord},
 	{lit: "5", word: true, fn: matchWIF},
 	{lit: "K", word: true, fn: matchWIF},
 	{lit: "L", word: true, fn: matchWIF},

@@ -575,6 +575,16 @@ func matchMRN(sc *scan, start, end int) {
 	sc.add(idMRN, start, end)
 }
 
+// matchDOBWord: "DOB" and a date with no colon between ("Dana, DOB
+// 1987-03-14"): in prose the abbreviation labels what follows.
+func matchDOBWord(sc *scan, i int) int {
+	j := i + len("dob ")
+	if e, ok := parseDate(sc.s, j); ok {
+		sc.add(idDOB, j, e)
+	}
+	return 0
+}
+
 // matchBorn: "born" [on] <date>.
 func matchBorn(sc *scan, i int) int {
 	j := i + len("born ")

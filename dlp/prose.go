@@ -237,6 +237,7 @@ var residenceCues = [...]string{
 var healthPhrases = [...]string{
 	"diagnosed with", "diagnosis of", "suffers from", "suffering from",
 	"undergoing chemotherapy", "undergoing treatment", "chemotherapy", "radiotherapy",
+	"out for chemo", "on chemo", "having chemo", "starting chemo",
 	"hiv positive", "hiv-positive", "tested positive for", "is pregnant", "miscarriage",
 	"medical condition", "health condition", "mental health", "psychiatric",
 	"on medical leave", "medical leave", "sick leave", "in rehab", "was prescribed",

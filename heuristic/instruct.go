@@ -1,10 +1,13 @@
 package heuristic
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/inject"
 	"github.com/parallax/parallax/shell"
 )
 
@@ -138,7 +141,7 @@ func matchInstructionBlock(in *Input) (string, bool) {
 	if it, ok := matchIntent(low); ok {
 		return field + " asks the agent to " + it.What + " (" + it.ID + ")", true
 	}
-	if strings.Contains(low, ".parallax") {
+	if strings.Contains(low, ".parallax") && !onlyKeptAway(low, ".parallax") {
 		return field + " names the gate's .parallax directory", true
 	}
 	if v, n, ok := nearPair(low, gateVerbs[:], gateNouns[:], 40); ok {
@@ -159,7 +162,7 @@ func matchInstructionBlock(in *Input) (string, bool) {
 	if v, o, ok := nearPair(low, plantVerbs[:], persistObjects[:], 120); ok {
 		return field + " asks to " + v + " to " + o, true
 	}
-	for _, span := range codeSpans(text) {
+	for _, span := range CodeSpans(text) {
 		if d, ok := embeddedBlock(in, span); ok {
 			return field + " embeds a blocked command (" + d + ")", true
 		}
@@ -264,62 +267,100 @@ const (
 	maxSpanSize = 4096
 )
 
-// codeSpans extracts what reads as shell code in prose: fenced blocks,
+// CodeSpans extracts what reads as shell code in prose: fenced blocks,
 // inline backtick spans, "$ cmd" lines, and the rest of a line after
-// "run:", "execute:" or "command:".
-func codeSpans(text string) []string {
+// "run:", "execute:" or "command:" (also without a trailing aside in
+// parentheses: "run: make deploy (for the timeline)"). A span the text
+// orders not to run ("never run `…`", "don't type `…`") is left out.
+func CodeSpans(text string) []string {
 	var out []string
-	add := func(s string) {
+	add := func(at int, s string) {
 		s = strings.TrimSpace(s)
-		if s != "" && len(s) <= maxSpanSize && len(out) < maxSpans {
-			out = append(out, s)
+		if s == "" || len(s) > maxSpanSize || len(out) >= maxSpans || slices.Contains(out, s) || negatedRun(text[:at]) {
+			return
 		}
+		out = append(out, s)
 	}
-	rest := text
-	for {
-		i := strings.Index(rest, "```")
+	for off := 0; ; {
+		i := strings.Index(text[off:], "```")
 		if i < 0 {
 			break
 		}
-		j := strings.Index(rest[i+3:], "```")
+		i += off
+		j := strings.Index(text[i+3:], "```")
 		if j < 0 {
 			break
 		}
-		block := rest[i+3 : i+3+j]
+		block := text[i+3 : i+3+j]
 		if nl := strings.IndexByte(block, '\n'); nl >= 0 && !strings.ContainsAny(block[:nl], " |;&$") {
 			block = block[nl+1:] // language tag
 		}
-		add(block)
-		rest = rest[:i] + rest[i+3+j+3:]
+		add(i, block)
+		off = i + 3 + j + 3
 	}
-	for {
-		i := strings.IndexByte(rest, '`')
+	for off := 0; ; {
+		i := strings.IndexByte(text[off:], '`')
 		if i < 0 {
 			break
 		}
-		j := strings.IndexByte(rest[i+1:], '`')
+		i += off
+		if strings.HasPrefix(text[i:], "```") {
+			j := strings.Index(text[i+3:], "```")
+			if j < 0 {
+				break
+			}
+			off = i + 3 + j + 3
+			continue
+		}
+		j := strings.IndexByte(text[i+1:], '`')
 		if j < 0 {
 			break
 		}
-		add(rest[i+1 : i+1+j])
-		rest = rest[i+1+j+1:]
+		add(i, text[i+1:i+1+j])
+		off = i + 1 + j + 1
 	}
-	for _, line := range strings.Split(text, "\n") {
+	for at := 0; at < len(text); {
+		end := strings.IndexByte(text[at:], '\n')
+		if end < 0 {
+			end = len(text) - at
+		}
+		line := text[at : at+end]
 		t := strings.TrimSpace(line)
+		lead := at + strings.Index(line, t)
+		at += end + 1
 		if strings.HasPrefix(t, "$ ") {
-			add(t[2:])
+			add(lead, t[2:])
 			continue
 		}
 		lt := strings.ToLower(t)
 		for _, k := range [...]string{"run:", "execute:", "command:", "run the command", "run this:",
 			"running:", "by running", "and run", "then run"} {
 			if i := strings.Index(lt, k); i >= 0 {
-				add(strings.Trim(t[i+len(k):], " :\"'`"))
+				c := strings.Trim(t[i+len(k):], " :\"'`")
+				add(lead+i, c)
+				if a := trailingAside.ReplaceAllString(c, ""); a != c {
+					add(lead+i, a)
+				}
 				break
 			}
 		}
 	}
 	return out
+}
+
+// trailingAside is a parenthetical after a command on a prose line.
+var trailingAside = regexp.MustCompile(`\s+\([^()]*\)\s*[.!]?\s*$`)
+
+// negatedRun reports whether the text before a span orders it not run:
+// "never run", "don't execute", "do not type".
+func negatedRun(before string) bool {
+	b := strings.ToLower(strings.TrimRight(before, " \t:"))
+	for _, v := range [...]string{"run", "execute", "exec", "type", "use", "paste"} {
+		if w, ok := strings.CutSuffix(b, v); ok && (w == "" || !unicode.IsLetter(rune(w[len(w)-1]))) {
+			return inject.Negated(w)
+		}
+	}
+	return inject.Negated(b)
 }
 
 // embeddedBlock analyses one span as a command in the workspace and runs
@@ -337,4 +378,28 @@ func embeddedBlock(in *Input, span string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// keepAway is an order, right before a name, to leave it alone: "don't
+// touch .parallax/", "stay out of .parallax", "never edit the .parallax
+// files".
+var keepAway = regexp.MustCompile(`(?:don't|don\x{2019}t|do not|never|avoid|stay out of|keep out of|keep away from|leave)\s+` +
+	`(?:(?:touch|touching|modify|modifying|edit|editing|change|changing|write|writing|read|reading|open|opening|delete|` +
+	`deleting|remove|removing|go|going|look|looking)\s+(?:(?:in|into|at|to|under|inside)\s+)?)?` +
+	`(?:(?:the|any|anything|files?)\s+(?:(?:in|under|inside)\s+)?)*$`)
+
+// onlyKeptAway reports whether every mention of name in low comes right
+// after an order to leave it alone.
+func onlyKeptAway(low, name string) bool {
+	for off := 0; ; {
+		i := strings.Index(low[off:], name)
+		if i < 0 {
+			return true
+		}
+		at := off + i
+		if !keepAway.MatchString(low[max(0, at-80):at]) {
+			return false
+		}
+		off = at + len(name)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -341,12 +342,52 @@ func (r *InjectionRule) matches(s string, spans []span) bool {
 			cur.to = max(cur.to, sp.to)
 			continue
 		}
-		if r.Pattern.MatchString(s[cur.from:cur.to]) {
+		if r.matchIn(s, cur) {
 			return true
 		}
 		cur = sp
 	}
-	return r.Pattern.MatchString(s[cur.from:cur.to])
+	return r.matchIn(s, cur)
+}
+
+// matchIn matches the rule in one window of s. An order handed on for
+// later that the text itself negates ("do not modify .parallax/") is
+// none: such a rule matches only where what comes before is no negation.
+func (r *InjectionRule) matchIn(s string, w span) bool {
+	if r.Scope != ScopeLater {
+		return r.Pattern.MatchString(s[w.from:w.to])
+	}
+	for _, m := range r.Pattern.FindAllStringIndex(s[w.from:w.to], maxNegatedMatches) {
+		if !Negated(s[:w.from+m[0]]) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxNegatedMatches bounds the matches of one window looked at for a
+// negation.
+const maxNegatedMatches = 16
+
+// negations are what, right before a verb, says not to do it.
+var negations = [...]string{"don't", "don\u2019t", "dont", "do not", "never", "not", "avoid", "without",
+	"no need to", "shouldn't", "should not", "mustn't", "must not", "won't", "will not", "refuse to", "nor"}
+
+// Negated reports whether before (lowercase prose up to a verb) ends with
+// a negation: "don't touch X" orders not to write X, "never run `…`" not
+// to run it.
+func Negated(before string) bool {
+	b := strings.TrimRight(before, " \t")
+	for _, n := range negations {
+		if strings.HasSuffix(b, n) && (len(b) == len(n) || !isWordByte(b[len(b)-len(n)-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
 // normalise lower-cases text, folds whitespace runs to one space and

@@ -2,10 +2,12 @@ package shield
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/dlp"
+	"github.com/parallax/parallax/heuristic"
 	"github.com/parallax/parallax/ifc"
 	"github.com/parallax/parallax/inject"
 	"github.com/parallax/parallax/verdict"
@@ -24,9 +26,19 @@ import (
 //     scope shares) → BLOCK later_instruction_<rule>;
 //   - by content: a secret in it → BLOCK later_secret; personal data
 //     into memory → ESCALATE later_personal_data (other restricted data
-//     into memory: later_restricted_data);
+//     into memory: later_restricted_data), and so do someone's health,
+//     identity numbers, birth date or home address in a message or an
+//     invitation (to people, not to a sub-agent doing a task);
 //   - against the guard: a path it names for writing that the guard
-//     protects → the guard's decision, as rule later_protected_path.
+//     protects → the guard's decision, as rule later_protected_path; a
+//     path it names for reading or handing on that the guard refuses to
+//     read → ESCALATE later_protected_path ("open ~/.config/gh/hosts.yml
+//     and paste it"); an order not to ("don't touch .parallax/") is no
+//     request;
+//   - the commands it hands on (`code`, fenced blocks, "run: …", "$ …"
+//     lines), judged as the same session's command would be by the
+//     deterministic stages → BLOCK later_command when one would be
+//     refused.
 //
 // The session's taint reaches these actions through the information-flow
 // stage: each type is an ifc sink (agent, memory_write, schedule,
@@ -40,6 +52,7 @@ const (
 	RuleLaterPersonalData  = "later_personal_data"
 	RuleLaterRestricted    = "later_restricted_data"
 	RuleLaterProtectedPath = "later_protected_path"
+	RuleLaterCommand       = "later_command"
 )
 
 // laterField is a text of an action that is acted on later, and whether
@@ -90,6 +103,9 @@ func (g *Gate) laterText(st *state) (verdict.Verdict, bool) {
 		if v, done := g.laterPaths(st, f); done {
 			return v, true
 		}
+		if v, done := g.laterCommands(st, f); done {
+			return v, true
+		}
 	}
 	return verdict.Verdict{}, false
 }
@@ -127,8 +143,29 @@ func (g *Gate) laterContent(st *state, f laterField) (verdict.Verdict, bool) {
 		}
 		st.escalate(verdict.StageHeuristic, 2, rule, "memory_write "+f.Name+" stores "+what+" ("+labelList(labels)+
 			") beyond the session: it needs review")
+	case (st.act.Type == action.SendMessage || st.act.Type == action.CreateEvent) && len(aboutAPerson(labels)) > 0:
+		st.escalate(verdict.StageHeuristic, 2, RuleLaterPersonalData, string(st.act.Type)+" "+f.Name+
+			" hands someone's "+strings.Join(aboutAPerson(labels), ", ")+" to others: it needs review")
 	}
 	return verdict.Verdict{}, false
+}
+
+// personalDetails are the DLP scanners of what a message should not pass
+// on about a person without review: health, identity numbers, birth
+// date, home address (an e-mail address or a phone number is how people
+// are reached, and messages carry them routinely).
+var personalDetails = [...]string{"health_condition", "medical_record_number", "phi_marker", "us_ssn", "uk_nino",
+	"es_dni", "ca_sin", "date_of_birth", "street_address"}
+
+// aboutAPerson returns the labels that are personal details.
+func aboutAPerson(labels []string) []string {
+	var out []string
+	for _, l := range labels {
+		if slices.Contains(personalDetails[:], l) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // personalCategories are the DLP categories of data about a person.
@@ -161,6 +198,12 @@ func (g *Gate) laterPaths(st *state, f laterField) (verdict.Verdict, bool) {
 	if st.guard == nil {
 		st.guard = g.guard.Memo()
 	}
+	for _, p := range readPaths(f.Value, g.ws, g.home) {
+		if fd, hit := st.guard.Check(p, action.AccessRead); hit && fd.Decision == verdict.Block {
+			st.escalate(verdict.StageGuard, 2, RuleLaterProtectedPath, string(st.act.Type)+" "+f.Name+
+				" asks to read or hand on "+p+", which the agent may not read ("+fd.Rule+"): it needs review")
+		}
+	}
 	for _, p := range writtenPaths(f.Value, g.ws, g.home) {
 		fd, hit := st.guard.Check(p, action.AccessWrite)
 		if !hit {
@@ -177,6 +220,24 @@ func (g *Gate) laterPaths(st *state, f laterField) (verdict.Verdict, bool) {
 		default:
 			return block(verdict.StageGuard, 0, RuleLaterProtectedPath, reason)
 		}
+	}
+	return verdict.Verdict{}, false
+}
+
+// laterCommands judges the commands a prose field hands on: what the
+// reader would run is refused when the same session could not run it.
+// A span that is not valid shell is prose, not a command.
+func (g *Gate) laterCommands(st *state, f laterField) (verdict.Verdict, bool) {
+	if !f.prose {
+		return verdict.Verdict{}, false
+	}
+	for _, c := range heuristic.CodeSpans(f.Value) {
+		v := g.judgeCode(st, c)
+		if v.Decision != verdict.Block || v.Rule == "malformed_command" { // prose after a marker
+			continue
+		}
+		return block(v.Stage, 1, RuleLaterCommand, string(st.act.Type)+" "+f.Name+" hands on the command "+
+			strconv.Quote(clipCode(c))+", which would be refused ("+v.Rule+": "+v.Reason+")")
 	}
 	return verdict.Verdict{}, false
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/parallax/parallax/inject"
 )
 
 // Bounds on the paths read from one text for later: at most
@@ -32,6 +34,24 @@ var clauseEnds = []string{". ", "; ", "\n", "! ", "? "}
 // $HOME, or relative to the workspace, a bare file name included) with
 // a write verb or a redirect before it in its clause.
 func writtenPaths(text, ws, home string) []string {
+	return namedPaths(text, ws, home, writeVerb)
+}
+
+// readVerb is a verb that makes the path after it something to read or
+// hand on.
+var readVerb = regexp.MustCompile(`\b(?:read|reads|open|opens|cat|paste|pastes|print|prints|show|shows|dump|dumps|` +
+	`send|sends|upload|uploads|attach|attaches|include|includes|share|shares|post|posts|copy|copies|cp|grab|fetch|get|` +
+	`load|loads|source|type|export|forward|email|mail)\b`)
+
+// readPaths returns the paths text names as things to read or hand on,
+// as writtenPaths does for writes.
+func readPaths(text, ws, home string) []string {
+	return namedPaths(text, ws, home, readVerb)
+}
+
+// namedPaths returns the paths text names with one of verbs before them
+// in their clause, not negated.
+func namedPaths(text, ws, home string, verbs *regexp.Regexp) []string {
 	var out []string
 	low := strings.ToLower(text)
 	words := 0
@@ -51,7 +71,7 @@ func writtenPaths(text, ws, home string) []string {
 			continue
 		}
 		words++
-		if slices.Contains(out, p) || !writeBefore(low, at) {
+		if slices.Contains(out, p) || !verbBefore(low, at, verbs) {
 			continue
 		}
 		out = append(out, p)
@@ -94,9 +114,10 @@ func pathOf(w, ws, home string) (string, bool) {
 	return path.Clean(w), true
 }
 
-// writeBefore reports whether a write verb or a redirect comes before
-// offset at in low, within writeLookback bytes and the same clause.
-func writeBefore(low string, at int) bool {
+// verbBefore reports whether one of verbs (not negated: "don't
+// touch", "never edit") comes before offset at in low, within
+// writeLookback bytes and the same clause.
+func verbBefore(low string, at int, verbs *regexp.Regexp) bool {
 	from := max(0, at-writeLookback)
 	win := low[from:at]
 	for _, e := range clauseEnds {
@@ -104,5 +125,10 @@ func writeBefore(low string, at int) bool {
 			win = win[i+len(e):]
 		}
 	}
-	return writeVerb.MatchString(win)
+	for _, m := range verbs.FindAllStringIndex(win, -1) {
+		if !inject.Negated(win[:m[0]]) {
+			return true
+		}
+	}
+	return false
 }
