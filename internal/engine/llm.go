@@ -92,7 +92,15 @@ type RefusalError struct {
 	Err          error // the cause, when there is one
 }
 
-func (e *RefusalError) Error() string { return "refused by Parallax (" + e.Rule + "): " + e.Reason }
+// Error says who stopped the request: Parallax for a refusal, the model
+// (its provider, the link to it) for a call that failed (llm_error),
+// which Parallax did not refuse.
+func (e *RefusalError) Error() string {
+	if e.Rule == RuleLLMError {
+		return e.Reason + " (" + e.Rule + ")"
+	}
+	return "refused by Parallax (" + e.Rule + "): " + e.Reason
+}
 
 func (e *RefusalError) Unwrap() error { return e.Err }
 
