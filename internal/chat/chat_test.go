@@ -110,7 +110,7 @@ func TestConversationOnScreen(t *testing.T) {
 	}
 	v := view(m)
 	for _, want := range []string{"you: read my key", "Let me look.", "read_file /home/u/.ssh/id_rsa", "✗ BLOCK guard_restricted",
-		"credential file", "read_file /ws/a.txt", "✓ ALLOW", "line one … (17 bytes)", "Done.", "42 tokens"} {
+		"credential file", "read_file /ws/a.txt", "✓ ALLOW", "line one… (17 bytes)", "Done.", "42 tokens"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("screen lacks %q:\n%s", want, v)
 		}
@@ -317,5 +317,23 @@ func TestApprovalPromptFitsTheScreen(t *testing.T) {
 	run(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'n'}})
 	if lines := strings.Split(view(m), "\n"); len(lines) != rows {
 		t.Errorf("after the answer the screen has %d rows, want the terminal's %d:\n%s", len(lines), rows, view(m))
+	}
+}
+
+// TestFoldedResultKeepsItsFirstLine: a folded tool result shows its
+// first line up to foldedWidth cells (a path and the error after it),
+// and says when it is cut, once.
+func TestFoldedResultKeepsItsFirstLine(t *testing.T) {
+	denied := "/bin/bash: line 1: /root/.cache/parallax-hands-3218198495/home/notes.txt: Permission denied"
+	long := strings.Repeat("word ", 60)
+	for _, tt := range []struct{ in, want string }{
+		{denied, denied},
+		{denied + "\nParallax's sandbox refused it", denied + "… (121 bytes)"},
+		{long, long[:foldedWidth] + "… (300 bytes)"},
+		{"ok", "ok"},
+	} {
+		if got := foldOutput(tt.in); got != tt.want {
+			t.Errorf("foldOutput(%q):\n got %q\nwant %q", tt.in, got, tt.want)
+		}
 	}
 }

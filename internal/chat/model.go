@@ -301,12 +301,21 @@ func (m *Model) apply(ev Event) {
 	m.refresh()
 }
 
-// foldOutput is a tool result in one line: its first line and its size.
+// foldedWidth bounds the first line a folded tool result shows, in
+// display cells: two rows at 80 columns, enough for a path and the
+// error after it ("…/notes.txt: Permission denied").
+const foldedWidth = 160
+
+// foldOutput is a tool result in one line: its first line (cut, by
+// display width and whole characters, past foldedWidth) and, when there
+// is more, its size.
 func foldOutput(s string) string {
 	first, _, more := strings.Cut(strings.TrimSpace(s), "\n")
-	first = ansi.Truncate(first, 80, "...") // by display width, whole runes
+	if cut := ansi.Truncate(first, foldedWidth, ""); cut != first {
+		first, more = cut, true
+	}
 	if more {
-		return fmt.Sprintf("%s … (%d bytes)", first, len(s))
+		return fmt.Sprintf("%s… (%d bytes)", first, len(s))
 	}
 	return first
 }
