@@ -221,11 +221,16 @@ func (c *tmuxChats) approvalFromB() {
 			c.t.Errorf("chat B's approval lacks %q on one row:\n%s", key, sb)
 		}
 	}
+	// Chat A, whose turn waits, is asked too (without naming its own
+	// session); B answers first.
+	sa := c.wait("a", "APPROVE? execute_command echo approved > ~/notes.txt")
+	c.fits("chat A's approval", sa)
+	c.t.Logf("the approval, in chat B:\n%s\nand in chat A:\n%s", sb, sa)
 	if _, err := os.Stat(notes); err == nil {
 		c.t.Fatalf("%s exists before the approval", notes)
 	}
 	c.ts.Key("b", "y")
-	sa := c.idle("a", "Wrote your notes.")
+	sa = c.idle("a", "Wrote your notes.")
 	c.fits("chat A after the approval", sa)
 	for _, want := range []string{"execute_command echo approved > ~/notes.txt  ✓ ALLOW", "approval answered elsewhere: ALLOW"} {
 		if !plain(sa).Contains(want) {
