@@ -114,14 +114,15 @@ func registry(t *testing.T, h http.Handler) (*httptest.Server, string) {
 	return srv, "  command:\n    registries: [\"" + hostPort + "\"]\n"
 }
 
-// `go get` from a loopback Go module proxy (the GOPROXY protocol: list,
-// info, mod, zip).
-func TestRealWorkGoGet(t *testing.T) {
-	const mod, ver = "example.com/dep", "v1.0.0"
-	gomod := "module " + mod + "\n\ngo 1.22\n"
+// goProxy is a loopback Go module proxy (the GOPROXY protocol: list,
+// info, mod, zip) serving one version of one module with files (its
+// go.mod among them), configured as a registry; env is what points go
+// at it.
+func goProxy(t *testing.T, mod, ver string, files map[string]string) (agent string, env []string) {
+	t.Helper()
 	var zb bytes.Buffer
 	zw := zip.NewWriter(&zb)
-	for name, body := range map[string]string{"go.mod": gomod, "dep.go": "package dep\n\n// V is the version.\nconst V = 1\n"} {
+	for name, body := range files {
 		w, err := zw.Create(mod + "@" + ver + "/" + name)
 		if err != nil {
 			t.Fatal(err)
@@ -133,26 +134,41 @@ func TestRealWorkGoGet(t *testing.T) {
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files := map[string]string{
+	served := map[string]string{
 		"/" + mod + "/@v/list":             ver + "\n",
 		"/" + mod + "/@v/" + ver + ".info": `{"Version":"` + ver + `","Time":"2024-01-01T00:00:00Z"}`,
-		"/" + mod + "/@v/" + ver + ".mod":  gomod,
+		"/" + mod + "/@v/" + ver + ".mod":  files["go.mod"],
 		"/" + mod + "/@v/" + ver + ".zip":  zb.String(),
 	}
 	srv, agent := registry(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := files[r.URL.Path]
+		body, ok := served[r.URL.Path]
 		if !ok {
 			http.NotFound(w, r)
 			return
 		}
 		_, _ = w.Write([]byte(body))
 	}))
-	h := newHands(t, handsSetup{agent: agent, env: []string{"GOPROXY=" + srv.URL, "GOSUMDB=off"}})
+	return agent, []string{"GOPROXY=" + srv.URL, "GOSUMDB=off"}
+}
+
+// depModule is the module goProxy serves in the go get tests.
+const depModule, depVersion = "example.com/dep", "v1.0.0"
+
+// depFiles are depModule's files.
+var depFiles = map[string]string{
+	"go.mod": "module " + depModule + "\n\ngo 1.22\n",
+	"dep.go": "package dep\n\n// V is the version.\nconst V = 1\n",
+}
+
+// `go get` from a loopback Go module proxy.
+func TestRealWorkGoGet(t *testing.T) {
+	agent, env := goProxy(t, depModule, depVersion, depFiles)
+	h := newHands(t, handsSetup{agent: agent, env: env})
 	h.goModule()
-	tr := h.run(slow("go get " + mod + "@" + ver))
+	tr := h.run(slow("go get " + depModule + "@" + depVersion))
 	h.mustAllow(tr, 0)
 	b, _ := os.ReadFile(h.abs("go.mod"))
-	if out, _ := tr.output(0); !tr.succeeded(0) || !strings.Contains(string(b), mod+" "+ver) {
+	if out, _ := tr.output(0); !tr.succeeded(0) || !strings.Contains(string(b), depModule+" "+depVersion) {
 		t.Errorf("go get through the proxy: %q\ngo.mod:\n%s", out, b)
 	}
 }

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -107,9 +108,9 @@ func TestConversationOnScreen(t *testing.T) {
 	} {
 		run(m, eventMsg{ev, true})
 	}
-	v := m.View()
+	v := view(m)
 	for _, want := range []string{"you: read my key", "Let me look.", "read_file /home/u/.ssh/id_rsa", "✗ BLOCK guard_restricted",
-		"credential file", "read_file /ws/a.txt", "✓ ALLOW", "line one … (17 bytes)", "Done.", "42 tokens"} {
+		"credential file", "read_file /ws/a.txt", "✓ ALLOW", "line one… (17 bytes)", "Done.", "42 tokens"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("screen lacks %q:\n%s", want, v)
 		}
@@ -127,7 +128,7 @@ func TestApprovalInline(t *testing.T) {
 	m := newChat(c)
 	run(m, eventMsg{Event{Kind: ApprovalNeeded, Session: "s1", ApprovalID: "a1", Tool: "execute_command", Summary: "git push", Reason: "upload"}, true})
 	run(m, eventMsg{Event{Kind: ApprovalNeeded, Session: "s1", ApprovalID: "a2", Tool: "write_file", Summary: "/etc/x", Reason: "system"}, true})
-	if v := m.View(); !strings.Contains(v, "APPROVE?") || !strings.Contains(v, "git push") || !strings.Contains(v, "1 more waiting") {
+	if v := view(m); !strings.Contains(v, "APPROVE?") || !strings.Contains(v, "git push") || !strings.Contains(v, "1 more waiting") {
 		t.Fatalf("no prompt:\n%s", v)
 	}
 	run(m, tea.KeyMsg{Type: tea.KeyEnter})
@@ -140,25 +141,25 @@ func TestApprovalInline(t *testing.T) {
 	if strings.Join(c.approvals, ",") != "a1=deny,a2=allow" {
 		t.Fatalf("approvals %q", c.approvals)
 	}
-	if v := m.View(); strings.Contains(v, "APPROVE?") || !strings.Contains(v, "you denied execute_command git push") {
+	if v := view(m); strings.Contains(v, "APPROVE?") || !strings.Contains(v, "you denied execute_command git push") {
 		t.Fatalf("after answers:\n%s", v)
 	}
 	// An approval answered in another client leaves the prompt.
 	run(m, eventMsg{Event{Kind: ApprovalNeeded, Session: "s1", ApprovalID: "a3", Tool: "x"}, true})
 	run(m, eventMsg{Event{Kind: ApprovalResolved, Session: "s1", ApprovalID: "a3", Decision: "ALLOW"}, true})
-	if strings.Contains(m.View(), "APPROVE?") {
+	if strings.Contains(view(m), "APPROVE?") {
 		t.Fatal("resolved approval still asked")
 	}
 	// Allow for this session, and the offered pattern (only when one is).
 	run(m, eventMsg{Event{Kind: ApprovalNeeded, Session: "s1", ApprovalID: "a4", Tool: "execute_command", Summary: "go test ./...", Reason: "network"}, true})
-	if v := m.View(); !strings.Contains(v, "[s] allow for this session") || strings.Contains(v, "[p]") {
+	if v := view(m); !strings.Contains(v, "[s] allow for this session") || strings.Contains(v, "[p]") {
 		t.Fatalf("prompt without a pattern:\n%s", v)
 	}
 	run(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'p'}}) // no pattern offered: no answer
 	run(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'s'}})
 	run(m, eventMsg{Event{Kind: ApprovalNeeded, Session: "s1", ApprovalID: "a5", Tool: "execute_command", Summary: "npm install left-pad",
 		Reason: "network", Pattern: "execute_command npm"}, true})
-	if v := m.View(); !strings.Contains(v, "[p] allow execute_command npm") {
+	if v := view(m); !strings.Contains(v, "[p] allow execute_command npm") {
 		t.Fatalf("prompt with a pattern:\n%s", v)
 	}
 	run(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'p'}})
@@ -168,7 +169,7 @@ func TestApprovalInline(t *testing.T) {
 	// An approval raised in another session of the engine (a parallax run
 	// that cannot answer) is shown here, naming its session, and answered.
 	run(m, eventMsg{Event{Kind: ApprovalNeeded, Session: "s9", ApprovalID: "a9", Tool: "execute_command", Summary: "npm publish", Reason: "publishes"}, true})
-	if v := m.View(); !strings.Contains(v, "APPROVE? (session s9) execute_command npm publish") {
+	if v := view(m); !strings.Contains(v, "APPROVE? (session s9) execute_command npm publish") {
 		t.Fatalf("another session's approval is not shown:\n%s", v)
 	}
 	run(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'n'}})
@@ -181,24 +182,24 @@ func TestSlashCommands(t *testing.T) {
 	c := &fakeClient{result: CommandResult{Text: "2 sessions", Switch: "s2", OTR: true}}
 	m := newChat(c)
 	typeText(m, "/help")
-	if !strings.Contains(m.View(), "/undo") || len(c.commands) != 0 {
-		t.Fatalf("help:\n%s", m.View())
+	if !strings.Contains(view(m), "/undo") || len(c.commands) != 0 {
+		t.Fatalf("help:\n%s", view(m))
 	}
 	typeText(m, "/frobnicate")
-	if !strings.Contains(m.View(), "unknown command /frobnicate") {
+	if !strings.Contains(view(m), "unknown command /frobnicate") {
 		t.Fatal("unknown command not reported")
 	}
 	typeText(m, "/otr")
 	if len(c.commands) != 1 || c.commands[0] != "s1:otr " {
 		t.Fatalf("commands %q", c.commands)
 	}
-	if m.Session() != "s2" || !strings.Contains(m.View(), "OFF THE RECORD") || !strings.Contains(m.View(), "nothing is kept") {
-		t.Fatalf("after /otr:\n%s", m.View())
+	if m.Session() != "s2" || !strings.Contains(view(m), "OFF THE RECORD") || !strings.Contains(view(m), "nothing is kept") {
+		t.Fatalf("after /otr:\n%s", view(m))
 	}
 	c.result, c.err = CommandResult{}, errors.New("agent.sandbox: a security setting cannot be changed from inside a session")
 	typeText(m, "/config set agent.sandbox off")
-	if c.commands[1] != "s2:config set agent.sandbox off" || !strings.Contains(m.View(), "cannot be changed from inside a session") {
-		t.Fatalf("config set: %q\n%s", c.commands, m.View())
+	if c.commands[1] != "s2:config set agent.sandbox off" || !strings.Contains(view(m), "cannot be changed from inside a session") {
+		t.Fatalf("config set: %q\n%s", c.commands, view(m))
 	}
 	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/quit")})
 	_ = cmd
@@ -215,7 +216,7 @@ func TestSlashCommands(t *testing.T) {
 func TestEngineGone(t *testing.T) {
 	m := newChat(&fakeClient{})
 	run(m, eventMsg{ok: false})
-	if !strings.Contains(m.View(), "the engine closed the connection") {
+	if !strings.Contains(view(m), "the engine closed the connection") {
 		t.Fatal("a closed stream is not shown")
 	}
 }
@@ -254,7 +255,7 @@ func TestLongLinesWrapToTheScreen(t *testing.T) {
 	} {
 		run(m, eventMsg{ev, true})
 	}
-	v := m.View()
+	v := view(m)
 	for i, line := range strings.Split(v, "\n") {
 		if w := ansi.StringWidth(line); w > 40 {
 			t.Errorf("line %d is %d columns wide: %q", i, w, line)
@@ -264,6 +265,75 @@ func TestLongLinesWrapToTheScreen(t *testing.T) {
 	for _, want := range []string{"afterwards.", "tail-word-visible", "終わり"} {
 		if !strings.Contains(strings.ReplaceAll(flat, " ", ""), want) {
 			t.Errorf("%q was cut off the screen:\n%s", want, v)
+		}
+	}
+}
+
+// view is the screen with the prompt's non-breaking spaces as spaces.
+func view(m *Model) string { return strings.ReplaceAll(m.View(), nbsp, " ") }
+
+// TestApprovalPromptFitsTheScreen: at 80 columns a long approval prompt
+// takes several rows; the screen still holds no more rows than the
+// terminal (the top of a full transcript would scroll off, the latest
+// line with it), no row wider, and no answer key is parted from what it
+// does by the wrapping.
+func TestApprovalPromptFitsTheScreen(t *testing.T) {
+	m := newChat(&fakeClient{})
+	const cols, rows = 80, 20
+	run(m, tea.WindowSizeMsg{Width: cols, Height: rows})
+	for i := range 30 {
+		run(m, eventMsg{Event{Kind: MessageReceived, Session: "s1", Text: fmt.Sprintf("message %d", i)}, true})
+	}
+	run(m, eventMsg{Event{Kind: ApprovalNeeded, Session: "s9", ApprovalID: "a1", Tool: "execute_command",
+		Summary: "echo approved > ~/notes.txt", Reason: "writes outside the workspace and the scratch directories: write to ~/notes.txt",
+		Pattern: "execute_command running echo under /home/someone/with/a/rather/long/path"}, true})
+	lines := strings.Split(view(m), "\n")
+	if len(lines) > rows {
+		t.Errorf("the screen has %d rows, the terminal %d:\n%s", len(lines), rows, view(m))
+	}
+	for i, line := range lines {
+		if w := ansi.StringWidth(line); w > cols {
+			t.Errorf("row %d is %d columns wide: %q", i, w, line)
+		}
+	}
+	v := ansi.Strip(view(m))
+	for _, want := range []string{"message 29", "APPROVE? (session s9) execute_command echo approved > ~/notes.txt",
+		"why: writes outside the workspace", "[y] allow", "[s] allow", "[p] allow", "[n] deny"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the screen lacks %q on one row:\n%s", want, v)
+		}
+	}
+	// At no width is a key parted from what it does.
+	for w := 30; w <= cols; w++ {
+		run(m, tea.WindowSizeMsg{Width: w, Height: rows})
+		v := ansi.Strip(view(m))
+		for _, want := range []string{"[y] allow", "[s] allow", "[p] allow", "[n] deny"} {
+			if !strings.Contains(v, want) {
+				t.Errorf("at %d columns the screen lacks %q on one row:\n%s", w, want, v)
+			}
+		}
+	}
+	// Answered, the prompt's rows go back to the transcript.
+	run(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'n'}})
+	if lines := strings.Split(view(m), "\n"); len(lines) != rows {
+		t.Errorf("after the answer the screen has %d rows, want the terminal's %d:\n%s", len(lines), rows, view(m))
+	}
+}
+
+// TestFoldedResultKeepsItsFirstLine: a folded tool result shows its
+// first line up to foldedWidth cells (a path and the error after it),
+// and says when it is cut, once.
+func TestFoldedResultKeepsItsFirstLine(t *testing.T) {
+	denied := "/bin/bash: line 1: /root/.cache/parallax-hands-3218198495/home/notes.txt: Permission denied"
+	long := strings.Repeat("word ", 60)
+	for _, tt := range []struct{ in, want string }{
+		{denied, denied},
+		{denied + "\nParallax's sandbox refused it", denied + "… (121 bytes)"},
+		{long, long[:foldedWidth] + "… (300 bytes)"},
+		{"ok", "ok"},
+	} {
+		if got := foldOutput(tt.in); got != tt.want {
+			t.Errorf("foldOutput(%q):\n got %q\nwant %q", tt.in, got, tt.want)
 		}
 	}
 }

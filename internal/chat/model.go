@@ -41,10 +41,11 @@ type Model struct {
 	busy    bool
 	status  string
 
-	input textinput.Model
-	vp    viewport.Model
-	ready bool
-	quit  bool
+	input  textinput.Model
+	vp     viewport.Model
+	height int // the terminal's rows
+	ready  bool
+	quit   bool
 }
 
 type entryKind uint8
@@ -98,30 +99,37 @@ func (m *Model) wait() tea.Cmd {
 	}
 }
 
-// Update handles keys, engine events and finished requests.
+// Update handles keys, engine events and finished requests, and then
+// fits the transcript to the rows the footer leaves.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.layout()
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
 	case tea.KeyMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	case eventMsg:
 		if !msg.ok {
 			m.add(entry{kind: entryError, text: "the engine closed the connection"})
 			m.busy = false
-			return m, nil
+			return nil
 		}
 		m.apply(msg.ev)
-		return m, m.wait()
+		return m.wait()
 	case doneMsg:
 		m.finish(msg)
 		if m.quit {
-			return m, tea.Quit
+			return tea.Quit
 		}
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
-	return m, cmd
+	return cmd
 }
 
 func (m *Model) key(k tea.KeyMsg) tea.Cmd {
@@ -293,12 +301,21 @@ func (m *Model) apply(ev Event) {
 	m.refresh()
 }
 
-// foldOutput is a tool result in one line: its first line and its size.
+// foldedWidth bounds the first line a folded tool result shows, in
+// display cells: two rows at 80 columns, enough for a path and the
+// error after it ("…/notes.txt: Permission denied").
+const foldedWidth = 160
+
+// foldOutput is a tool result in one line: its first line (cut, by
+// display width and whole characters, past foldedWidth) and, when there
+// is more, its size.
 func foldOutput(s string) string {
 	first, _, more := strings.Cut(strings.TrimSpace(s), "\n")
-	first = ansi.Truncate(first, 80, "...") // by display width, whole runes
+	if cut := ansi.Truncate(first, foldedWidth, ""); cut != first {
+		first, more = cut, true
+	}
 	if more {
-		return fmt.Sprintf("%s … (%d bytes)", first, len(s))
+		return fmt.Sprintf("%s… (%d bytes)", first, len(s))
 	}
 	return first
 }
@@ -311,14 +328,34 @@ func (m *Model) add(e entry) *entry {
 
 func (m *Model) resize(w, h int) {
 	m.input.Width = max(10, w-4)
-	vh := max(3, h-4)
+	m.height = h
 	if !m.ready {
-		m.vp = viewport.New(w, vh)
+		m.vp = viewport.New(w, max(1, h-2))
 		m.ready = true
 	} else {
-		m.vp.Width, m.vp.Height = w, vh
+		m.vp.Width = w
 	}
 	m.refresh()
+}
+
+// layout gives the transcript the rows the footer (the status line and
+// the input, or an approval prompt, each wrapped) leaves, so the screen
+// never holds more rows than the terminal: the top of the transcript
+// would scroll away, and with it what an approval is about. A transcript
+// shown at its end stays at its end.
+func (m *Model) layout() {
+	if !m.ready {
+		return
+	}
+	h := max(1, m.height-lipgloss.Height(m.footer()))
+	if h == m.vp.Height {
+		return
+	}
+	bottom := m.vp.AtBottom()
+	m.vp.Height = h
+	if bottom {
+		m.vp.GotoBottom()
+	}
 }
 
 func (m *Model) refresh() {
@@ -398,27 +435,38 @@ func (m *Model) View() string {
 		b.WriteString(m.transcript())
 	}
 	b.WriteByte('\n')
-	b.WriteString(m.wrap(m.statusLine()))
-	b.WriteByte('\n')
-	if len(m.pending) > 0 {
-		ap := m.pending[0]
-		where := ""
-		if ap.Session != "" && ap.Session != m.session {
-			where = " (session " + termtext.Clean(ap.Session) + ")"
-		}
-		keys := "  [y] allow once  [s] allow for this session"
-		if ap.Pattern != "" {
-			keys += "  [p] allow " + termtext.Clean(ap.Pattern)
-		}
-		b.WriteString(m.wrap(styleBlock.Render("APPROVE?") + fmt.Sprintf("%s %s %s — %s%s  [n] deny",
-			where, termtext.Clean(ap.Tool), termtext.Clean(ap.Summary), termtext.Clean(ap.Reason), keys)))
-		if len(m.pending) > 1 {
-			fmt.Fprintf(&b, "  (%d more waiting)", len(m.pending)-1)
-		}
-		return b.String()
-	}
-	b.WriteString(m.input.View())
+	b.WriteString(m.footer())
 	return b.String()
+}
+
+// nbsp joins an answer key to its first word: a prompt wrapped at a
+// narrow width never leaves "[s]" at the end of one row and what it
+// does on the next.
+const nbsp = "\u00a0"
+
+// footer is the status line and below it the input, or the oldest
+// pending approval: what it is, why it is asked (each on its own rows)
+// and the keys that answer it.
+func (m *Model) footer() string {
+	status := m.wrap(m.statusLine())
+	if len(m.pending) == 0 {
+		return status + "\n" + m.input.View()
+	}
+	ap := m.pending[0]
+	where := ""
+	if ap.Session != "" && ap.Session != m.session {
+		where = " (session " + termtext.Clean(ap.Session) + ")"
+	}
+	keys := "[y]" + nbsp + "allow once  [s]" + nbsp + "allow for this session"
+	if ap.Pattern != "" {
+		keys += "  [p]" + nbsp + "allow " + termtext.Clean(ap.Pattern)
+	}
+	keys += "  [n]" + nbsp + "deny"
+	if len(m.pending) > 1 {
+		keys += fmt.Sprintf("  (%d more waiting)", len(m.pending)-1)
+	}
+	return status + "\n" + m.wrap(styleBlock.Render("APPROVE?")+fmt.Sprintf("%s %s %s", where, termtext.Clean(ap.Tool), termtext.Clean(ap.Summary))) +
+		"\n" + m.wrap("  why: "+termtext.Clean(ap.Reason)) + "\n" + m.wrap("  "+keys)
 }
 
 func (m *Model) statusLine() string {

@@ -338,9 +338,11 @@ func resolved(s sandbox.CommandSpec) sandbox.CommandSpec {
 
 // grant adds the exact grant for a write or delete outside the
 // workspace: the existing file itself; for a file that does not exist
-// yet, an empty one the engine creates and grants; directory creation
-// below an existing directory; the removal of an existing tree's
-// content. Never the root, a directory holding the workspace, the
+// yet, an empty one the engine creates and grants (also in a directory
+// holding the workspace, such as the home: the grant is the one file);
+// directory creation below an existing directory; the removal of an
+// existing tree's content. Never the root, a directory holding the
+// workspace (for directory creation or removal), the
 // private temp trees (a command has its own), the engine's state or its
 // executable; a link is never granted. A write that cannot be granted
 // exactly fails in the command, where the model reads why.
@@ -374,11 +376,15 @@ func (cfg CommandSandboxConfig) grant(s *sandbox.CommandSpec, p *commandPlan, u 
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		dir := filepath.Dir(path)
-		if dst, err := os.Lstat(dir); err != nil || !dst.IsDir() || dir == "/" || within(cfg.Workspace, dir) {
+		if dst, err := os.Lstat(dir); err != nil || !dst.IsDir() || dir == "/" {
 			return nil
 		}
 		if u.Mkdir {
-			s.MakeDirs = append(s.MakeDirs, dir)
+			// Directory creation covers the whole directory: never one
+			// holding the workspace (the home, for most).
+			if !within(cfg.Workspace, dir) {
+				s.MakeDirs = append(s.MakeDirs, dir)
+			}
 			return nil
 		}
 		if u.Access&action.AccessWrite == 0 {

@@ -124,6 +124,38 @@ func TestCommandSandboxHoldsTheVerdict(t *testing.T) {
 	}
 }
 
+// A new file decided in a directory that holds the workspace (the home,
+// for a workspace under it: what a user approves as "write ~/notes.txt")
+// is granted as that one file: the command writes it, and still no other
+// file of the home, nor a directory in it.
+func TestCommandSandboxGrantsANewFileInTheHome(t *testing.T) {
+	sandboxOrSkip(t)
+	home := t.TempDir()
+	ws := filepath.Join(home, "src", "project")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hook := newHook(t, ws, home)
+	notes := filepath.Join(home, "notes.txt")
+	decided := "echo approved > " + notes
+	if out, err := run(t, hook, ws, decided, decided); err != nil {
+		t.Fatalf("the decided write of a new file in the home fails in its sandbox: %v: %s", err, out)
+	}
+	if b, err := os.ReadFile(notes); err != nil || string(b) != "approved\n" {
+		t.Fatalf("%s: %q, %v; want the approved line", notes, b, err)
+	}
+	for name, script := range map[string]string{
+		"another file of the home": "echo x > " + filepath.Join(home, "other.txt"),
+		"a directory in the home":  "mkdir " + filepath.Join(home, "newdir"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if out, err := run(t, hook, ws, decided, script); err == nil {
+				t.Fatalf("sandboxed by the grant of %s, it succeeded: %s", notes, out)
+			}
+		})
+	}
+}
+
 // Through the whole pipeline: the command runs in its sandbox and its
 // private temp directory is gone afterwards.
 func TestPipelineRunsCommandsSandboxed(t *testing.T) {

@@ -92,7 +92,16 @@ type RefusalError struct {
 	Err          error // the cause, when there is one
 }
 
-func (e *RefusalError) Error() string { return "refused by Parallax (" + e.Rule + "): " + e.Reason }
+// Error says who stopped the request: Parallax for a refusal, the model
+// (its provider, the link to it) for a call that failed (llm_error),
+// which Parallax did not refuse. The code travels beside the text (Rule,
+// the agent's error code), so a failure does not repeat it.
+func (e *RefusalError) Error() string {
+	if e.Rule == RuleLLMError {
+		return e.Reason
+	}
+	return "refused by Parallax (" + e.Rule + "): " + e.Reason
+}
 
 func (e *RefusalError) Unwrap() error { return e.Err }
 

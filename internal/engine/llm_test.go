@@ -193,6 +193,11 @@ func TestBrokerRefusesUnknownPriceAndFailures(t *testing.T) {
 	if !errors.As(err, &ref) || ref.Rule != RuleLLMError {
 		t.Fatalf("provider failure: got %v, want %s", err, RuleLLMError)
 	}
+	// What the user reads: the model's call failed; Parallax refused
+	// nothing.
+	if msg := err.Error(); strings.Contains(msg, "refused by Parallax") || !strings.HasPrefix(msg, "the model call failed: ") {
+		t.Errorf("provider failure reads %q, want it to say the model call failed, not that Parallax refused it", msg)
+	}
 	u, _ := e2.ws.DB.LLMTotals(context.Background(), store.Day(brokerDay), "s1")
 	if u.Calls != 1 {
 		t.Errorf("a failed call is counted: got %d calls, want 1", u.Calls)
