@@ -128,22 +128,25 @@ func settingsSandbox(root, home string, s workspace.AgentSettings) (CommandSandb
 	}
 	return CommandSandboxConfig{Workspace: root, Home: home, Caches: caches, CacheRoot: cacheRoot(root),
 		Unreadable: guard.New(root, home).Unreadable(), Limits: commandLimits(s),
-		Forward: forward}, registries
+		Forward: forward, Registries: registries}, registries
 }
 
 // egressServer serves one command's way out: the egress proxy on the
 // first listener (the hosts its verdict named and the workspace's
 // registries) and, on each listener after it, the relay of a loopback
 // registry, through the same proxy (its rules, limits and audit); every
-// connection audited.
-func egressServer(registries []string, auditTo func() shield.Appender) func([]string, []net.Listener, []netip.AddrPort) {
-	return func(hosts []string, lns []net.Listener, forward []netip.AddrPort) {
+// connection audited and handed to seen.
+func egressServer(registries []string, auditTo func() shield.Appender) func([]string, []net.Listener, []netip.AddrPort, func(egress.Conn)) {
+	return func(hosts []string, lns []net.Listener, forward []netip.AddrPort, seen func(egress.Conn)) {
 		defer func() {
 			for _, ln := range lns {
 				_ = ln.Close()
 			}
 		}()
 		p, err := egress.New(egress.Config{Hosts: hosts, Registries: registries, Audit: func(c egress.Conn) {
+			if seen != nil {
+				seen(c)
+			}
 			a := auditTo()
 			if a == nil {
 				return
