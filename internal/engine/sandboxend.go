@@ -163,7 +163,10 @@ func (g Grants) String() string {
 	for _, d := range g.RemoveTrees {
 		writes = append(writes, "removals in "+d)
 	}
-	s := "outside the workspace it may write only its private temp directory and " + hintList(writes) + "; "
+	s := "outside the workspace it may write only its private temp directory (its verdict named no other file); "
+	if len(writes) > 0 {
+		s = "outside the workspace it may write only its private temp directory and " + hintList(writes) + "; "
+	}
 	if !g.Network {
 		return s + "it has no network (its verdict named no host and nothing in it reaches the network)"
 	}
