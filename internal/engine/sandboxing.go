@@ -104,6 +104,16 @@ func commandSandbox(root, home string, s workspace.AgentSettings, auditTo func()
 	return hook, nil
 }
 
+// CommandNeeds are what every command of a workspace with these
+// settings relies on beyond it, as the engine derives them: the shared
+// toolchain caches its sandbox overlays (absolute) and the registries
+// its egress proxy allows (with the relay targets of loopback ones).
+// Doctor checks them.
+func CommandNeeds(root, home string, s workspace.AgentSettings) (caches, registries []string) {
+	cfg, registries := settingsSandbox(root, home, s)
+	return cfg.Caches, registries
+}
+
 // settingsSandbox is the command sandbox the workspace's settings ask
 // for, before the engine's own parts (its executable, the proxy and the
 // relay) are added: the caches under the home, what the guard keeps
