@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/internal/e2e"
+	"github.com/parallax/parallax/internal/sessions"
 	"github.com/parallax/parallax/llm"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
 )
@@ -128,4 +130,32 @@ func TestUndoNamesThePushAndTheWriteOutsideTheWorkspace(t *testing.T) {
 	}
 	e.stop(t)
 	verifiedChain(t, e.root)
+}
+
+// TestOutsideWritesAreEffects: a file tool's write outside the
+// workspace (approved), which no snapshot can take, is an effect of the
+// call naming the path; a workspace write is not; an executor that knows
+// its effects (a command's sandbox) is taken at its word, each effect
+// once and masked by DLP.
+func TestOutsideWritesAreEffects(t *testing.T) {
+	e := newEnv(t, envOptions{approver: &stubApprover{allow: true}})
+	outside := filepath.Join(e.home, "notes", "todo.txt")
+	out := e.handle("s1", "write_file", map[string]any{"path": outside, "content": "x"})
+	if !out.Executed || len(out.Effects) != 1 || out.Effects[0] != (sessions.Effect{Kind: sessions.EffectWrite, Subject: outside}) {
+		t.Fatalf("write outside the workspace: executed %v, effects %+v; want one write of %s", out.Executed, out.Effects, outside)
+	}
+	out = e.handle("s1", "write_file", map[string]any{"path": filepath.Join(e.root, "a.txt"), "content": "x"})
+	if !out.Executed || len(out.Effects) != 0 {
+		t.Fatalf("write in the workspace: executed %v, effects %+v; want none", out.Executed, out.Effects)
+	}
+	known := ExecutorFunc(func(context.Context, Call) (Result, error) {
+		return Result{EffectsKnown: true, Effects: []sessions.Effect{
+			{Kind: sessions.EffectNetwork, Subject: "example.com:443"}, {Kind: sessions.EffectNetwork, Subject: "example.com:443"},
+			{Kind: sessions.EffectNetwork, Subject: testToken + ".example.com:443"}}}, nil
+	})
+	e = newEnv(t, envOptions{executors: map[action.Type]Executor{action.ExecuteCommand: known}})
+	out = e.handle("s1", "execute_command", map[string]any{"command": "echo hi > /tmp/x"})
+	if len(out.Effects) != 2 || out.Effects[0].Subject != "example.com:443" || strings.Contains(out.Effects[1].Subject, testToken) {
+		t.Fatalf("effects the executor knows: %+v; want example.com:443 once and the token masked (not /tmp/x)", out.Effects)
+	}
 }
