@@ -49,9 +49,13 @@ with a fix for each that is not OK:
   seccomp        seccomp filters can be installed
   userns         unprivileged user namespaces are allowed
   model NAME     each model's endpoint answers a TCP connect (3 s) and its api_key_env is set
+  cache PATH     each shared toolchain cache commands overlay (agent.command.caches) is a
+                 directory of yours, writable by you and not by others, or can be created
+  registry HOST  each of agent.command.registries answers a connection through an egress
+                 proxy with the workspace's rules (5 s, all at once), as a command's would
   sandboxed run  one command runs in the per-command sandbox as a turn's would: it writes its
                  private TMPDIR and the workspace and reads both back (audited as a sandbox run)
---no-session leaves out the last two kinds (no network, no run).
+--no-session leaves out the last four kinds (no network, no run).
 
 Missing sandbox features are WARN: the kernel sandbox is for agents Parallax
 runs itself; the hook, the MCP proxy and the HTTP API work without it.
@@ -80,7 +84,7 @@ HOME decides what ~ means in policies. Exit status 1 when any check FAILs.`,
 	}
 	cmd.Flags().StringVar(&workspace, "workspace", "", "workspace directory (default: the workspace at or above the current directory)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"workspace","ok","checks":[{"name","status","detail","fix"}]}`)
-	cmd.Flags().BoolVar(&noSession, "no-session", false, "check the workspace only: no model endpoint probe, no sandboxed run")
+	cmd.Flags().BoolVar(&noSession, "no-session", false, "check the workspace only: no model endpoint or registry probe, no cache check, no sandboxed run")
 	return cmd
 }
 

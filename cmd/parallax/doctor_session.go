@@ -22,9 +22,11 @@ const dialTimeout = 3 * time.Second
 
 // sessionChecks are what a session of the own agent will need beyond the
 // workspace: each model's endpoint reachable and its key variable set,
-// and one command run end to end in the per-command kernel sandbox (a
-// write to its private TMPDIR and to the workspace, read back). The dry
-// run is audited like any sandbox run.
+// the shared toolchain caches usable and safe, each registry reachable
+// through an egress proxy with the workspace's rules, and one command
+// run end to end in the per-command kernel sandbox (a write to its
+// private TMPDIR and to the workspace, read back). The dry run is
+// audited like any sandbox run.
 func sessionChecks(ctx context.Context, root, home string) []pxworkspace.Check {
 	cfg, err := pxworkspace.LoadConfig(root)
 	if err != nil {
@@ -35,6 +37,15 @@ func sessionChecks(ctx context.Context, root, home string) []pxworkspace.Check {
 		for _, m := range cfg.LLM.Models {
 			out = append(out, modelCheck(ctx, m))
 		}
+	}
+	s := cfg.AgentSettings()
+	caches, registries := engine.CommandNeeds(root, home, s)
+	out = append(out, cacheChecks(caches)...)
+	if s.SandboxOff {
+		out = append(out, pxworkspace.Check{Name: "registries", Status: pxworkspace.StatusSkip,
+			Detail: "agent.sandbox is off: commands reach the network directly, without the egress proxy"})
+	} else {
+		out = append(out, registryChecks(ctx, registries)...)
 	}
 	return append(out, dryRunCheck(ctx, root, home, cfg))
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,8 +53,10 @@ func TestDoctorChecksTheModelEndpoint(t *testing.T) {
 }
 
 // TestDoctorRunsACommandInTheSandbox: the real binary's doctor runs one
-// command in the per-command sandbox of a fresh workspace and reports it;
-// the probe file it wrote in the workspace is gone afterwards.
+// command in the per-command sandbox of a fresh workspace and reports it,
+// with the caches of a fresh home (missing: created at first use) and the
+// workspace's registry (a loopback one) reached through the egress
+// proxy; the probe file it wrote in the workspace is gone afterwards.
 func TestDoctorRunsACommandInTheSandbox(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -66,12 +70,27 @@ func TestDoctorRunsACommandInTheSandbox(t *testing.T) {
 	if out, err := (&exec.Cmd{Path: px, Args: []string{px, "init", ws}, Env: env}).CombinedOutput(); err != nil {
 		t.Fatalf("init: %v\n%s", err, out)
 	}
+	reg := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer reg.Close()
+	regAddr := strings.TrimPrefix(reg.URL, "http://")
+	f, err := os.OpenFile(pxworkspace.ConfigPath(ws), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("agent:\n  command:\n    registries: [\"" + regAddr + "\"]\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	out, err := (&exec.Cmd{Path: px, Args: []string{px, "doctor", "--workspace", ws}, Env: env}).CombinedOutput()
 	if err != nil && !strings.Contains(string(out), "failed") {
 		t.Fatalf("doctor: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "OK    sandboxed run") {
-		t.Errorf("doctor did not report a sandboxed run that worked:\n%s", out)
+	for _, want := range []string{"OK    sandboxed run", "OK    registry " + regAddr, "OK    cache " + filepath.Join(home, ".cache", "go-build")} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("doctor did not report %q:\n%s", want, out)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(ws, ".parallax-doctor-probe")); !os.IsNotExist(err) {
 		t.Errorf("the probe file was left in the workspace (%v)", err)

@@ -338,6 +338,12 @@ func (r *Runtime) propose(ctx context.Context, c *agentConn, p *pb.ToolProposal)
 			r.log.Error("engine: note a snapshot for /undo", "session", session, "snapshot", out.Snapshot, "error", err)
 		}
 	}
+	if len(out.Effects) > 0 && turn != "" {
+		if err := r.sessions.NoteEffects(ctx, session, turn, out.Effects); err != nil {
+			// /undo will not name them; the audit chain has the call.
+			r.log.Error("engine: note what /undo cannot restore", "session", session, "error", err)
+		}
+	}
 	if err := c.send(&pb.EngineMessage{Msg: &pb.EngineMessage_Verdict{Verdict: v}}); err != nil {
 		return
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/parallax/parallax/guard"
+	"github.com/parallax/parallax/internal/egress"
 	"github.com/parallax/parallax/internal/workspace"
 
 	"github.com/parallax/parallax/action"
@@ -49,9 +50,13 @@ type CommandSandboxConfig struct {
 	// Egress, when set, serves a networked command's way out on the
 	// listeners its wrapper hands over: the proxy on the first (the hosts
 	// the analysis named), and the relay of forward[i] on the one after
-	// it. It returns when they are closed. Without it, a command whose
-	// analysis has network effects has no network at all.
-	Egress func(hosts []string, lns []net.Listener, forward []netip.AddrPort)
+	// it, handing seen each connection as it ends. It returns when they
+	// are closed and every connection was handed over. Without it, a
+	// command whose analysis has network effects has no network at all.
+	Egress func(hosts []string, lns []net.Listener, forward []netip.AddrPort, seen func(egress.Conn))
+	// Registries are the hosts Egress allows every networked command
+	// (the workspace's package registries), for what the model is told.
+	Registries []string
 	// Forward are the workspace's loopback registries (literal IP:port):
 	// inside a networked command's namespace each is relayed to the same
 	// address on the host, so that a program that never uses a proxy for
@@ -61,10 +66,11 @@ type CommandSandboxConfig struct {
 
 // SandboxHook is the per-command hook of ToolsConfig: the wrapper that
 // puts one command in its sandbox, and what to do once it ended.
-// done returns what the model must be told about how the sandbox
-// ended (a limit reached, a host-trusted file the command created and
-// the engine moved aside).
-type SandboxHook func(act *action.Action) (wrap func(*exec.Cmd) error, done func() []string, err error)
+// done takes the sandbox down and returns how it ended: what the model
+// must be told (a limit reached, a host-trusted file the command created
+// and the engine moved aside), the command's grants and what it did
+// with them outside the workspace.
+type SandboxHook func(act *action.Action) (wrap func(*exec.Cmd) error, done func() SandboxEnd, err error)
 
 // cacheRoot is where a workspace keeps its layers of the shared caches.
 func cacheRoot(ws string) string { return filepath.Join(ws, ".parallax", "caches") }
@@ -92,7 +98,7 @@ func NewCommandSandbox(cfg CommandSandboxConfig) (SandboxHook, error) {
 	if err := cfg.ready(context.Background()); err != nil {
 		return nil, err
 	}
-	return func(act *action.Action) (func(*exec.Cmd) error, func() []string, error) {
+	return func(act *action.Action) (func(*exec.Cmd) error, func() SandboxEnd, error) {
 		code := action.ShellCode(act)
 		if code == "" {
 			return nil, nil, errors.New("not a shell command")
@@ -130,7 +136,7 @@ func (cfg *CommandSandboxConfig) ready(ctx context.Context) error {
 // what to do once it ended (it returns what the model must be told).
 // inTemp, when set, is handed the private temp directory (the sandbox's
 // /tmp) once it exists, to put something there the run needs.
-func (cfg CommandSandboxConfig) provision(plan *commandPlan, inTemp func(tmp string) error) (func(*exec.Cmd) error, func() []string, error) {
+func (cfg CommandSandboxConfig) provision(plan *commandPlan, inTemp func(tmp string) error) (func(*exec.Cmd) error, func() SandboxEnd, error) {
 	var err error
 	spec := plan.spec
 	tmp, err := os.MkdirTemp(cfg.TempRoot, "parallax-cmd-")
@@ -156,8 +162,12 @@ func (cfg CommandSandboxConfig) provision(plan *commandPlan, inTemp func(tmp str
 	}
 	var proxy *proxyHandoff
 	trusted := cfg.trustedBefore()
-	done := func() []string {
-		proxy.close()
+	stamps := grantStamps(spec)
+	conns := &connLog{}
+	done := func() SandboxEnd {
+		proxy.close() // every connection was handed to conns once it returns
+		end := SandboxEnd{Grants: grantsOf(plan, cfg.Registries), Changed: changedSince(stamps)}
+		end.Conns, end.Dropped = conns.take()
 		plan.undo()
 		_ = os.RemoveAll(tmp)
 		notes := groups.Notes()
@@ -165,7 +175,8 @@ func (cfg CommandSandboxConfig) provision(plan *commandPlan, inTemp func(tmp str
 		// namespace was just torn down): the groups go when they are
 		// empty, without holding the result back.
 		go groups.Remove()
-		return append(notes, cfg.quarantine(trusted)...)
+		end.Notes = append(notes, cfg.quarantine(trusted)...)
+		return end
 	}
 	wrap := func(c *exec.Cmd) error {
 		if spec.Network && cfg.Egress != nil {
@@ -177,7 +188,7 @@ func (cfg CommandSandboxConfig) provision(plan *commandPlan, inTemp func(tmp str
 					spec.Forward = append(spec.Forward, f.String())
 				}
 			}
-			serve := func(lns []net.Listener) { cfg.Egress(plan.hosts, lns, fwd) }
+			serve := func(lns []net.Listener) { cfg.Egress(plan.hosts, lns, fwd, conns.add) }
 			if proxy, err = newProxyHandoff(1+len(fwd), serve); err != nil {
 				return err
 			}

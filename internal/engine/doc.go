@@ -45,7 +45,13 @@
 //     State, Env}, then its Cleanup (always, once Provision succeeded); a
 //     command executor (CommandEnver) names the command's environment
 //     before the decision, the gate judges the command with it, and the
-//     command is refused if the environment it would get differs;
+//     command is refused if the environment it would get differs; what
+//     the call did that no snapshot covers becomes Outcome.Effects (a
+//     command's sandbox reports the granted paths outside the workspace
+//     it changed and the hosts its egress proxy let it reach; otherwise
+//     the paths the snapshot skipped), which the runtime keeps with the
+//     turn for /undo to name; a sandboxed command that failed on what
+//     reads as a refusal gets a note naming its grants (SandboxEnd);
 //  10. the result classified by Gate.ObserveReport (DLP labels, session
 //     taint, injection); with Redact, what DLP masks is masked and what it
 //     blocks withholds the result (result_withheld); a result that cannot

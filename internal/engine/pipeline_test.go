@@ -388,8 +388,8 @@ func TestPipelinePanicIsABlock(t *testing.T) {
 // failingSnapshots refuses every snapshot.
 type failingSnapshots struct{}
 
-func (failingSnapshots) Snapshot(context.Context, audit.Event, string, []snapshot.Target) (int64, error) {
-	return 0, errors.New("disk full")
+func (failingSnapshots) Snapshot(context.Context, audit.Event, string, []snapshot.Target) (int64, []snapshot.Skip, error) {
+	return 0, nil, errors.New("disk full")
 }
 
 func TestSnapshotFailureBlocks(t *testing.T) {

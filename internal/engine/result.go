@@ -9,6 +9,8 @@ import (
 
 	"github.com/parallax/parallax/audit"
 	"github.com/parallax/parallax/dlp"
+	"github.com/parallax/parallax/internal/sessions"
+	"github.com/parallax/parallax/internal/store"
 	"github.com/parallax/parallax/shield"
 )
 
@@ -24,6 +26,7 @@ func (p *Pipeline) execute(ctx context.Context, c *call, call Call) Outcome {
 	c.out.Executed = true
 	res, rule := p.enter(ctx, c.ex, call)
 	p.cleanup(ctx, c.ex, call, &res)
+	c.out.Effects = p.effects(c, res)
 	elapsed := p.cfg.Now().Sub(start).Milliseconds()
 	res = p.classify(ctx, c, res, &rule)
 	t := audit.ActionExecuted
@@ -49,6 +52,29 @@ func (p *Pipeline) execute(ctx context.Context, c *call, call Call) Outcome {
 	c.out.Result = res
 	c.out.Audited = c.audited
 	return c.out
+}
+
+// effects is what the call did that no snapshot covers: what its
+// executor reports, or else the paths its snapshot skipped; each masked
+// (a path or host may hold what DLP finds), bounded, once.
+func (p *Pipeline) effects(c *call, res Result) []sessions.Effect {
+	all := res.Effects
+	if !res.EffectsKnown {
+		for _, sk := range c.skipped {
+			all = append(all, sessions.Effect{Kind: sessions.EffectWrite, Subject: sk.Path})
+		}
+	}
+	var out []sessions.Effect
+	for _, e := range all {
+		e.Subject = p.mask(e.Subject)
+		if len(e.Subject) > store.MaxEffectSubject {
+			e.Subject = strings.ToValidUTF8(e.Subject[:store.MaxEffectSubject-3], "") + "..."
+		}
+		if e.Subject != "" && !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // enter runs the executor; an error or a panic becomes an error result

@@ -59,7 +59,7 @@ func BenchmarkCommandSandbox(b *testing.B) {
 					start := time.Now()
 					cmd := exec.Command("/bin/sh", "-c", c.script)
 					cmd.Dir, cmd.Env = ws, env
-					var done func() []string
+					var done func() SandboxEnd
 					if sandboxed {
 						act := &action.Action{Type: action.ExecuteCommand, Payload: &action.ExecuteCommandPayload{Command: c.decided}}
 						wrap, dn, err := hook(act)

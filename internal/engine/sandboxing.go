@@ -104,6 +104,16 @@ func commandSandbox(root, home string, s workspace.AgentSettings, auditTo func()
 	return hook, nil
 }
 
+// CommandNeeds are what every command of a workspace with these
+// settings relies on beyond it, as the engine derives them: the shared
+// toolchain caches its sandbox overlays (absolute) and the registries
+// its egress proxy allows (with the relay targets of loopback ones).
+// Doctor checks them.
+func CommandNeeds(root, home string, s workspace.AgentSettings) (caches, registries []string) {
+	cfg, registries := settingsSandbox(root, home, s)
+	return cfg.Caches, registries
+}
+
 // settingsSandbox is the command sandbox the workspace's settings ask
 // for, before the engine's own parts (its executable, the proxy and the
 // relay) are added: the caches under the home, what the guard keeps
@@ -128,22 +138,25 @@ func settingsSandbox(root, home string, s workspace.AgentSettings) (CommandSandb
 	}
 	return CommandSandboxConfig{Workspace: root, Home: home, Caches: caches, CacheRoot: cacheRoot(root),
 		Unreadable: guard.New(root, home).Unreadable(), Limits: commandLimits(s),
-		Forward: forward}, registries
+		Forward: forward, Registries: registries}, registries
 }
 
 // egressServer serves one command's way out: the egress proxy on the
 // first listener (the hosts its verdict named and the workspace's
 // registries) and, on each listener after it, the relay of a loopback
 // registry, through the same proxy (its rules, limits and audit); every
-// connection audited.
-func egressServer(registries []string, auditTo func() shield.Appender) func([]string, []net.Listener, []netip.AddrPort) {
-	return func(hosts []string, lns []net.Listener, forward []netip.AddrPort) {
+// connection audited and handed to seen.
+func egressServer(registries []string, auditTo func() shield.Appender) func([]string, []net.Listener, []netip.AddrPort, func(egress.Conn)) {
+	return func(hosts []string, lns []net.Listener, forward []netip.AddrPort, seen func(egress.Conn)) {
 		defer func() {
 			for _, ln := range lns {
 				_ = ln.Close()
 			}
 		}()
 		p, err := egress.New(egress.Config{Hosts: hosts, Registries: registries, Audit: func(c egress.Conn) {
+			if seen != nil {
+				seen(c)
+			}
 			a := auditTo()
 			if a == nil {
 				return

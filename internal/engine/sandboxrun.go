@@ -102,7 +102,7 @@ func RunSandboxed(ctx context.Context, r SandboxRun) (int, []string, error) {
 		}
 		hosts = append(hosts, h)
 	}
-	cfg.Self = self
+	cfg.Self, cfg.Registries = self, registries
 	cfg.Egress = egressServer(registries, func() shield.Appender { return ws.Audit })
 	if err := cfg.ready(ctx); err != nil {
 		return -1, nil, fmt.Errorf("%w: %v", ErrSandboxRun, err)
@@ -173,7 +173,7 @@ func RunSandboxed(ctx context.Context, r SandboxRun) (int, []string, error) {
 		return -1, nil, fmt.Errorf("%w: the audit chain: %v", ErrSandboxRun, err)
 	}
 	runErr := cmd.Run()
-	notes := done()
+	notes := done().Notes
 	code := 0
 	var ee *exec.ExitError
 	switch {

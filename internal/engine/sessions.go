@@ -28,6 +28,7 @@ type Sessions interface {
 	List(ctx context.Context) ([]sessions.Info, error)
 	StartTurn(ctx context.Context, id string) (turnID string, err error)
 	NoteSnapshot(ctx context.Context, id, turnID string, snapshot int64) error
+	NoteEffects(ctx context.Context, id, turnID string, effects []sessions.Effect) error
 	Command(ctx context.Context, session, name string, args []string) (sessions.CommandResult, error)
 }
 

@@ -14,9 +14,11 @@ import (
 
 // Snapshotter takes the Chronicle snapshot of what an allowed call will
 // change, and audits it (snapshot.Taker's entries). It returns the
-// snapshot id (0: nothing to take) or an error: the call must not run.
+// snapshot id (0: nothing to take) and the targets it could not take
+// (outside the workspace, in .parallax: no rollback covers them), or an
+// error: the call must not run.
 type Snapshotter interface {
-	Snapshot(ctx context.Context, ev audit.Event, reason string, targets []snapshot.Target) (int64, error)
+	Snapshot(ctx context.Context, ev audit.Event, reason string, targets []snapshot.Target) (int64, []snapshot.Skip, error)
 }
 
 // Chronicle is the Snapshotter of an open workspace.
@@ -29,13 +31,17 @@ var _ Snapshotter = (*Chronicle)(nil)
 
 // Snapshot plans the targets (globs expanded, paths outside the
 // workspace or in .parallax audited as skipped) and takes them.
-func (c *Chronicle) Snapshot(ctx context.Context, ev audit.Event, reason string, targets []snapshot.Target) (int64, error) {
+func (c *Chronicle) Snapshot(ctx context.Context, ev audit.Event, reason string, targets []snapshot.Target) (int64, []snapshot.Skip, error) {
 	paths, skipped, err := snapshot.Plan(c.WS.Root, targets, nil)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	t := snapshot.Taker{WS: c.WS, Opts: c.Opts, Event: ev, Code: CodeSnapshotTaken}
-	return t.Take(ctx, reason, paths, skipped)
+	id, err := t.Take(ctx, reason, paths, skipped)
+	if err != nil {
+		return 0, nil, err
+	}
+	return id, skipped, nil
 }
 
 // targets lists what act may change, as the tool table says

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os/exec"
+	"strconv"
 	"strings"
 
 	"github.com/parallax/parallax/action"
 	"github.com/parallax/parallax/guard"
+	"github.com/parallax/parallax/internal/egress"
+	"github.com/parallax/parallax/internal/sessions"
 	"github.com/parallax/parallax/internal/toolgroup"
 	"github.com/parallax/parallax/internal/tools"
 	"github.com/parallax/parallax/internal/tools/files"
@@ -141,7 +145,7 @@ var (
 // shellState is one command's sandbox.
 type shellState struct {
 	wrap func(*exec.Cmd) error
-	done func() []string
+	done func() SandboxEnd
 }
 
 func (s *shellExecutor) Provision(_ context.Context, c Call) (any, error) {
@@ -181,8 +185,10 @@ func (s *shellExecutor) Cleanup(_ context.Context, c Call, res *Result) {
 	if st == nil || st.done == nil {
 		return
 	}
-	notes := st.done()
-	if h := sandboxHint(res); h != "" {
+	end := st.done()
+	res.Effects, res.EffectsKnown = sandboxEffects(end), true
+	notes := end.Notes
+	if h := sandboxHint(res, end); h != "" {
 		notes = append(notes, h)
 	}
 	if len(notes) > 0 {
@@ -193,27 +199,24 @@ func (s *shellExecutor) Cleanup(_ context.Context, c Call, res *Result) {
 	}
 }
 
-// sandboxRefusals are what programs print when the kernel sandbox or the
-// egress proxy refuses them.
-var sandboxRefusals = [...]string{"Permission denied", "Read-only file system", "Operation not permitted",
-	"Could not resolve host", "Network is unreachable", "403 Forbidden", "CONNECT tunnel failed"}
-
-// sandboxHint tells the model, when a sandboxed command failed with what
-// a refusal prints, that the refusal is Parallax's sandbox and what the
-// verdict allows, so it does not take it for a fault of its own work.
-func sandboxHint(res *Result) string {
-	if res.ExitCode == 0 {
-		return ""
+// sandboxEffects are what a sandboxed command did that no snapshot
+// covers: the granted paths outside the workspace it changed, the hosts
+// its egress proxy let it reach.
+func sandboxEffects(end SandboxEnd) []sessions.Effect {
+	var out []sessions.Effect
+	for _, p := range end.Changed {
+		out = append(out, sessions.Effect{Kind: sessions.EffectWrite, Subject: p})
 	}
-	for _, m := range sandboxRefusals {
-		if strings.Contains(res.Output, m) {
-			return "Parallax ran this command in its sandbox: it may write the workspace and, outside it, only the files its verdict " +
-				"named, and reach only the hosts its verdict named and the package registries, through the egress proxy; \"" + m +
-				"\" may be the sandbox refusing something else. Name what the command writes or reaches in the command itself " +
-				"(parallax sandbox explain 'CMD' shows a command's sandbox)"
+	for _, c := range end.Conns {
+		if c.Decision == egress.Allowed {
+			out = append(out, sessions.Effect{Kind: sessions.EffectNetwork, Subject: net.JoinHostPort(c.Host, strconv.Itoa(int(c.Port)))})
 		}
 	}
-	return ""
+	if end.Dropped > 0 {
+		out = append(out, sessions.Effect{Kind: sessions.EffectNetwork,
+			Subject: fmt.Sprintf("%d more connections not recorded", end.Dropped)})
+	}
+	return out
 }
 
 // toolResult is an executor's result as the agent reads it.

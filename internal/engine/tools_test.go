@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/parallax/parallax/action"
+	"github.com/parallax/parallax/internal/egress"
 	"github.com/parallax/parallax/internal/tools/shell"
 	"github.com/parallax/parallax/shield"
 	"github.com/parallax/parallax/verdict"
@@ -18,7 +20,7 @@ import (
 // a key file is never read, and the sandbox hook is called per command.
 func TestToolExecutorsEndToEnd(t *testing.T) {
 	var wrapped []string
-	var sandbox SandboxHook = func(act *action.Action) (func(*exec.Cmd) error, func() []string, error) {
+	var sandbox SandboxHook = func(act *action.Action) (func(*exec.Cmd) error, func() SandboxEnd, error) {
 		cmd := act.Payload.(*action.ExecuteCommandPayload).Command
 		if strings.Contains(cmd, "nosandbox") {
 			return nil, nil, errors.New("the kernel refused")
@@ -148,22 +150,55 @@ func TestSearchFilesCannotReturnTheAPITokenOrEnvValues(t *testing.T) {
 }
 
 // TestSandboxRefusalSaysItIsTheSandbox: a sandboxed command that failed
-// with what a refusal prints gets a note saying the sandbox may have
-// refused it and what the verdict allows; a success or an unrelated
-// failure gets none.
+// with what a refusal prints gets a note saying Parallax's sandbox may
+// have refused it and naming what its verdict allowed (the files outside
+// the workspace, the hosts, or no network); a connection the egress
+// proxy refused is named as refused; a success or an unrelated failure
+// gets none. The lists are bounded.
 func TestSandboxRefusalSaysItIsTheSandbox(t *testing.T) {
+	offline := SandboxEnd{Grants: Grants{WriteFiles: []string{"/home/u/notes.txt"}}}
+	online := SandboxEnd{Grants: Grants{Network: true, Hosts: []string{"api.example.com"}, Registries: []string{"proxy.golang.org"}}}
+	refused := online
+	refused.Conns = []egress.Conn{{Host: "api.example.com", Port: 443, Decision: egress.Allowed, Reason: egress.ReasonVerdictHost},
+		{Host: "evil.example", Port: 443, Decision: egress.Refused, Reason: egress.ReasonHostNotAllowed},
+		{Host: "down.example", Port: 80, Decision: egress.Refused, Reason: egress.ReasonDial}}
+	var many []string
+	for i := range 50 {
+		many = append(many, fmt.Sprintf("/home/u/f%02d", i))
+	}
 	for _, tc := range []struct {
-		res  Result
-		hint bool
+		res       Result
+		end       SandboxEnd
+		want, not []string
 	}{
-		{Result{Output: "sh: 1: cannot create /home/u/.bashrc: Permission denied\n", ExitCode: 2}, true},
-		{Result{Output: "curl: (56) CONNECT tunnel failed, response 403\n", ExitCode: 56}, true},
-		{Result{Output: "touch: cannot touch '/etc/x': Read-only file system\n", ExitCode: 1}, true},
-		{Result{Output: "FAIL example.com/m 0.01s\n", ExitCode: 1}, false},
-		{Result{Output: "Permission denied (publickey).\n", ExitCode: 0}, false},
+		{Result{Output: "sh: 1: cannot create /home/u/.bashrc: Permission denied\n", ExitCode: 2}, offline,
+			[]string{"Parallax ran this command in its sandbox", "/home/u/notes.txt", "no network"}, []string{"egress proxy refused"}},
+		{Result{Output: "curl: (56) CONNECT tunnel failed, response 403\n", ExitCode: 56}, refused,
+			[]string{"Parallax's egress proxy refused evil.example:443 (host_not_allowed)", "api.example.com", "proxy.golang.org"},
+			[]string{"down.example", "no network"}},
+		{Result{Output: "curl: (6) Could not resolve host: x.example\n", ExitCode: 6}, offline,
+			[]string{"no network", "/home/u/notes.txt"}, nil},
+		{Result{Output: "touch: cannot touch '/etc/x': Read-only file system\n", ExitCode: 1}, SandboxEnd{Grants: Grants{WriteFiles: many}},
+			[]string{"/home/u/f00", "/home/u/f07", "and 42 more"}, []string{"/home/u/f08"}},
+		{Result{Output: "FAIL example.com/m 0.01s\n", ExitCode: 1}, offline, nil, nil},
+		{Result{Output: "Permission denied (publickey).\n", ExitCode: 0}, offline, nil, nil},
 	} {
-		if got := sandboxHint(&tc.res); (got != "") != tc.hint || tc.hint && !strings.Contains(got, "Parallax ran this command in its sandbox") {
-			t.Errorf("%q (exit %d): hint %q, want one: %v", tc.res.Output, tc.res.ExitCode, got, tc.hint)
+		got := sandboxHint(&tc.res, tc.end)
+		if (got != "") != (tc.want != nil) {
+			t.Errorf("%q (exit %d): hint %q, want one: %v", tc.res.Output, tc.res.ExitCode, got, tc.want != nil)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%q: hint %q lacks %q", tc.res.Output, got, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(got, n) {
+				t.Errorf("%q: hint %q holds %q", tc.res.Output, got, n)
+			}
+		}
+		if len(got) > 1500 {
+			t.Errorf("%q: hint of %d bytes", tc.res.Output, len(got))
 		}
 	}
 }

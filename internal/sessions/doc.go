@@ -6,6 +6,7 @@
 //	err = m.Append(ctx, info.ID, "user", "fix the build")
 //	turn, err := m.StartTurn(ctx, info.ID)
 //	err = m.NoteSnapshot(ctx, info.ID, turn, snapID) // each Chronicle snapshot the turn took
+//	err = m.NoteEffects(ctx, info.ID, turn, effects) // what no snapshot covers (a push, a write outside)
 //	res, err := m.Command(ctx, info.ID, "undo", nil)   // the workspace as before that turn
 //
 // Guarantees:
@@ -32,7 +33,12 @@
 //     snapshot found it, i.e. as it was before the turn. Every snapshot is
 //     checked to exist before anything is restored; each rollback is
 //     audited like `parallax chronicle rollback` (workspace.AuditedRollback)
-//     and can itself be rolled back (the undo snapshots are named).
+//     and can itself be rolled back (the undo snapshots are named). What
+//     the turn did that no snapshot covers (NoteEffects: a path outside
+//     the workspace changed, a host reached) is named as not restored,
+//     to the user and in the notice to the model, bounded; "nothing
+//     outside the snapshots" when there was none. A turn with only such
+//     effects is undone with nothing restored, and says so.
 //   - /config set and /model go through workspace.SetConfig with the
 //     session set, so security keys (policy, budgets, sandbox, endpoints)
 //     are refused (workspace.ErrSecurityKey) and every change is a

@@ -112,9 +112,10 @@ type otrSession struct {
 }
 
 type otrTurn struct {
-	id     string
-	snaps  []int64
-	undone bool
+	id      string
+	snaps   []int64
+	effects []Effect
+	undone  bool
 }
 
 // Open returns the Manager of the workspace whose database is db.
@@ -477,6 +478,50 @@ func (m *Manager) NoteSnapshot(ctx context.Context, id, turnID string, snapshot 
 	m.mu.Unlock()
 	if err := m.db.AddTurnSnapshot(ctx, id, turnID, snapshot); err != nil {
 		return fmt.Errorf("note snapshot of session %s: %w", id, err)
+	}
+	return nil
+}
+
+// Effect is something a turn did that no Chronicle snapshot covers
+// (EffectWrite, EffectNetwork), which /undo names as not restored.
+type Effect = store.TurnEffect
+
+// Kinds of Effect.
+const (
+	EffectWrite   = store.EffectWrite
+	EffectNetwork = store.EffectNetwork
+)
+
+// NoteEffects notes what a turn did that no snapshot covers, for /undo
+// to name (at most store.MaxTurnEffects per turn, each once).
+func (m *Manager) NoteEffects(ctx context.Context, id, turnID string, effects []Effect) error {
+	for _, e := range effects {
+		if err := e.Check(); err != nil {
+			return fmt.Errorf("note effects of session %s: %w", id, err)
+		}
+	}
+	if len(effects) == 0 {
+		return nil
+	}
+	m.mu.Lock()
+	if s, ok := m.otr[id]; ok {
+		defer m.mu.Unlock()
+		for i := range s.turns {
+			if s.turns[i].id != turnID {
+				continue
+			}
+			for _, e := range effects {
+				if len(s.turns[i].effects) < store.MaxTurnEffects && !slices.Contains(s.turns[i].effects, e) {
+					s.turns[i].effects = append(s.turns[i].effects, e)
+				}
+			}
+			return nil
+		}
+		return fmt.Errorf("note effects of session %s: turn %s: %w", id, turnID, ErrNotFound)
+	}
+	m.mu.Unlock()
+	if err := m.db.AddTurnEffects(ctx, id, turnID, effects); err != nil {
+		return fmt.Errorf("note effects of session %s: %w", id, err)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parallax/parallax/audit"
@@ -153,8 +154,8 @@ func TestUndoRestoresTheLastTurn(t *testing.T) {
 				}
 			}
 		}
-		if _, snaps, _, _ := e.m.lastTurn(ctx, s.ID); st.nothing && snaps != nil {
-			t.Errorf("undo %d: snapshots left to undo: %v", i+1, snaps)
+		if lt, _, _ := e.m.lastTurn(ctx, s.ID); st.nothing && lt.Snapshots != nil {
+			t.Errorf("undo %d: snapshots left to undo: %v", i+1, lt.Snapshots)
 		}
 		if res.Text == "" {
 			t.Errorf("undo %d: no text", i+1)
@@ -169,8 +170,8 @@ func TestUndoRestoresTheLastTurn(t *testing.T) {
 			}
 		}
 	}
-	if turn, snaps, _, err := e.m.lastTurn(ctx, other.ID); err != nil || turn != t3 || len(snaps) != 1 {
-		t.Errorf("the other session's turn: got %q %v %v, want %s with one snapshot", turn, snaps, err, t3)
+	if lt, _, err := e.m.lastTurn(ctx, other.ID); err != nil || lt.ID != t3 || len(lt.Snapshots) != 1 {
+		t.Errorf("the other session's turn: got %q %v %v, want %s with one snapshot", lt.ID, lt.Snapshots, err, t3)
 	}
 	e.verifyChain(t)
 }
@@ -197,8 +198,8 @@ func TestUndoRefusesAMissingSnapshot(t *testing.T) {
 	if got := e.state(t)["a.txt"]; string(got) != "two\n" {
 		t.Errorf("a.txt: got %q, want it untouched (\"two\\n\")", got)
 	}
-	if got, _, _, _ := e.m.lastTurn(ctx, s.ID); got != turn {
-		t.Errorf("the turn is no longer undoable: got %q, want %q", got, turn)
+	if got, _, _ := e.m.lastTurn(ctx, s.ID); got.ID != turn {
+		t.Errorf("the turn is no longer undoable: got %q, want %q", got.ID, turn)
 	}
 	if n := len(e.entries(t, audit.Filter{Type: audit.TransactionRollback})); n != 0 {
 		t.Errorf("%d rollback entries, want none", n)
@@ -235,4 +236,80 @@ func TestNoteSnapshotErrors(t *testing.T) {
 	if _, err := e.m.StartTurn(ctx, "nope"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("turn of an unknown session: got %v, want ErrNotFound", err)
 	}
+}
+
+// TestUndoNamesWhatItCannotRestore: /undo of a turn that pushed and
+// wrote outside the workspace restores its files and says, to the user
+// and to the model, what stays done; a turn whose effects were all in
+// its snapshots says nothing lies outside them; a turn that only did
+// what no snapshot covers is undone with nothing restored and says why.
+// The same holds off the record.
+func TestUndoNamesWhatItCannotRestore(t *testing.T) {
+	for _, otr := range []bool{false, true} {
+		e := newEnv(t, nil)
+		ctx := context.Background()
+		e.write(t, "a.txt", "one\n")
+		s := mustNew(t, e.m, otr)
+		push := Effect{Kind: EffectNetwork, Subject: "127.0.0.1:9418"}
+		wrote := Effect{Kind: EffectWrite, Subject: "/home/u/.config/tool/settings"}
+
+		covered, err := e.m.StartTurn(ctx, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.snap(t, s.ID, covered, "a.txt")
+		e.write(t, "a.txt", "two\n")
+
+		only, err := e.m.StartTurn(ctx, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.m.NoteEffects(ctx, s.ID, only, []Effect{push}); err != nil {
+			t.Fatal(err)
+		}
+
+		both, err := e.m.StartTurn(ctx, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.snap(t, s.ID, both, "a.txt")
+		e.write(t, "a.txt", "three\n")
+		if err := e.m.NoteEffects(ctx, s.ID, both, []Effect{wrote, push, wrote}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.m.NoteEffects(ctx, s.ID, both, []Effect{{Kind: "exec", Subject: "x"}}); err == nil {
+			t.Errorf("otr=%v: an unknown kind of effect was noted", otr)
+		}
+
+		res := mustCommand(t, e.m, s.ID, "undo")
+		if got := string(e.state(t)["a.txt"]); got != "two\n" {
+			t.Errorf("otr=%v: a.txt after the first /undo: %q", otr, got)
+		}
+		notice := e.m.TakeNotice(s.ID)
+		for _, text := range []string{res.Text, notice} {
+			if !containsAll(strings.ToLower(text), "a.txt", "not restored", wrote.Subject, push.Subject, "push") {
+				t.Errorf("otr=%v: the first /undo does not name what stays done: %q", otr, text)
+			}
+		}
+		res = mustCommand(t, e.m, s.ID, "undo")
+		if !containsAll(res.Text, "nothing was restored", push.Subject) || containsAll(res.Text, wrote.Subject) {
+			t.Errorf("otr=%v: the second /undo (a turn with only a push): %q", otr, res.Text)
+		}
+		if notice := e.m.TakeNotice(s.ID); !containsAll(notice, push.Subject) {
+			t.Errorf("otr=%v: the model is not told the push stays: %q", otr, notice)
+		}
+		res = mustCommand(t, e.m, s.ID, "undo")
+		if got := string(e.state(t)["a.txt"]); got != "one\n" || !containsAll(res.Text, "nothing outside the snapshots") {
+			t.Errorf("otr=%v: the third /undo: a.txt %q, text %q", otr, got, res.Text)
+		}
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
 }

@@ -277,38 +277,135 @@ ON CONFLICT DO NOTHING`, id, turn, snapshot)
 	})
 }
 
+// Kinds of a turn's effects (TurnEffect.Kind).
+const (
+	EffectWrite   = "write"   // a path outside the workspace (or .parallax) changed, which no snapshot covers
+	EffectNetwork = "network" // a host:port a command reached through its egress proxy
+)
+
+// TurnEffect is something a turn did that no Chronicle snapshot covers,
+// so /undo cannot revert it: a kind and what it concerns (a path, a
+// host:port).
+type TurnEffect struct{ Kind, Subject string }
+
+// MaxTurnEffects bounds the effects kept for one turn; MaxEffectSubject
+// the bytes of one subject.
+const (
+	MaxTurnEffects   = 64
+	MaxEffectSubject = 512
+)
+
+// AddTurnEffects notes what turn did that no snapshot covers. The turn
+// must exist; an effect noted twice is kept once, and past
+// MaxTurnEffects of a turn the rest are dropped (UndoableTurn.Effects
+// then holds MaxTurnEffects: say there may be more).
+func (db *DB) AddTurnEffects(ctx context.Context, id, turn string, effects []TurnEffect) error {
+	what := fmt.Sprintf("note the effects of turn %s of conversation %s", turn, id)
+	for _, e := range effects {
+		if err := e.Check(); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	if len(effects) == 0 {
+		return nil
+	}
+	return db.write(ctx, what, func(tx *sql.Tx) error {
+		var one int
+		err := tx.QueryRowContext(ctx, "SELECT 1 FROM conversation_turns WHERE conversation = ? AND id = ?", id, turn).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		for _, e := range effects {
+			_, err := tx.ExecContext(ctx, `INSERT INTO turn_effects (conversation, turn, kind, subject)
+SELECT ?1, ?2, ?3, ?4 WHERE (SELECT count(*) FROM turn_effects WHERE conversation = ?1 AND turn = ?2) < ?5
+ON CONFLICT DO NOTHING`, id, turn, e.Kind, e.Subject, MaxTurnEffects)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Check reports whether e can be kept: a known kind, a subject of 1 to
+// MaxEffectSubject bytes.
+func (e TurnEffect) Check() error {
+	if (e.Kind != EffectWrite && e.Kind != EffectNetwork) || e.Subject == "" || len(e.Subject) > MaxEffectSubject {
+		return fmt.Errorf("effect %q %q: want kind %s or %s and 1-%d bytes of subject", clipped(e.Kind),
+			clipped(e.Subject), EffectWrite, EffectNetwork, MaxEffectSubject)
+	}
+	return nil
+}
+
+func clipped(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}
+
+// UndoableTurn is the turn /undo goes back over: its Chronicle snapshots
+// in ascending order and what it did that they do not cover, ordered by
+// kind and subject.
+type UndoableTurn struct {
+	ID        string
+	Snapshots []int64
+	Effects   []TurnEffect
+}
+
 // LastUndoableTurn returns the latest turn of a conversation that took
-// snapshots and was not undone yet, with its snapshot ids in ascending
-// order; ErrNotFound when there is none.
-func (db *DB) LastUndoableTurn(ctx context.Context, id string) (string, []int64, error) {
+// snapshots or did something no snapshot covers, and was not undone yet;
+// ErrNotFound when there is none.
+func (db *DB) LastUndoableTurn(ctx context.Context, id string) (UndoableTurn, error) {
 	what := "find the turn to undo in conversation " + id
-	var turn string
+	var t UndoableTurn
 	err := db.r.QueryRowContext(ctx, `SELECT t.id FROM conversation_turns t WHERE t.conversation = ? AND t.undone_at IS NULL
-AND EXISTS (SELECT 1 FROM turn_snapshots s WHERE s.conversation = t.conversation AND s.turn = t.id)
-ORDER BY t.seq DESC LIMIT 1`, id).Scan(&turn)
+AND (EXISTS (SELECT 1 FROM turn_snapshots s WHERE s.conversation = t.conversation AND s.turn = t.id)
+  OR EXISTS (SELECT 1 FROM turn_effects e WHERE e.conversation = t.conversation AND e.turn = t.id))
+ORDER BY t.seq DESC LIMIT 1`, id).Scan(&t.ID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil, fmt.Errorf("%s: %w", what, ErrNotFound)
+		return t, fmt.Errorf("%s: %w", what, ErrNotFound)
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", what, err)
+		return t, fmt.Errorf("%s: %w", what, err)
 	}
-	rows, err := db.r.QueryContext(ctx, "SELECT snapshot FROM turn_snapshots WHERE conversation = ? AND turn = ? ORDER BY snapshot", id, turn)
+	if err := db.turnRows(ctx, "SELECT snapshot FROM turn_snapshots WHERE conversation = ? AND turn = ? ORDER BY snapshot",
+		id, t.ID, func(rows *sql.Rows) error {
+			var s int64
+			err := rows.Scan(&s)
+			t.Snapshots = append(t.Snapshots, s)
+			return err
+		}); err != nil {
+		return t, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := db.turnRows(ctx, "SELECT kind, subject FROM turn_effects WHERE conversation = ? AND turn = ? ORDER BY kind, subject",
+		id, t.ID, func(rows *sql.Rows) error {
+			var e TurnEffect
+			err := rows.Scan(&e.Kind, &e.Subject)
+			t.Effects = append(t.Effects, e)
+			return err
+		}); err != nil {
+		return t, fmt.Errorf("%s: %w", what, err)
+	}
+	return t, nil
+}
+
+// turnRows runs query for one turn and hands each row to scan.
+func (db *DB) turnRows(ctx context.Context, query, id, turn string, scan func(*sql.Rows) error) error {
+	rows, err := db.r.QueryContext(ctx, query, id, turn)
 	if err != nil {
-		return "", nil, fmt.Errorf("%s: %w", what, err)
+		return err
 	}
 	defer rows.Close()
-	var ids []int64
 	for rows.Next() {
-		var s int64
-		if err := rows.Scan(&s); err != nil {
-			return "", nil, fmt.Errorf("%s: %w", what, err)
+		if err := scan(rows); err != nil {
+			return err
 		}
-		ids = append(ids, s)
 	}
-	if err := rows.Err(); err != nil {
-		return "", nil, fmt.Errorf("%s: %w", what, err)
-	}
-	return turn, ids, nil
+	return rows.Err()
 }
 
 // MarkTurnUndone stamps a turn as undone at at, so the next undo goes

@@ -179,7 +179,7 @@ func TestTurnSnapshots(t *testing.T) {
 	if err := db.CreateConversation(ctx, "c", clk.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := db.LastUndoableTurn(ctx, "c"); !errors.Is(err, ErrNotFound) {
+	if _, err := db.LastUndoableTurn(ctx, "c"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("no turns: got %v, want ErrNotFound", err)
 	}
 	for i, snaps := range [][]int64{{3, 1}, {}, {7}} {
@@ -207,21 +207,82 @@ func TestTurnSnapshots(t *testing.T) {
 		snaps []int64
 	}{{"t2", []int64{7}}, {"t0", []int64{1, 3}}}
 	for _, w := range want {
-		turn, snaps, err := db.LastUndoableTurn(ctx, "c")
+		got, err := db.LastUndoableTurn(ctx, "c")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if turn != w.turn || !slices.Equal(snaps, w.snaps) {
-			t.Errorf("got %s %v, want %s %v", turn, snaps, w.turn, w.snaps)
+		if got.ID != w.turn || !slices.Equal(got.Snapshots, w.snaps) {
+			t.Errorf("got %s %v, want %s %v", got.ID, got.Snapshots, w.turn, w.snaps)
 		}
-		if err := db.MarkTurnUndone(ctx, "c", turn, clk.Now()); err != nil {
+		if err := db.MarkTurnUndone(ctx, "c", got.ID, clk.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, _, err := db.LastUndoableTurn(ctx, "c"); !errors.Is(err, ErrNotFound) {
+	if _, err := db.LastUndoableTurn(ctx, "c"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("all undone: got %v, want ErrNotFound", err)
 	}
 	if err := db.MarkTurnUndone(ctx, "c", "t0", clk.Now()); !errors.Is(err, ErrNotFound) {
 		t.Errorf("undone twice: got %v, want ErrNotFound", err)
+	}
+}
+
+// TestTurnEffects: what a turn did that no snapshot covers is kept with
+// the turn, once each, bounded; a turn with only such effects is the one
+// /undo goes back over; deleting the conversation deletes them.
+func TestTurnEffects(t *testing.T) {
+	db, clk := openTest(t)
+	ctx := context.Background()
+	if err := db.CreateConversation(ctx, "c", clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for _, turn := range []string{"t0", "t1"} {
+		if err := db.StartConversationTurn(ctx, "c", turn, clk.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.AddTurnSnapshot(ctx, "c", "t0", 4); err != nil {
+		t.Fatal(err)
+	}
+	push := TurnEffect{EffectNetwork, "127.0.0.1:9418"}
+	wrote := TurnEffect{EffectWrite, "/home/u/.config/x/settings"}
+	for range 2 {
+		if err := db.AddTurnEffects(ctx, "c", "t1", []TurnEffect{push, wrote}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, bad := range []TurnEffect{{"exec", "x"}, {EffectWrite, ""}, {EffectWrite, strings.Repeat("a", MaxEffectSubject+1)}} {
+		if err := db.AddTurnEffects(ctx, "c", "t1", []TurnEffect{bad}); err == nil {
+			t.Errorf("effect %q %.20q accepted", bad.Kind, bad.Subject)
+		}
+	}
+	if err := db.AddTurnEffects(ctx, "c", "t9", []TurnEffect{push}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown turn: got %v, want ErrNotFound", err)
+	}
+	got, err := db.LastUndoableTurn(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != "t1" || len(got.Snapshots) != 0 || !slices.Equal(got.Effects, []TurnEffect{push, wrote}) {
+		t.Fatalf("got %+v, want t1 without snapshots, with [%v %v]", got, push, wrote)
+	}
+	var many []TurnEffect
+	for i := range MaxTurnEffects + 10 {
+		many = append(many, TurnEffect{EffectWrite, fmt.Sprintf("/out/%03d", i)})
+	}
+	if err := db.AddTurnEffects(ctx, "c", "t0", many); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.MarkTurnUndone(ctx, "c", "t1", clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = db.LastUndoableTurn(ctx, "c"); err != nil || got.ID != "t0" || len(got.Effects) != MaxTurnEffects {
+		t.Fatalf("got %s with %d effects (%v), want t0 with %d", got.ID, len(got.Effects), err, MaxTurnEffects)
+	}
+	if _, err := db.DeleteConversation(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM turn_effects").Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d effects survived their conversation (%v)", n, err)
 	}
 }

@@ -159,6 +159,16 @@ CREATE TABLE turn_snapshots (
 	FOREIGN KEY (conversation, turn) REFERENCES conversation_turns (conversation, id) ON DELETE CASCADE
 ) WITHOUT ROWID;
 `},
+	{9, "turn effects", `
+CREATE TABLE turn_effects (
+	conversation TEXT NOT NULL,
+	turn         TEXT NOT NULL,
+	kind         TEXT NOT NULL CHECK (kind IN ('write', 'network')),
+	subject      TEXT NOT NULL CHECK (subject <> '' AND length(subject) <= 512),
+	PRIMARY KEY (conversation, turn, kind, subject),
+	FOREIGN KEY (conversation, turn) REFERENCES conversation_turns (conversation, id) ON DELETE CASCADE
+) WITHOUT ROWID;
+`},
 }
 
 // SchemaVersion is the newest schema this binary knows.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -259,5 +260,49 @@ func TestMigrationsRecorded(t *testing.T) {
 	}
 	if len(got) != len(migrations) {
 		t.Errorf("got %v, want %d migrations recorded", got, len(migrations))
+	}
+}
+
+// TestTurnEffectsMigration: a database made before turn effects existed
+// (schema 8) with a turn in it opens at the newest schema, keeps the
+// turn, and takes its effects.
+func TestTurnEffectsMigration(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	if err := prepareFile(path); err != nil {
+		t.Fatal(err)
+	}
+	w, err := openPool(path, time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetMaxOpenConns(1)
+	if err := migrate(ctx, w, migrations[:8], newClock().Now); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"INSERT INTO conversations (id, created_at, updated_at) VALUES ('c', 1, 1)",
+		"INSERT INTO conversation_turns (conversation, id, seq, started_at) VALUES ('c', 't', 1, 1)",
+		"INSERT INTO turn_snapshots (conversation, turn, snapshot) VALUES ('c', 't', 3)"} {
+		if _, err := w.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(ctx, path, WithClock(newClock().Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v, err := db.Version(ctx); err != nil || v != SchemaVersion() || v < 9 {
+		t.Fatalf("version %d (%v), want %d", v, err, SchemaVersion())
+	}
+	if err := db.AddTurnEffects(ctx, "c", "t", []TurnEffect{{EffectNetwork, "example.com:443"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.LastUndoableTurn(ctx, "c")
+	if err != nil || got.ID != "t" || !slices.Equal(got.Snapshots, []int64{3}) || len(got.Effects) != 1 {
+		t.Fatalf("got %+v, %v: want turn t with its snapshot and the new effect", got, err)
 	}
 }
