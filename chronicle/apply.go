@@ -28,6 +28,8 @@ type applier struct {
 	staged   map[string]string // path → staged file
 	restored int
 	removed  int
+	written  []string // files and links written back (at most MaxNamed)
+	gone     []string // removed (at most MaxNamed)
 }
 
 func newApplier(c *Chronicle, root *os.Root, files, cur []store.FileRecord) *applier {
@@ -88,6 +90,9 @@ func (a *applier) run(tops []string) error {
 			return err
 		}
 		a.restored++
+		if f.Type != string(TypeDir) && len(a.written) < MaxNamed {
+			a.written = append(a.written, f.Path)
+		}
 	}
 	return a.closeDirs()
 }
@@ -133,6 +138,9 @@ func (a *applier) removeStrays() error {
 		}
 		delete(a.have, h.Path)
 		a.removed++
+		if len(a.gone) < MaxNamed {
+			a.gone = append(a.gone, h.Path)
+		}
 		gone = h.Path
 	}
 	return nil

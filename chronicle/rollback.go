@@ -21,7 +21,14 @@ type RollbackResult struct {
 	Undo     Snapshot // the state just before the rollback: roll back to Undo.ID to undo it
 	Restored int      // files, directories and links written
 	Removed  int      // paths removed (absent in the snapshot, or new inside a snapshotted directory)
+	// Written and Gone name them (workspace-relative, slash-separated):
+	// the files and links written back, and the topmost of each tree
+	// removed; at most MaxNamed each (the counts above are whole).
+	Written, Gone []string
 }
+
+// MaxNamed bounds the paths a RollbackResult names.
+const MaxNamed = 256
 
 // Rollback restores the paths of snapshot id exactly as they were:
 // content, modes and modification times, symlinks, deleted files and
@@ -99,7 +106,7 @@ func (c *Chronicle) rollbackLocked(ctx context.Context, id int64) (RollbackResul
 	if err := a.run(rec.Paths); err != nil {
 		return res, fmt.Errorf("%w (partly applied; rollback %d returns to the state before)", err, undo.ID)
 	}
-	res.Restored, res.Removed = a.restored, a.removed
+	res.Restored, res.Removed, res.Written, res.Gone = a.restored, a.removed, a.written, a.gone
 	return res, nil
 }
 

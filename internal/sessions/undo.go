@@ -102,6 +102,7 @@ func (m *Manager) cmdUndo(ctx context.Context, c call) (CommandResult, error) {
 	}
 	var undos []string
 	restored, removed := 0, 0
+	final := map[string]string{} // path → what the last rollback that touched it did
 	for i := len(t.Snapshots) - 1; i >= 0; i-- {
 		chron, err := m.chronicleOf()
 		if err != nil {
@@ -117,6 +118,12 @@ func (m *Manager) cmdUndo(ctx context.Context, c call) (CommandResult, error) {
 				t.ID, t.Snapshots[i], strings.Join(undos, ", "), err)
 		}
 		restored, removed = restored+res.Restored, removed+res.Removed
+		for _, p := range res.Gone {
+			final[p] = "removed"
+		}
+		for _, p := range res.Written {
+			final[p] = "written back"
+		}
 	}
 	if err := m.markUndone(ctx, c.session, t.ID, otr); err != nil {
 		return CommandResult{}, err
@@ -128,15 +135,57 @@ func (m *Manager) cmdUndo(ctx context.Context, c call) (CommandResult, error) {
 		text = fmt.Sprintf("undid turn %s: it changed no file a snapshot keeps, so nothing was restored\nnot restored: %s", t.ID, left)
 		notice = fmt.Sprintf("[Parallax: the user ran /undo on your turn %s; nothing of it could be restored. Not restored: %s.]", t.ID, left)
 	} else {
-		text = fmt.Sprintf("undid turn %s: %s as before it (%d written back, %d removed, from %d snapshot(s))\nnot restored: %s\n"+
+		text = fmt.Sprintf("undid turn %s (%d written back, %d removed, from %d snapshot(s)): %s\nnot restored: %s\n"+
 			"to revert the undo: parallax chronicle rollback each of %s, in that order",
-			t.ID, strings.Join(shown, ", "), restored, removed, len(t.Snapshots), left, reversed(undos))
+			t.ID, restored, removed, len(t.Snapshots), whatWasDone(paths, final), left, reversed(undos))
 		notice = fmt.Sprintf("[Parallax: the user ran /undo: the changes your turn %s made to %s were reverted; "+
 			"those files are as they were before that turn. Read them again before relying on them. Not restored: %s.]",
 			t.ID, strings.Join(shown, ", "), left)
 	}
 	m.setNotice(c.session, notice)
 	return CommandResult{Text: text}, nil
+}
+
+// whatWasDone names, per path, what /undo did: written back, removed,
+// or nothing because the path was already as before the turn (a
+// manifest a snapshot kept while absent, say).
+func whatWasDone(paths []string, final map[string]string) string {
+	var written, removed, same []string
+	for p, did := range final {
+		if did == "removed" {
+			removed = append(removed, p)
+		} else {
+			written = append(written, p)
+		}
+	}
+	for _, p := range paths {
+		touched := false
+		for q := range final {
+			if q == p || strings.HasPrefix(q, p+"/") || p == "." {
+				touched = true
+				break
+			}
+		}
+		if !touched {
+			same = append(same, p)
+		}
+	}
+	slices.Sort(written)
+	slices.Sort(removed)
+	var parts []string
+	if len(written) > 0 {
+		parts = append(parts, "written back: "+strings.Join(bounded(written), ", "))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, "removed: "+strings.Join(bounded(removed), ", "))
+	}
+	if len(same) > 0 {
+		parts = append(parts, "already as before it: "+strings.Join(bounded(same), ", "))
+	}
+	if len(parts) == 0 {
+		return "every path was already as before it"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // snapshotPaths lists, sorted, the paths a turn's snapshots hold, each

@@ -313,3 +313,30 @@ func containsAll(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// TestUndoSaysWhatItDidPerPath: a go get changes go.mod and creates
+// go.sum; the snapshot also kept go.work, absent before and after. /undo
+// names go.mod as written back, go.sum as removed and go.work as already
+// as before, not all three as restored.
+func TestUndoSaysWhatItDidPerPath(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	e.write(t, "go.mod", "module w\n")
+	s := mustNew(t, e.m, false)
+	turn, err := e.m.StartTurn(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.snap(t, s.ID, turn, "go.mod", "go.sum", "go.work")
+	e.write(t, "go.mod", "module w\n\nrequire example.com/dep v1.0.0\n")
+	e.write(t, "go.sum", "example.com/dep v1.0.0 h1:x\n")
+	res := mustCommand(t, e.m, s.ID, "undo")
+	if _, ok := e.state(t)["go.sum"]; ok {
+		t.Fatal("go.sum is still there")
+	}
+	for _, want := range []string{"written back: go.mod", "removed: go.sum", "already as before it: go.work"} {
+		if !strings.Contains(res.Text, want) {
+			t.Errorf("/undo text lacks %q: %q", want, res.Text)
+		}
+	}
+}
