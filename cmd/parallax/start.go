@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/parallax/parallax/internal/engine"
 	pb "github.com/parallax/parallax/proto/parallax/v1"
@@ -228,7 +230,10 @@ func shutdownCmd(use, short string, restart bool) *cobra.Command {
 			}
 			_, err = c.Shutdown(cmd.Context(), &pb.ShutdownRequest{Restart: restart, Reason: "parallax " + use})
 			c.Close()
-			if err != nil {
+			// A connection cut before the answer arrived is the engine
+			// going away: whether it went (and came back) is what
+			// waitShutdown checks.
+			if err != nil && status.Code(err) != codes.Unavailable {
 				return err
 			}
 			return waitShutdown(cmd, root, st.GetPid(), restart)

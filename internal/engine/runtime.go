@@ -349,6 +349,29 @@ func (r *Runtime) requestStop(err error) {
 	r.stopOnce.Do(func() { r.stop <- err })
 }
 
+// stopGrace is how long Close lets the calls in flight finish (the
+// Shutdown call's own answer among them) before it cuts every
+// connection.
+const stopGrace = 2 * time.Second
+
+// stopServer stops srv gracefully, within grace: a client asking the
+// engine to stop or restart gets its answer instead of a cut connection.
+func stopServer(srv *grpc.Server, grace time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		srv.GracefulStop()
+		close(done)
+	}()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		srv.Stop()
+		<-done
+	}
+}
+
 // Close stops serving clients and releases the workspace and the lock.
 func (r *Runtime) Close() error {
 	r.mu.Lock()
@@ -360,7 +383,7 @@ func (r *Runtime) Close() error {
 	r.mu.Unlock()
 	r.hub.close()
 	if r.srv != nil {
-		r.srv.Stop()
+		stopServer(r.srv, stopGrace)
 	}
 	var errs []error
 	if r.lis != nil {
