@@ -200,8 +200,7 @@ func (c *agentConn) agentError(e *pb.AgentError) {
 	if _, ok := c.r.endTurnOf(e.GetTurnId(), e.GetSessionId(), "error"); !ok {
 		return
 	}
-	c.r.hub.publish(&pb.Event{SessionId: e.GetSessionId(), Kind: &pb.Event_Error{Error: &pb.EventError{
-		Code: e.GetCode(), Message: e.GetMessage(), TurnId: e.GetTurnId()}}})
+	c.r.turnFailed(c.ctx, e.GetSessionId(), e.GetTurnId(), e.GetCode(), e.GetMessage())
 }
 
 // checkSandbox audits the agent's sandbox report and refuses a failed

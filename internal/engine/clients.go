@@ -201,7 +201,7 @@ func (r *Runtime) SendWith(ctx context.Context, session, text, origin string, ot
 		TurnId: turn, Text: toAgent, Origin: origin, SessionId: session, History: history,
 		MaxToolRounds: uint32(min(max(maxRounds, 0), MaxTurnToolRounds))}}}); err != nil {
 		r.endTurn(turn)
-		r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_Error{Error: &pb.EventError{Code: "agent_unreachable", Message: err.Error(), TurnId: turn}}})
+		r.turnFailed(ctx, session, turn, "agent_unreachable", err.Error())
 		return "", "", status.Errorf(codes.Unavailable, "hand the message to the agent: %v", err)
 	}
 	return session, turn, nil

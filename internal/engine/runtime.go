@@ -414,19 +414,42 @@ func (r *Runtime) appendAudit(ctx context.Context, e audit.Event) {
 // fails the turns it had in flight.
 func (r *Runtime) setAgent(c *agentConn) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if c != nil {
 		r.agent = c
 		close(r.ready)
+		r.mu.Unlock()
 		return
 	}
 	r.agent = nil
 	r.ready = make(chan struct{})
+	ended := make(map[string]string, len(r.turns))
 	for turn, ts := range r.turns {
-		r.hub.publish(&pb.Event{SessionId: ts.session, Kind: &pb.Event_Error{Error: &pb.EventError{Code: "agent_exited",
-			Message: "the agent process ended during the turn; it is being restarted", TurnId: turn}}})
+		ended[turn] = ts.session
 		delete(r.turns, turn)
 	}
+	r.mu.Unlock()
+	for turn, session := range ended {
+		r.turnFailed(context.Background(), session, turn, "agent_exited",
+			"the agent process ended during the turn; it is being restarted")
+	}
+}
+
+// maxFailureText bounds the error text a failed turn leaves in its
+// session's history.
+const maxFailureText = 2 << 10
+
+// turnFailed tells the clients a turn ended in an error, and leaves the
+// error in the session's history (a system message: /history and
+// /export show it; the model is not sent it).
+func (r *Runtime) turnFailed(ctx context.Context, session, turn, code, msg string) {
+	text := msg
+	if len(text) > maxFailureText {
+		text = text[:maxFailureText] + "…"
+	}
+	if err := r.sessions.Append(ctx, session, "system", "the turn ended with an error ("+code+"): "+text); err != nil {
+		r.log.Warn("keep turn error", "session", clipName(session), "err", err)
+	}
+	r.hub.publish(&pb.Event{SessionId: session, Kind: &pb.Event_Error{Error: &pb.EventError{Code: code, Message: msg, TurnId: turn}}})
 }
 
 // waitAgent returns the welcomed agent, waiting for one until ctx ends.

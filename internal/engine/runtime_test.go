@@ -607,6 +607,11 @@ func runtimeAgentKilledMidTurn(t *testing.T, mode string) {
 			t.Fatal("the turn completed although its agent was killed")
 		}
 	}
+	// The failed turn stays in the session's history.
+	if h, err := e.client.RunCommand(ctx, &pb.CommandRequest{SessionId: resp.GetSessionId(), Name: "history"}); err != nil ||
+		!strings.Contains(h.GetText(), "the turn ended with an error (agent_exited)") {
+		t.Errorf("/history after the failed turn: %q, %v", h.GetText(), err)
+	}
 	_, evs := e.turn(t, resp.GetSessionId(), "still there?", false)
 	if rc := evs[len(evs)-1].GetResponseComplete(); rc == nil || rc.GetText() != "after the restart" {
 		t.Fatalf("turn after the restart ended with %v", evs[len(evs)-1])
