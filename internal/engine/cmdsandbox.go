@@ -145,6 +145,18 @@ func (cfg CommandSandboxConfig) provision(plan *commandPlan, inTemp func(tmp str
 		return nil, nil, fmt.Errorf("private temp directory: %w", err)
 	}
 	spec.TempDir = tmp
+	var inWS []string
+	for _, m := range spec.MaskFiles {
+		if within(m, cfg.Workspace) {
+			inWS = append(inWS, m)
+		}
+	}
+	gitEnv, err := writeGitExclude(tmp, "/tmp", cfg.Home, inWS) // tmp's root is the sandbox's /tmp
+	if err != nil {
+		plan.undo()
+		_ = os.RemoveAll(tmp)
+		return nil, nil, fmt.Errorf("private temp directory: %w", err)
+	}
 	if inTemp != nil {
 		if err := inTemp(tmp); err != nil {
 			plan.undo()
@@ -202,6 +214,9 @@ func (cfg CommandSandboxConfig) provision(plan *commandPlan, inTemp func(tmp str
 		c.Path, c.Args = sc.Path, sc.Args
 		spec.SetSysProcAttr(c) // the runner adds its process group to these
 		c.Env = append(withoutKeys(c.Env, "TMPDIR"), "TMPDIR="+spec.TempDirInside())
+		if gitEnv != nil {
+			c.Env = append(withoutKeys(c.Env, gitConfigVars...), gitEnv...)
+		}
 		if spec.Proxy != 0 {
 			c.Env = append(withoutKeys(c.Env, proxyVars...), proxyEnv(spec.Proxy)...)
 			proxy.start()

@@ -256,3 +256,47 @@ func TestCommandSandboxRefusedWithoutHiding(t *testing.T) {
 		t.Fatalf("hook %v, err %v; want no hook and ErrNoUserns naming the sysctls", hook != nil, err)
 	}
 }
+
+// TestMaskedSecretsStayOutOfGit: an untracked secret file that no
+// .gitignore names is masked in a command's sandbox; git add -A succeeds
+// and leaves it out (it would fail on the mask: Permission denied), and
+// the user's own global excludes still apply.
+func TestMaskedSecretsStayOutOfGit(t *testing.T) {
+	sandboxOrSkip(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	ws, home := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, ".config", "git", "ignore"), "*.log\n")
+	gitEnv := []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "PATH=" + os.Getenv("PATH")}
+	if out, err := (&exec.Cmd{Path: mustLook(t, "git"), Args: []string{"git", "init", "-q", ws}, Env: gitEnv}).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	writeFile(t, filepath.Join(ws, ".env"), "API_TOKEN=not-for-git\n")
+	writeFile(t, filepath.Join(ws, "sub", ".env"), "DB_PASSWORD=not-for-git\n")
+	writeFile(t, filepath.Join(ws, "main.go"), "package main\n")
+	writeFile(t, filepath.Join(ws, "debug.log"), "noise\n")
+	hook := newHook(t, ws, home)
+	script := "export HOME=" + home + " GIT_CONFIG_NOSYSTEM=1; git add -A && git status --porcelain --untracked-files=all"
+	out, err := run(t, hook, ws, "git add -A && git status --porcelain", script)
+	if err != nil {
+		t.Fatalf("git add -A in the sandbox: %v: %s", err, out)
+	}
+	if !strings.Contains(out, "A  main.go") || strings.Contains(out, ".env") || strings.Contains(out, "debug.log") {
+		t.Fatalf("git status after git add -A: %q (want main.go staged, no .env, no debug.log)", out)
+	}
+	// The control: without the exclude, the mask makes git add -A fail.
+	out, err = run(t, hook, ws, "git add -A && git status --porcelain", "unset GIT_CONFIG_COUNT; "+script)
+	if err == nil || !strings.Contains(out, "Permission denied") {
+		t.Fatalf("control: git add -A without the exclude: %v: %q", err, out)
+	}
+}
+
+func mustLook(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
