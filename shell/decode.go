@@ -28,6 +28,16 @@ func (a *analyzer) transform(c *Call, in *stream, out stream) stream {
 		if c.Name == "cat" && !stdinOnly {
 			return out
 		}
+		if c.Name == "tee" && in.known && in.text != "" {
+			app := c.has("-a", "--append")
+			for _, w := range c.Positional {
+				if w.Known && w.Value != "-" {
+					if p, ok := a.absPath(a.cwd, w.Value); ok {
+						a.wrote(p, in.text, app)
+					}
+				}
+			}
+		}
 		return finishText(out, in.text, in.known, in.layer, in.decoded)
 	case "base64", "base32", "basenc":
 		if !c.has("-d", "--decode", "-D") || !stdinOnly {

@@ -170,9 +170,24 @@ type Effects struct {
 	// Signals are the processes and services the command signals or
 	// stops, each judged by where its target comes from (killtarget.go).
 	Signals []Signal
+	// Written is the text the command puts in files when the analysis
+	// knows it whole: a redirect of echo, printf or a here-document
+	// (> or >>), tee's files. A file written with text it cannot know is
+	// in Paths only. At most MaxWritten entries.
+	Written []WrittenText
 
 	filters []string // names a case pattern or a [[ ]] test compares with (KillTargets)
 }
+
+// WrittenText is text a command writes to a file.
+type WrittenText struct {
+	Path   string // absolute
+	Text   string
+	Append bool // added at the end (>>, tee -a); else the file's whole content
+}
+
+// MaxWritten bounds Effects.Written.
+const MaxWritten = 16
 
 // Has reports whether a tag of kind k was found.
 func (e *Effects) Has(k TagKind) bool {

@@ -14,6 +14,7 @@ import (
 // known.
 type redirs struct {
 	outs   []string   // files that receive standard output
+	apps   []bool     // whether each of outs is appended to (>>, &>>)
 	tcp    []tcpRedir // /dev/tcp and /dev/udp targets
 	netFD  bool       // a descriptor dup'ed from a network socket
 	stdout bool       // standard output goes elsewhere than the pipe
@@ -120,6 +121,7 @@ func (a *analyzer) redirFile(r *syntax.Redirect, fd string, in *stream, rd *redi
 	a.usePath(nil, p, acc, w.Glob)
 	if acc&action.AccessWrite != 0 && (fd == "1" || r.Op == syntax.RdrAll || r.Op == syntax.AppAll) {
 		rd.outs = append(rd.outs, p)
+		rd.apps = append(rd.apps, r.Op == syntax.AppOut || r.Op == syntax.AppAll)
 		rd.stdout = true
 	}
 	if acc&action.AccessRead != 0 && fd == "0" {
@@ -209,6 +211,11 @@ func (a *analyzer) redirsOut(rd *redirs, out stream) stream {
 	if out.net {
 		a.downloaded = append(a.downloaded, rd.outs...)
 	}
+	if rd.stdout && out.known && out.text != "" {
+		for i, p := range rd.outs {
+			a.wrote(p, out.text, rd.apps[i])
+		}
+	}
 	if rd.stdout {
 		// The environment written to a file is the environment read:
 		// a later cat of the file prints it.
@@ -227,4 +234,12 @@ func isShellName(name string) bool {
 		return true
 	}
 	return false
+}
+
+// wrote records text a command writes to the file p (Effects.Written).
+func (a *analyzer) wrote(p, text string, app bool) {
+	if p == "/dev/null" || len(a.eff.Written) >= MaxWritten {
+		return
+	}
+	a.eff.Written = append(a.eff.Written, WrittenText{Path: p, Text: text, Append: app})
 }

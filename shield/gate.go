@@ -320,4 +320,7 @@ type state struct {
 	// runContent is what a write of a runnable file puts there.
 	runContent   string
 	runContentOK bool
+	// runTexts is what a command writes to runnable files, by path, when
+	// the analysis knows it (the file as it will be).
+	runTexts map[string]string
 }

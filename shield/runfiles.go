@@ -117,6 +117,9 @@ func (g *Gate) judgeRuns(st *state) (verdict.Verdict, bool) {
 	if v, done := g.judgeDirectives(st); done {
 		return v, true
 	}
+	if v, done := g.judgeWrittenText(st); done {
+		return v, true
+	}
 	for i, t := range targets {
 		if i >= maxRunFiles {
 			st.escalate(verdict.StageHeuristic, 2, RuleRunfileUnknown,

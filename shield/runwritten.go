@@ -102,6 +102,9 @@ func (g *Gate) noteRunfiles(st *state, v verdict.Verdict) verdict.Verdict {
 		if i == 0 && st.runContentOK && len(st.runContent) <= runfile.MaxFileBytes {
 			f.content, f.known = st.runContent, true
 		}
+		if c, ok := st.runTexts[p]; ok && len(c) <= runfile.MaxFileBytes {
+			f.content, f.known = c, true
+		}
 		g.written.record(st.req.Session, f)
 		err := g.ifc.Store().UpsertActivity(ctx, ifc.Activity{Path: p, Level: ifc.Public,
 			Labels: []string{LabelAgentWritten}, Source: "agent_write", Session: st.req.Session, Updated: g.now()})
