@@ -182,7 +182,9 @@ func (s *shellExecutor) Cleanup(_ context.Context, c Call, res *Result) {
 		return
 	}
 	notes := st.done()
-	if h := sandboxHint(res); h != "" {
+	if h := hostTrustedHint(res); h != "" {
+		notes = append(notes, h)
+	} else if h := sandboxHint(res); h != "" {
 		notes = append(notes, h)
 	}
 	if len(notes) > 0 {
