@@ -11,15 +11,13 @@ import (
 // over .git/config: a read-only mount answers EBUSY).
 var trustedRefusals = [...]string{"Device or resource busy", "Read-only file system", "Permission denied", "could not lock config file"}
 
-// hostTrustedHint tells the model, when a command failed changing one of
-// the workspace's host-trusted files (.git/config, .git/hooks, .claude,
-// …), that Parallax keeps them read-only to commands and what to do
-// instead, so it does not retry the same write or take it for a broken
-// repository.
+// hostTrustedHint tells the model, when a command could not change one
+// of the workspace's host-trusted files (.git/config, .git/hooks,
+// .claude, …), that Parallax keeps them read-only to commands and what to
+// do instead, so it does not retry the same write or take it for a broken
+// repository. Whatever the exit status: git push -u pushes, fails to
+// record the upstream and exits 0.
 func hostTrustedHint(res *Result) string {
-	if res.ExitCode == 0 {
-		return ""
-	}
 	refused := false
 	for _, m := range trustedRefusals {
 		refused = refused || strings.Contains(res.Output, m)

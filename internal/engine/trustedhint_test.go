@@ -18,7 +18,8 @@ func TestHostTrustedRefusalSaysWhy(t *testing.T) {
 		{"git remote add", Result{ExitCode: 128, Output: "error: could not write config file .git/config: Device or resource busy\n" +
 			"fatal: could not set 'remote.origin.url' to 'http://127.0.0.1:1/app.git'\n"}, ".git/config"},
 		{"a hook", Result{ExitCode: 1, Output: "sh: 1: cannot create .git/hooks/pre-commit: Read-only file system\n"}, ".git/hooks"},
-		{"succeeded", Result{ExitCode: 0, Output: "error: could not write config file .git/config: Device or resource busy\n"}, ""},
+		{"git push -u", Result{ExitCode: 0, Output: "To http://127.0.0.1:1/app.git\n * [new branch]      main -> main\n" +
+			"error: could not write config file .git/config: Device or resource busy\n"}, ".git/config"},
 		{"another file", Result{ExitCode: 1, Output: "cp: cannot create regular file '/etc/x': Permission denied\n"}, ""},
 		{"a test that mentions .git/config", Result{ExitCode: 1, Output: "--- FAIL: TestParse (.git/config fixture)\n"}, ""},
 	}
