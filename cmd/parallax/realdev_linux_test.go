@@ -38,7 +38,7 @@ type devStep struct {
 	out string
 }
 
-func ok(s step, out string) devStep     { return devStep{step: s, out: out} }
+func ok(s step, out string) devStep      { return devStep{step: s, out: out} }
 func fails(s step, cause string) devStep { return devStep{step: s, cause: cause} }
 
 func proposeWrite(path, content string) step {
@@ -323,6 +323,5 @@ func logOverhead(t *testing.T, h *hands, session string, wall, rounds time.Durat
 		}
 	}
 	t.Logf("session wall time %v; %d call rounds took %v, of which the executors ran %v (%d audited executions): %v per call besides the work",
-		wall.Round(time.Millisecond), calls, rounds.Round(time.Millisecond), ran, n, ((rounds-ran)/time.Duration(calls)).Round(100*time.Microsecond))
+		wall.Round(time.Millisecond), calls, rounds.Round(time.Millisecond), ran, n, ((rounds - ran) / time.Duration(calls)).Round(100*time.Microsecond))
 }
-
