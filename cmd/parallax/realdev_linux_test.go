@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -163,10 +164,25 @@ func (ta *timedAnswers) round(turn, i int) time.Duration {
 }
 
 func TestRealDeveloperSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	// The programs as the engine's PATH finds them.
+	found := map[string]string{}
 	for _, prog := range []string{"git", "npm", "node", "python3", "make", "curl"} {
-		if _, err := exec.LookPath(prog); err != nil {
-			e2e.Need(t, err, prog+" for the developer session")
+		for _, dir := range filepath.SplitList(handsPath(t)) {
+			if p := filepath.Join(dir, prog); found[prog] == "" {
+				if _, err := os.Stat(p); err == nil {
+					found[prog] = p
+				}
+			}
 		}
+		if found[prog] == "" {
+			e2e.Need(t, errors.New(prog+" is not on the engine's PATH"), prog+" for the developer session")
+		}
+	}
+	if out, err := exec.Command(found["python3"], "-c", "import ensurepip").CombinedOutput(); err != nil {
+		e2e.Need(t, fmt.Errorf("%w: %s", err, out), "python3's venv (ensurepip) for the developer session")
 	}
 	srv, agent, remote := devServer(t)
 	sink := listenTCP(t, "tcp", "127.0.0.1:0")
