@@ -204,6 +204,7 @@ func TestRealDeveloperSession(t *testing.T) {
 		{"add the web part with npm", npmSteps()},
 		{"add the calculator in Python with a virtualenv", pythonSteps()},
 		{"put it all in git and push it", gitSteps(srv.URL + "/git/app.git")},
+		{"a feature branch and some chores", choreSteps(srv.URL)},
 		{"set up my machine for the project", refusalSteps(sink.port())},
 	}
 	var (
@@ -297,7 +298,7 @@ func devOutcomes(t *testing.T, h *hands, remote string, sink *tcpListener) {
 	if b, _ := os.ReadFile(h.abs("go.mod")); !strings.Contains(string(b), "example.com/dep v1.0.0") {
 		t.Errorf("go.mod lacks the dependency:\n%s", b)
 	}
-	if b, _ := os.ReadFile(h.abs("greet/greet.go")); !strings.Contains(string(b), "\treturn \"Hi, \" + name") {
+	if b, _ := os.ReadFile(h.abs("greet/greet.go")); !strings.Contains(string(b), "\treturn \"Hey, \" + name") {
 		t.Errorf("greet.go is not formatted and edited:\n%s", b)
 	}
 	for _, p := range []string{"bin/app", "node_modules/tinypkg/index.js", "package-lock.json"} {
@@ -309,7 +310,10 @@ func devOutcomes(t *testing.T, h *hands, remote string, sink *tcpListener) {
 		t.Errorf("the virtualenv's site-packages has no tinypkg: %v", m)
 	}
 	if log := hostGit(t, "--git-dir", remote, "log", "--oneline", "main"); !strings.Contains(log, "calc: sub") || !strings.Contains(log, "app, web and calc") {
-		t.Errorf("the remote did not receive both commits:\n%s", log)
+		t.Errorf("the remote's main did not receive both commits:\n%s", log)
+	}
+	if log := hostGit(t, "--git-dir", remote, "log", "--oneline", "feature"); !strings.Contains(log, "greet: hey") {
+		t.Errorf("the remote did not receive the feature branch:\n%s", log)
 	}
 	for _, p := range []string{".config/app/settings", ".bashrc"} {
 		if _, err := os.Stat(h.homePath(p)); err == nil {

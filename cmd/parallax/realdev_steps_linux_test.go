@@ -106,6 +106,33 @@ func gitSteps(remote string) []devStep {
 	}
 }
 
+func choreSteps(registry string) []devStep {
+	return []devStep{
+		ok(propose("git checkout -q -b feature"), ""),
+		ok(propose("sed -i 's/Hi, /Hey, /' greet/greet.go greet/greet_test.go"), ""),
+		ok(slow("cd greet && go test ."), "ok"),
+		ok(propose("git commit -qam 'greet: hey'"), ""),
+		// Checking out another commit writes content the gate cannot see,
+		// agent instructions among it: it needs a human, and run has none.
+		fails(propose("git checkout -q main && git merge -q --no-edit feature"), "guard_tree"),
+		ok(propose("git push -q origin feature && git log --oneline -1 origin/feature"), "greet: hey"),
+		ok(propose("cat > notes.md <<'EOF'\n# Notes\n- ship it\nEOF\nwc -l notes.md"), "2 notes.md"),
+		ok(slow("printf 'tinypkg==1.0.0\\n' > requirements.txt && .venv/bin/pip install -r requirements.txt"), "already satisfied"),
+		ok(slow("npm ci"), "added 1 package"),
+		ok(propose(`ls greet | while read f; do echo "file $f"; done`), "file greet.go"),
+		ok(propose("tar czf dist.tgz bin/app && tar tzf dist.tgz"), "bin/app"),
+		ok(propose(`export APP_ENV=dev && echo "env=$APP_ENV"`), "env=dev"),
+		ok(propose("diff -u greet/greet.go greet/greet.go && echo same"), "same"),
+		ok(propose("go env GOMODCACHE"), "/go/pkg/mod"),
+		ok(propose("curl -sS "+registry+"/npm/tinypkg"), `"dist-tags"`),
+		ok(propose("python3 -m json.tool package.json"), `"tinypkg": "^1.0.0"`),
+		ok(propose("make -n release"), "go build -o bin/app ."),
+		ok(slow("rm -rf node_modules && npm install"), "added 1 package"),
+		ok(propose("chmod 600 notes.md && ls -l notes.md"), "-rw-------"),
+		ok(propose("git log -p -1 | head -20"), "greet: hey"),
+	}
+}
+
 func refusalSteps(sinkPort int) []devStep {
 	return []devStep{
 		fails(propose("cat ~/.ssh/id_rsa"), ".ssh"),
