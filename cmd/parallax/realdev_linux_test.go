@@ -247,6 +247,10 @@ func TestRealDeveloperSession(t *testing.T) {
 		all = append(all, tn.steps...)
 	}
 	wall := time.Since(start)
+	// One session: the last request still holds the first turn.
+	if reqs := h.fake.requests(); len(reqs) == 0 || !strings.Contains(fmt.Sprint(reqs[len(reqs)-1]["messages"]), turns[0].prompt) {
+		t.Errorf("the last turn's requests do not hold the first turn's message %q", turns[0].prompt)
+	}
 
 	counts := map[string]int{}
 	var table strings.Builder
