@@ -61,38 +61,55 @@ func (g *Gate) runFiles(st *state) (verdict.Verdict, bool) {
 	}
 	switch p := st.act.Payload.(type) {
 	case *action.WriteFilePayload:
-		content := p.Content
-		if p.Append {
-			old, _, _ := g.readRunfile(st, p.Path)
-			content = old + content
+		if !p.Append {
+			return g.judgeWrite(st, p.Path, []string{p.Content})
 		}
-		return g.judgeWrite(st, p.Path, content)
+		olds, _ := g.runfileVersions(st, p.Path)
+		if len(olds) == 0 {
+			olds = []string{""}
+		}
+		var contents []string
+		for _, old := range olds {
+			contents = append(contents, old+p.Content)
+		}
+		return g.judgeWrite(st, p.Path, contents)
 	case *action.EditFilePayload:
 		if runfile.KindOf(p.Path) == runfile.KindNone {
 			return verdict.Verdict{}, false
 		}
-		old, ok, _ := g.readRunfile(st, p.Path)
-		content := p.New
-		if ok && p.Old != "" && strings.Contains(old, p.Old) {
-			content = strings.ReplaceAll(old, p.Old, p.New)
+		olds, _ := g.runfileVersions(st, p.Path)
+		var contents []string
+		for _, old := range olds {
+			if p.Old != "" && strings.Contains(old, p.Old) {
+				contents = append(contents, strings.ReplaceAll(old, p.Old, p.New))
+			}
 		}
-		return g.judgeWrite(st, p.Path, content)
+		if len(contents) == 0 {
+			contents = []string{p.New}
+		}
+		return g.judgeWrite(st, p.Path, contents)
 	case *action.ExecuteCommandPayload:
 		return g.judgeRuns(st)
 	}
 	return verdict.Verdict{}, false
 }
 
-// judgeWrite judges a runnable file by every part it holds.
-func (g *Gate) judgeWrite(st *state, file, content string) (verdict.Verdict, bool) {
+// judgeWrite judges a runnable file by every part it holds, in each
+// content the write may leave there (the first is what the session
+// remembers it wrote).
+func (g *Gate) judgeWrite(st *state, file string, contents []string) (verdict.Verdict, bool) {
 	if runfile.KindOf(file) == runfile.KindNone {
 		return verdict.Verdict{}, false
 	}
-	st.runContent, st.runContentOK = content, true
-	if len(content) > runfile.MaxFileBytes {
-		return verdict.Verdict{}, false // unknown code: judged when it runs
+	st.runContent, st.runContentOK = contents[0], true
+	var units []runfile.Unit
+	for _, content := range contents {
+		if len(content) > runfile.MaxFileBytes {
+			return verdict.Verdict{}, false // unknown code: judged when it runs
+		}
+		u, _ := runfile.FileUnits(file, content)
+		units = append(units, u...)
 	}
-	units, _ := runfile.FileUnits(file, content)
 	v, u := g.judgeUnits(st, units)
 	if v.Decision != verdict.Block {
 		return verdict.Verdict{}, false
@@ -177,13 +194,17 @@ func (g *Gate) judgeTarget(st *state, t runfile.Target) (verdict.Verdict, bool) 
 		st.escalate(verdict.StageHeuristic, 2, RuleRunfileUnknown, t.Unknown+", code the analysis did not read")
 		return verdict.Verdict{}, false
 	}
-	content, ok, why := g.readRunfile(st, t.File)
-	var units []runfile.Unit
-	unknown := why
-	if ok {
-		units, unknown = runfile.Units(t, content)
-	} else if unknown == "" {
+	versions, unknown := g.runfileVersions(st, t.File)
+	if len(versions) == 0 && unknown == "" {
 		return verdict.Verdict{}, false // nothing there: nothing runs
+	}
+	var units []runfile.Unit
+	for _, content := range versions {
+		u, why := runfile.Units(t, content)
+		units = append(units, u...)
+		if unknown == "" {
+			unknown = why
+		}
 	}
 	written := g.agentWrote(st, t.File)
 	v, u := g.judgeUnits(st, units)
@@ -331,21 +352,22 @@ func (g *Gate) unitName(u runfile.Unit) string {
 	return g.rel(u.File) + " " + u.Part
 }
 
-// readRunfile returns a runnable file's content: what is on disk (a
-// regular file, at most runfile.MaxFileBytes), followed by what this
-// session wrote there when that differs (both may run: the gate judges
-// both). ok is false when there is nothing; why says what could not be
-// read.
-func (g *Gate) readRunfile(st *state, p string) (content string, ok bool, why string) {
+// runfileVersions returns the contents of a runnable file that may run:
+// what is on disk (a regular file, at most runfile.MaxFileBytes), and
+// what this session wrote there when that differs (a command since, npm
+// install adding a dependency to package.json, or a write not yet made).
+// Each is judged as a whole file: two package.json documents joined
+// would be neither. None when there is nothing; why says what could not
+// be read.
+func (g *Gate) runfileVersions(st *state, p string) (versions []string, why string) {
 	disk, found, why := readBounded(p)
-	mem, remembered := g.written.content(st.req.Session, p)
-	switch {
-	case remembered && found && mem != disk:
-		return disk + "\n" + mem, true, why
-	case remembered:
-		return mem, true, why
+	if found {
+		versions = append(versions, disk)
 	}
-	return disk, found, why
+	if mem, remembered := g.written.content(st.req.Session, p); remembered && (!found || mem != disk) {
+		versions = append(versions, mem)
+	}
+	return versions, why
 }
 
 // readBounded reads a regular file, at most runfile.MaxFileBytes; a
@@ -443,8 +465,8 @@ func (f runFS) List(dir string) (files, dirs []string, ok bool) {
 }
 
 func (f runFS) Read(p string) (string, bool) {
-	s, ok, _ := f.g.readRunfile(f.st, p)
-	return s, ok
+	versions, _ := f.g.runfileVersions(f.st, p)
+	return strings.Join(versions, "\n"), len(versions) > 0
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

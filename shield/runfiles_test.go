@@ -212,6 +212,46 @@ func TestRoutineProjectFilesStayAllowed(t *testing.T) {
 	}
 }
 
+// TestAgentWrittenPackageRewrittenByInstall: the agent writes
+// package.json, then npm install rewrites it (a dependency added, the
+// layout changed). Each version is a whole file to judge, never the two
+// documents joined: npm test stays ALLOWed, and what either version
+// would run is still judged, when run and when edited.
+func TestAgentWrittenPackageRewrittenByInstall(t *testing.T) {
+	const written = `{"name": "web", "version": "1.0.0", "scripts": {"test": "node test.js"}}` + "\n"
+	const installed = "{\n  \"name\": \"web\",\n  \"version\": \"1.0.0\",\n  \"scripts\": {\n    \"test\": \"node test.js\"\n  },\n" +
+		"  \"dependencies\": {\n    \"tinypkg\": \"^1.0.0\"\n  }\n}\n"
+	setup := func(t *testing.T, onDisk string) (*runWS, *Gate) {
+		r := newRunWS(t)
+		g := r.gate(t)
+		if v := evalIn(g, "w", "write_file", map[string]string{"path": filepath.Join(r.ws, "package.json"), "content": written}); v.Decision != verdict.Allow {
+			t.Fatalf("write: got %v %s (%s), want ALLOW", v.Decision, v.Rule, v.Reason)
+		}
+		r.put(t, "package.json", onDisk)
+		return r, g
+	}
+	t.Run("npm test after install", func(t *testing.T) {
+		_, g := setup(t, installed)
+		if v := run(g, "w", "npm test"); v.Decision != verdict.Allow {
+			t.Fatalf("got %v %s (%s), want ALLOW", v.Decision, v.Rule, v.Reason)
+		}
+	})
+	t.Run("a script changed on disk since", func(t *testing.T) {
+		_, g := setup(t, strings.Replace(installed, "node test.js", leakLine, 1))
+		if v := run(g, "w", "npm test"); v.Decision != verdict.Block || v.Rule != RuleRunfileCode {
+			t.Fatalf("got %v %s (%s), want BLOCK %s", v.Decision, v.Rule, v.Reason, RuleRunfileCode)
+		}
+	})
+	t.Run("an edit of the installed file", func(t *testing.T) {
+		r, g := setup(t, installed)
+		v := evalIn(g, "w", "edit_file", map[string]string{"path": filepath.Join(r.ws, "package.json"),
+			"old": `"test": "node test.js"`, "new": `"test": "node test.js && ` + leakLine + `"`})
+		if v.Decision != verdict.Block || v.Rule != RuleRunfileCode {
+			t.Fatalf("got %v %s (%s), want BLOCK %s", v.Decision, v.Rule, v.Reason, RuleRunfileCode)
+		}
+	})
+}
+
 func mustMkdir(tb testing.TB, p string) {
 	tb.Helper()
 	if err := os.MkdirAll(p, 0o755); err != nil {

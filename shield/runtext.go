@@ -27,7 +27,10 @@ func (g *Gate) judgeWrittenText(st *state) (verdict.Verdict, bool) {
 		if runfile.KindOf(w.Path) == runfile.KindNone {
 			continue
 		}
-		old, _, _ := g.readRunfile(st, w.Path)
+		old := ""
+		if versions, _ := g.runfileVersions(st, w.Path); len(versions) > 0 {
+			old = versions[0] // what is on disk when there is a file, else what the session wrote
+		}
 		content := w.Text
 		if w.Append {
 			content = old + w.Text

@@ -64,7 +64,7 @@ type tmuxChats struct {
 }
 
 func chatUnderTmux(t *testing.T, cols int) {
-	agent, env := goProxy(t, depModule, depVersion, depFiles)
+	agent, env := goRegistry(t, depModule, depVersion, depFiles)
 	h := newHands(t, handsSetup{agent: agent, env: env})
 	h.goModule()
 	ts := tmux.Start(t, mergeEnv(h.env, []string{"TERM=xterm-256color"}))

@@ -304,6 +304,8 @@ type handsEvent struct {
 	Text     string `json:"text"`
 	Code     string `json:"code"`
 	OK       *bool  `json:"ok"`
+	Session  string `json:"session"`
+	Stop     string `json:"stop"`
 }
 
 // turn is what one `parallax run --json` produced.
@@ -312,13 +314,16 @@ type turn struct {
 	stderr string
 }
 
-// step is one scripted model answer: a command to propose, and what the
-// test does when the model is asked for it (the command before it has
-// ended by then).
+// step is one scripted model answer: a command to propose (or another
+// tool's call), and what the test does when the model is asked for it
+// (the call before it has ended by then).
 type step struct {
 	command string
 	before  func()
 	timeout int // timeout_seconds proposed with the command; 0: the default
+	// tool and args propose another tool than execute_command.
+	tool string
+	args map[string]any
 }
 
 // propose is a step that only proposes command.
@@ -334,33 +339,42 @@ func slow(command string) step { return step{command: command, timeout: 600} }
 // turn), and returns its events. The run itself must end normally.
 func (h *hands) run(steps ...step) turn {
 	h.t.Helper()
-	var answers []func(http.ResponseWriter)
+	h.fake.script(append(answers("call_", steps), sseText("Done."))...)
+	return h.runTurn("please build the project")
+}
+
+// answers are the model's answers proposing each step's call in turn,
+// with call ids prefix0, prefix1, ….
+func answers(prefix string, steps []step) []func(http.ResponseWriter) {
+	var out []func(http.ResponseWriter)
 	for i, s := range steps {
-		args := map[string]any{"command": s.command}
-		if s.timeout != 0 {
-			args["timeout_seconds"] = s.timeout
+		name, args := s.tool, s.args
+		if name == "" {
+			name, args = "execute_command", map[string]any{"command": s.command}
+			if s.timeout != 0 {
+				args["timeout_seconds"] = s.timeout
+			}
 		}
-		propose := sseToolCall(fmt.Sprintf("call_%d", i), "execute_command", args)
+		propose := sseToolCall(fmt.Sprintf("%s%d", prefix, i), name, args)
 		before := s.before
-		answers = append(answers, func(w http.ResponseWriter) {
+		out = append(out, func(w http.ResponseWriter) {
 			if before != nil {
 				before()
 			}
 			propose(w)
 		})
 	}
-	answers = append(answers, sseText("Done."))
-	h.fake.script(answers...)
-	return h.runTurn("please build the project")
+	return out
 }
 
-// runTurn runs `parallax run --json prompt` in its own process group,
-// killed with everything in it if the test ends first.
-func (h *hands) runTurn(prompt string) turn {
+// runTurn runs `parallax run --json [flags] prompt` in its own process
+// group, killed with everything in it if the test ends first.
+func (h *hands) runTurn(prompt string, flags ...string) turn {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := exec.CommandContext(ctx, h.bin, "run", "--json", prompt) //nolint:gosec // built by the test
+	args := append(append([]string{"run", "--json"}, flags...), prompt)
+	c := exec.CommandContext(ctx, h.bin, args...) //nolint:gosec // built by the test
 	c.Dir, c.Env = h.root, h.env
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }

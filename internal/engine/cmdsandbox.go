@@ -725,36 +725,6 @@ func (cfg CommandSandboxConfig) quarantine(before trustedState) []string {
 		strings.Join(moved, ", ") + "): commands cannot create them; propose the change with write_file"}
 }
 
-// gitConfigRunsCode reports whether a git configuration names a program
-// git would run (a hook path, a monitor, a pager, an editor, an ssh
-// command, filter or diff drivers, a shell alias, an include).
-func gitConfigRunsCode(p string) bool {
-	b, err := os.ReadFile(p)
-	if err != nil || len(b) > 1<<20 {
-		return true
-	}
-	keys := []string{"fsmonitor", "hookspath", "pager", "editor", "sshcommand", "askpass", "gitproxy", "textconv",
-		"clean", "smudge", "process", "command", "include", "path", "helper", "sequence", "program"}
-	for _, line := range strings.Split(strings.ToLower(string(b)), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[include") || strings.HasPrefix(line, "[alias") || strings.HasPrefix(line, "[filter") ||
-			strings.HasPrefix(line, "[diff") || strings.HasPrefix(line, "[credential") {
-			return true
-		}
-		name, _, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		name = strings.TrimSpace(name)
-		for _, k := range keys {
-			if name == k || strings.HasSuffix(name, "."+k) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // realPath resolves the links of p's longest existing ancestor and keeps
 // the rest: the real path of something that may not exist yet.
 func realPath(p string) string {

@@ -188,7 +188,9 @@ func (s *shellExecutor) Cleanup(_ context.Context, c Call, res *Result) {
 	end := st.done()
 	res.Effects, res.EffectsKnown = sandboxEffects(end), true
 	notes := end.Notes
-	if h := sandboxHint(res, end); h != "" {
+	if h := hostTrustedHint(res); h != "" {
+		notes = append(notes, h)
+	} else if h := sandboxHint(res, end); h != "" {
 		notes = append(notes, h)
 	}
 	if len(notes) > 0 {
