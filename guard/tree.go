@@ -133,7 +133,7 @@ func (g *Guard) treeBelow(root string, acc action.Access) (Finding, bool) {
 	var buf [maxTreeLookups + 1]*entry
 	below := buf[:0]
 	for _, ge := range g.below(res) {
-		if p := ge.e.path; p != res && within(p, res) && ge.e.level != None {
+		if p := ge.e.path; p != res && within(p, res) && ge.e.level != None && !g.executorGuards(p) {
 			if below = append(below, ge.e); len(below) > maxTreeLookups {
 				break // too many: the count is all that is asked below
 			}
@@ -232,7 +232,8 @@ func (g *Guard) checkTreeWrite(pattern string, acc action.Access) (Finding, bool
 	}
 	var top *entry // the first entry of the highest level, as in treeNamed
 	for _, ge := range g.below(res) {
-		if p := ge.e.path; p != res && within(p, res) && ge.e.level != None && (top == nil || ge.e.level > top.level) {
+		if p := ge.e.path; p != res && within(p, res) && ge.e.level != None && !g.executorGuards(p) &&
+			(top == nil || ge.e.level > top.level) {
 			top = ge.e
 		}
 	}
@@ -240,4 +241,27 @@ func (g *Guard) checkTreeWrite(pattern string, acc action.Access) (Finding, bool
 		w.add(g.treeFinding(root, acc, top, "a change of any path under "+g.show(root)+" could reach "+top.what), true)
 	}
 	return w.f, w.ok
+}
+
+// executorGuards reports whether the executor of what this guard allows
+// keeps a change from reaching p whatever the command does: with
+// WithInternalsHidden (the own agent's per-command sandbox) the
+// workspace's and the home's .parallax are hidden and the workspace's
+// host-trusted files (.claude/, .mcp.json, .git/hooks, …) are read-only,
+// so a recursive change under the workspace (git checkout, git stash)
+// cannot touch them. Agent instruction and identity files are not so
+// kept: they still count.
+func (g *Guard) executorGuards(p string) bool {
+	if !g.hidden {
+		return false
+	}
+	if p == g.workspace+"/.parallax" || g.home != "" && p == g.home+"/.parallax" {
+		return true
+	}
+	for _, t := range HostTrusted() {
+		if within(p, g.workspace+"/"+t) {
+			return true
+		}
+	}
+	return false
 }

@@ -54,3 +54,22 @@ func TestCheckTreeWrite(t *testing.T) {
 		{"relative", "proj/**", wr, RuleBadPath, B, 0},
 	}, f.g.CheckTreeWrite)
 }
+
+// TestTreeWriteLeavesWhatTheExecutorGuards: where the executor hides
+// .parallax and keeps the host-trusted files read-only (the own agent's
+// sandbox), a change of the whole work tree is judged by what it could
+// still reach: the agent's identity and instruction files, not .parallax.
+func TestTreeWriteLeavesWhatTheExecutorGuards(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home", "u")
+	ws := filepath.Join(home, "proj")
+	mkdir(t, filepath.Join(ws, ".parallax"))
+	mkdir(t, filepath.Join(ws, ".claude"))
+	f, ok := New(ws, home, WithInternalsHidden()).CheckTreeWrite(ws+"/**", wr)
+	if !ok || f.Rule != RuleTree || f.Decision != verdict.Escalate || f.Level == Sealed || f.Level == Protected {
+		t.Errorf("hidden: got %+v %v, want %s/ESCALATE for an identity or instruction file", f, ok, RuleTree)
+	}
+	if f, ok := New(ws, home).CheckTreeWrite(ws+"/**", wr); !ok || f.Level != Sealed {
+		t.Errorf("visible: got %+v %v, want .parallax named", f, ok)
+	}
+}
