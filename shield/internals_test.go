@@ -81,12 +81,12 @@ func evalCmd(t *testing.T, g *Gate, cmd string) verdict.Verdict {
 // run time must not reach the workspace's .parallax. The own agent's
 // engine (InternalsHidden) keeps its decisions: its sandbox hides it.
 func TestRunTimePathsCannotReachSealedFiles(t *testing.T) {
-	cases := []internalsCase{ // the own agent's decisions (hidden) unchanged
+	cases := []internalsCase{ // hidden: the own agent's sandbox hides .parallax, so a recursive change does not reach it
 		// Writes reaching .parallax.
 		{"find . -name config.yaml -exec sed -i 's/a/b/' {} +", verdict.Block, verdict.Allow},
 		{"sed -i 's/a/b/' $(find . -name config.yaml)", verdict.Block, verdict.Allow},
 		{"find . -name '*.yaml' | xargs perl -pi -e 's/deny/allow/'", verdict.Block, verdict.Block}, // secrets.yaml
-		{"find . -type f -exec chmod 644 {} +", verdict.Block, verdict.Escalate},
+		{"find . -type f -exec chmod 644 {} +", verdict.Block, verdict.Allow}, // hidden: the sandbox hides .parallax
 		{"find . -name policy.yaml -delete", verdict.Block, verdict.Allow},
 		// Reads aimed at credentials or records by name.
 		{"grep -rH . --include=*.token .", verdict.Block, verdict.Allow},
@@ -112,8 +112,8 @@ func TestRunTimePathsCannotReachSealedFiles(t *testing.T) {
 		{"find . -type f -name '*.pyc' -delete", verdict.Allow, verdict.Allow},
 		{"grep -r --exclude-dir=.parallax 7f3a9c0d .", verdict.Allow, verdict.Allow},
 		{"rg 7f3a9c0d .", verdict.Allow, verdict.Allow},                                                                 // rg skips hidden directories
-		{"find . -name '*.md' -not -path './.parallax/*' -exec sed -i s/a/b/ {} +", verdict.Escalate, verdict.Escalate}, // checkTree's review
-		{"find . -path ./.parallax -prune -o -name '*.md' -exec sed -i s/a/b/ {} +", verdict.Escalate, verdict.Escalate},
+		{"find . -name '*.md' -not -path './.parallax/*' -exec sed -i s/a/b/ {} +", verdict.Escalate, verdict.Allow}, // checkTree's review where .parallax is not hidden
+		{"find . -path ./.parallax -prune -o -name '*.md' -exec sed -i s/a/b/ {} +", verdict.Escalate, verdict.Allow},
 		{"find . -maxdepth 1 -name '*.txt' -exec rm {} +", verdict.Allow, verdict.Allow},
 	}
 	judgeBothWays(t, cases)
@@ -140,11 +140,11 @@ func TestListConsumersCannotReachSealedFiles(t *testing.T) {
 		{"rg -l foo | xargs cat", verdict.Allow, verdict.Allow}, // rg skips hidden directories
 		{"rg -l foo | while read -r f; do wc -l \"$f\"; done", verdict.Allow, verdict.Allow},
 		// Lists that hold the engine's files.
-		{"grep -rl . . | xargs sed -i s/a/b/", verdict.Block, verdict.Escalate},
-		{"grep -rl foo . | while read -r f; do sed -i s/foo/bar/ \"$f\"; done", verdict.Block, verdict.Escalate},
+		{"grep -rl . . | xargs sed -i s/a/b/", verdict.Block, verdict.Allow},
+		{"grep -rl foo . | while read -r f; do sed -i s/foo/bar/ \"$f\"; done", verdict.Block, verdict.Allow},
 		{"grep -rl --include='*.yaml' policy . | xargs sed -i 's/BLOCK/ALLOW/'", verdict.Block, verdict.Block}, // secrets.yaml
 		{"grep -rl --include=config.yaml policy . | xargs sed -i 's/BLOCK/ALLOW/'", verdict.Block, verdict.Allow},
-		{"grep -rl --include='*.go' --include=config.yaml policy . | xargs sed -i s/a/b/", verdict.Block, verdict.Escalate},
+		{"grep -rl --include='*.go' --include=config.yaml policy . | xargs sed -i s/a/b/", verdict.Block, verdict.Allow},
 		{"find . -name '*.token' | xargs cat", verdict.Block, verdict.Allow},
 		{"rg -l --hidden -g '*.token' . | xargs cat", verdict.Block, verdict.Allow},
 		{"fd -H token | xargs cat", verdict.Block, verdict.Allow},

@@ -233,11 +233,20 @@ func (g *Gate) laterCommands(st *state, f laterField) (verdict.Verdict, bool) {
 	}
 	for _, c := range heuristic.CodeSpans(f.Value) {
 		v := g.judgeCode(st, c)
-		if v.Decision != verdict.Block || v.Rule == "malformed_command" { // prose after a marker
-			continue
+		switch {
+		case v.Decision == verdict.Block && v.Rule != "malformed_command": // not prose after a marker
+			return block(v.Stage, 1, RuleLaterCommand, string(st.act.Type)+" "+f.Name+" hands on the command "+
+				strconv.Quote(clipCode(c))+", which would be refused ("+v.Rule+": "+v.Reason+")")
+		case v.Decision == verdict.Escalate && v.Stage == verdict.StageHeuristic && !unsure[v.Rule]:
+			st.escalate(verdict.StageHeuristic, 2, RuleLaterCommand, string(st.act.Type)+" "+f.Name+
+				" hands on the command "+strconv.Quote(clipCode(c))+", which needs review ("+v.Rule+": "+v.Reason+")")
 		}
-		return block(v.Stage, 1, RuleLaterCommand, string(st.act.Type)+" "+f.Name+" hands on the command "+
-			strconv.Quote(clipCode(c))+", which would be refused ("+v.Rule+": "+v.Reason+")")
 	}
 	return verdict.Verdict{}, false
 }
+
+// unsure are the heuristic rules that escalate what the analysis cannot
+// tell, not what it found harmful: prose read as a command (a word that
+// is no program) lands there, and is no reason to review a message.
+var unsure = map[string]bool{"unknown_program": true, "dynamic_command": true, "malformed_command": true,
+	RuleRunfileUnknown: true, RuleRunfileReview: true}

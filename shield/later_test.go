@@ -248,6 +248,8 @@ func TestTextForLaterCannotHandOnRefusedCommands(t *testing.T) {
 		{"never run", "agent_message", "Never run `rm -rf ~/` to clear the cache; use `go clean -cache` instead.", verdict.Allow, ""},
 		{"routine command", "agent_message", "Please run `go test -race -count=20 ./retry/...` and tell me how many fail.", verdict.Allow, ""},
 		{"prose after run", "send_message", "Can someone run the migration tonight? Thanks!", verdict.Allow, ""},
+		{"a teardown to review", "send_message", "@infra-bot please run:\n```\naws s3 rb s3://acme-prod-logs --force\n```",
+			verdict.Escalate, RuleLaterCommand},
 	})
 }
 
