@@ -86,7 +86,7 @@ func TestRunTimePathsCannotReachSealedFiles(t *testing.T) {
 		{"find . -name config.yaml -exec sed -i 's/a/b/' {} +", verdict.Block, verdict.Allow},
 		{"sed -i 's/a/b/' $(find . -name config.yaml)", verdict.Block, verdict.Allow},
 		{"find . -name '*.yaml' | xargs perl -pi -e 's/deny/allow/'", verdict.Block, verdict.Block}, // secrets.yaml
-		{"find . -type f -exec chmod 644 {} +", verdict.Block, verdict.Allow}, // hidden: the sandbox hides .parallax
+		{"find . -type f -exec chmod 644 {} +", verdict.Block, verdict.Allow},                       // hidden: the sandbox hides .parallax
 		{"find . -name policy.yaml -delete", verdict.Block, verdict.Allow},
 		// Reads aimed at credentials or records by name.
 		{"grep -rH . --include=*.token .", verdict.Block, verdict.Allow},
@@ -111,7 +111,7 @@ func TestRunTimePathsCannotReachSealedFiles(t *testing.T) {
 		{"grep -rn TODO .", verdict.Allow, verdict.Allow},
 		{"find . -type f -name '*.pyc' -delete", verdict.Allow, verdict.Allow},
 		{"grep -r --exclude-dir=.parallax 7f3a9c0d .", verdict.Allow, verdict.Allow},
-		{"rg 7f3a9c0d .", verdict.Allow, verdict.Allow},                                                                 // rg skips hidden directories
+		{"rg 7f3a9c0d .", verdict.Allow, verdict.Allow},                                                              // rg skips hidden directories
 		{"find . -name '*.md' -not -path './.parallax/*' -exec sed -i s/a/b/ {} +", verdict.Escalate, verdict.Allow}, // checkTree's review where .parallax is not hidden
 		{"find . -path ./.parallax -prune -o -name '*.md' -exec sed -i s/a/b/ {} +", verdict.Escalate, verdict.Allow},
 		{"find . -maxdepth 1 -name '*.txt' -exec rm {} +", verdict.Allow, verdict.Allow},
