@@ -123,9 +123,12 @@ var homeRefs = strings.NewReplacer(
 // literals returns the string literals of a statement of a C-like
 // language ('...' and "..." with backslash escapes, Rust r"..." and
 // r#"..."#, triple-quoted Groovy strings), in order.
-func literals(s string, single bool) []string {
+func literals(s string, single bool) []string { return literalsN(s, single, maxWords) }
+
+// literalsN is literals, at most n of them.
+func literalsN(s string, single bool, n int) []string {
 	var out []string
-	for i := 0; i < len(s) && len(out) < maxWords; i++ {
+	for i := 0; i < len(s) && len(out) < n; i++ {
 		c := s[i]
 		switch {
 		case c == 'r' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '#') && (i == 0 || !isWordByte(s[i-1])):
