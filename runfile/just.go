@@ -142,8 +142,8 @@ func (j *justfile) read(content string) {
 				cur.body = append(cur.body, text)
 				continue
 			}
-			if strings.TrimSpace(line) == "" {
-				continue
+			if strings.TrimSpace(line) == "" || len(j.recipes) > 0 {
+				continue // a continuation of a setting, or of a header not read
 			}
 			// An indented line before any recipe: an edit's fragment.
 			j.recipes = append(j.recipes, justRecipe{name: "(no recipe)"})
@@ -278,13 +278,17 @@ func (j *justfile) header(text string) *justRecipe {
 		j.fail("a line it cannot read: " + clip(text))
 		return nil
 	}
+	if len(j.recipes) >= maxRecipeLines {
+		j.fail("more than " + itoa(maxRecipeLines) + " recipes")
+		return nil
+	}
 	r := justRecipe{name: head[0]}
 	for _, p := range head[1:] {
 		p, _, _ = strings.Cut(p, "=")
 		r.params = append(r.params, strings.TrimLeft(p, "+*$"))
 	}
 	rest := text[colon+1:]
-	for _, w := range strings.Fields(strings.NewReplacer("(", " ( ", ")", " ) ").Replace(rest)) {
+	for _, w := range strings.Fields(parens.Replace(rest)) {
 		if w == "&&" || w == "(" || w == ")" {
 			continue
 		}
@@ -295,6 +299,8 @@ func (j *justfile) header(text string) *justRecipe {
 	j.recipes = append(j.recipes, r)
 	return &j.recipes[len(j.recipes)-1]
 }
+
+var parens = strings.NewReplacer("(", " ( ", ")", " ) ")
 
 // interpolate replaces {{ expr }}: a variable known as a literal by its
 // value, a parameter or anything else by a shell variable (an unknown
