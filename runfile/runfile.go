@@ -23,6 +23,9 @@ const (
 	KindPackage       // package.json: its scripts
 	KindScript        // a script run whole (*.sh, a git hook, setup.py, conftest.py)
 	KindGo            // a Go source file: its //go:generate lines
+	KindJust          // justfile, Justfile, .justfile: its recipes
+	KindTox           // tox.ini: its testenv commands
+	KindOpaque        // build.rs, Gradle, CMake, pom.xml, pyproject.toml: code the analyser cannot read
 )
 
 // Unit is one piece of code a file runs.
@@ -74,6 +77,12 @@ func KindOf(p string) Kind {
 		return KindScript
 	case strings.HasSuffix(base, ".go"):
 		return KindGo
+	case isJustfile(base):
+		return KindJust
+	case base == "tox.ini":
+		return KindTox
+	case opaqueBase(base):
+		return KindOpaque
 	}
 	return KindNone
 }
@@ -100,6 +109,12 @@ func FileUnits(file, content string) (units []Unit, unknown string) {
 		return scriptUnits(file, dir, content, "")
 	case KindGo:
 		return goUnits(file, dir, content)
+	case KindJust:
+		return justUnits(file, dir, content, nil, true)
+	case KindTox:
+		return toxUnits(file, dir, content)
+	case KindOpaque:
+		return opaqueFileUnits(file, dir, content)
 	}
 	return nil, ""
 }
@@ -125,6 +140,12 @@ func Units(t Target, content string) (units []Unit, unknown string) {
 		return scriptUnits(t.File, t.Dir, content, t.Lang)
 	case KindGo:
 		return goUnits(t.File, t.Dir, content)
+	case KindJust:
+		return justUnits(t.File, t.Dir, content, t.Select, t.All)
+	case KindTox:
+		return toxUnits(t.File, t.Dir, content)
+	case KindOpaque:
+		return nil, opaqueWhat(t.File) + ", which the analyser cannot read"
 	}
 	return nil, ""
 }

@@ -24,10 +24,11 @@ type FS interface {
 func Runs(name, execPath string, args []string, cwd string, fs FS) []Target {
 	if execPath != "" {
 		p := abs(cwd, execPath)
+		var out []Target
 		if fs.Exists(p) {
-			return []Target{{File: p, Kind: KindScript, Dir: cwd}}
+			out = []Target{{File: p, Kind: KindScript, Dir: cwd}}
 		}
-		return nil
+		return append(out, wrapperRuns(path.Base(p), args, cwd, fs)...)
 	}
 	switch name = strings.TrimSuffix(name, ".exe"); name {
 	case "make", "gmake":
@@ -45,6 +46,22 @@ func Runs(name, execPath string, args []string, cwd string, fs FS) []Target {
 			return generateRuns(args[1:], cwd, fs)
 		}
 		return nil
+	case "just":
+		return justRuns(args, cwd, fs)
+	case "tox":
+		return toxRuns(args, cwd, fs)
+	case "cargo":
+		return cargoRuns(args, cwd, fs)
+	case "gradle":
+		return gradleRuns(args, cwd, fs)
+	case "cmake":
+		return cmakeRuns(args, cwd, fs)
+	case "mvn":
+		return mavenRuns(args, cwd, fs)
+	case "pyproject-build":
+		return buildModuleRuns(args, cwd, fs)
+	case "uv":
+		return uvRuns(args, cwd, fs)
 	case "source", ".":
 		if len(args) > 0 && args[0] != "" {
 			return scriptRun(abs(cwd, args[0]), "sh", cwd, fs)
@@ -87,6 +104,8 @@ func interpRuns(lang string, args []string, cwd string, fs FS) []Target {
 				return pipRuns(args[i+2:], cwd, fs)
 			case "pytest":
 				return pytestRuns(args[i+2:], cwd, fs)
+			case "build":
+				return buildModuleRuns(args[i+2:], cwd, fs)
 			}
 			return nil
 		case a == "-c" || a == "-e" || a == "-E" || a == "--eval" || a == "-p" || a == "-r" || a == "-m" || a == "--":
@@ -216,8 +235,16 @@ func MayRun(fields []string) bool {
 	}
 	name := path.Base(fields[0])
 	switch name {
-	case "make", "gmake", "npm", "yarn", "pnpm", "pytest", "py.test", "pip", "pip3", "source", ".":
+	case "make", "gmake", "npm", "yarn", "pnpm", "pytest", "py.test", "pip", "pip3", "source", ".",
+		"just", "tox", "gradle", "cmake", "mvn", "pyproject-build", "uv":
 		return true
+	case "cargo":
+		for _, a := range fields[1:] {
+			if cargoSubs[a] || a == "install" {
+				return true
+			}
+		}
+		return false
 	case "sed", "gsed", "awk", "gawk", "mawk", "nawk":
 		for _, a := range fields[1:] {
 			if a == "-f" || strings.HasPrefix(a, "--file") || strings.HasPrefix(a, "-f") && name != "sed" && name != "gsed" ||

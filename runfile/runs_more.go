@@ -125,6 +125,7 @@ func pipRuns(args []string, cwd string, fs FS) []Target {
 		if a == "." || a == ".." || strings.HasPrefix(a, "./") || strings.HasPrefix(a, "../") || strings.HasPrefix(a, "/") {
 			dir := abs(cwd, a)
 			out = append(out, scriptRun(path.Join(dir, "setup.py"), "python", dir, fs)...)
+			out = append(out, backendRuns(dir, fs)...)
 		}
 	}
 	return out

@@ -31,7 +31,18 @@
 //     session (runfile_code). For files an agent wrote (recorded per session
 //     and in the activity table as agent_written), what would need review
 //     and code that cannot be read escalate (runfile_review,
-//     runfile_unknown); such commands leave the fast path.
+//     runfile_unknown); such commands leave the fast path. A justfile's
+//     recipes and a tox.ini's commands are read the same way (just, tox);
+//     build.rs, Gradle, CMake, Maven and in-tree Python backend files are
+//     code the analyser cannot read: a write is judged by the commands its
+//     text spells out, and cargo, gradle, cmake, mvn or pip install . of
+//     one the agent wrote escalates (runfile_unknown).
+//   - A dependency manifest or package-manager setting pointed at a
+//     source other than the default registry (a git or tarball URL,
+//     another index or registry, a go.mod replace to a module or a
+//     directory outside the workspace), by a write, an edit, go mod edit
+//     -replace or npm pkg set, needs review (manifests.go,
+//     manifest_source).
 //   - Without a judge, what needs tier 2 comes back ESCALATE; callers that
 //     cannot escalate must treat ESCALATE as BLOCK.
 //   - No taint is lost to a fault: Observe writes the session's taint

@@ -27,7 +27,7 @@ type Explanation struct {
 
 // stepNames tells apart the steps of the pipeline that share a stage.
 var stepNames = []string{"decode", "verify", "guard: payload", "fast path", "guard: effects",
-	"policy", "text for later", "heuristics", "runnable files", "ifc: download then execute", "ifc: flows", "judge"}
+	"policy", "text for later", "heuristics", "runnable files", "manifest sources", "ifc: download then execute", "ifc: flows", "judge"}
 
 // Explain runs the gate's steps on r one by one, as Evaluate does, and
 // reports what each made of it, then the verdict Evaluate gives. Both

@@ -42,8 +42,9 @@ var fastPathTable = []struct {
 	{"go build ./cmd/parallax/...", true},
 	{"go mod tidy", true},
 	{"go version", true},
-	{"cargo build --release", true},
-	{"cargo test --workspace", true},
+	{"cargo build --release", false},  // runs build.rs: the full analysis looks at who wrote it
+	{"cargo test --workspace", false}, // runs build.rs: the full analysis looks at who wrote it
+	{"cargo fmt --all", true},
 	{"npm test", false},       // runs project files: the full analysis reads them
 	{"npm run build", false},  // runs project files: the full analysis reads them
 	{"yarn test", false},      // runs project files: the full analysis reads them

@@ -31,6 +31,7 @@ var pipeline = []stage{
 	{verdict.StageHeuristic, (*Gate).laterText},
 	{verdict.StageHeuristic, (*Gate).heuristics},
 	{verdict.StageHeuristic, (*Gate).runFiles},
+	{verdict.StageHeuristic, (*Gate).manifestSources},
 	{verdict.StageIFC, (*Gate).sessionDownloadExec},
 	{verdict.StageIFC, (*Gate).flows},
 	{verdict.StageJudge, (*Gate).judge},
