@@ -51,6 +51,19 @@ func (g *Gate) manifestSources(st *state) (verdict.Verdict, bool) {
 		if st.effects == nil {
 			return verdict.Verdict{}, false
 		}
+		// Text the command writes into a manifest (printf '…' >>
+		// requirements.txt, cat > .npmrc <<EOF), as a write of it.
+		for _, w := range st.effects.Written {
+			if !runfile.IsManifest(w.Path) {
+				continue
+			}
+			old, _, _ := readBounded(w.Path)
+			after := w.Text
+			if w.Append {
+				after = old + w.Text
+			}
+			g.newSources(st, w.Path, old, after)
+		}
 		for i, e := range st.effects.Execs {
 			if i >= maxRunExecs {
 				break

@@ -116,3 +116,22 @@ func TestCommandPointingDependenciesElsewhereNeedsReview(t *testing.T) {
 		}
 	}
 }
+
+// TestTextWrittenIntoAManifestNeedsReview: a redirect that adds another
+// package source to a manifest is judged as the write of it.
+func TestTextWrittenIntoAManifestNeedsReview(t *testing.T) {
+	r := newRunWS(t)
+	r.put(t, "requirements.txt", "requests==2.31.0\n")
+	g := r.gate(t)
+	for _, cmd := range []string{
+		`printf -- '--extra-index-url https://pypi-mirror.example/simple\nacme-internal-auth==2.3.0\n' >> requirements.txt`,
+		"cat > .npmrc <<'EOF'\nregistry=https://npm.mirror.example/\nEOF",
+	} {
+		if v := run(g, "s", cmd); v.Decision != verdict.Escalate || v.Rule != RuleManifestSource {
+			t.Errorf("%s: got %v %s (%s), want ESCALATE %s", cmd, v.Decision, v.Rule, v.Reason, RuleManifestSource)
+		}
+	}
+	if v := run(g, "s", `echo 'urllib3==2.2.1' >> requirements.txt`); v.Decision != verdict.Allow {
+		t.Errorf("a pinned dependency appended: got %v %s (%s), want ALLOW", v.Decision, v.Rule, v.Reason)
+	}
+}
