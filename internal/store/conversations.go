@@ -263,15 +263,10 @@ func (db *DB) AddTurnSnapshot(ctx context.Context, id, turn string, snapshot int
 		return fmt.Errorf("%s: snapshot id must be positive", what)
 	}
 	return db.write(ctx, what, func(tx *sql.Tx) error {
-		var one int
-		err := tx.QueryRowContext(ctx, "SELECT 1 FROM conversation_turns WHERE conversation = ? AND id = ?", id, turn).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
-		if err != nil {
+		if err := turnExists(ctx, tx, id, turn); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO turn_snapshots (conversation, turn, snapshot) VALUES (?, ?, ?)
+		_, err := tx.ExecContext(ctx, `INSERT INTO turn_snapshots (conversation, turn, snapshot) VALUES (?, ?, ?)
 ON CONFLICT DO NOTHING`, id, turn, snapshot)
 		return err
 	})
@@ -310,12 +305,7 @@ func (db *DB) AddTurnEffects(ctx context.Context, id, turn string, effects []Tur
 		return nil
 	}
 	return db.write(ctx, what, func(tx *sql.Tx) error {
-		var one int
-		err := tx.QueryRowContext(ctx, "SELECT 1 FROM conversation_turns WHERE conversation = ? AND id = ?", id, turn).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
-		if err != nil {
+		if err := turnExists(ctx, tx, id, turn); err != nil {
 			return err
 		}
 		for _, e := range effects {
@@ -422,4 +412,14 @@ func (db *DB) MarkTurnUndone(ctx context.Context, id, turn string, at time.Time)
 		}
 		return nil
 	})
+}
+
+// turnExists returns ErrNotFound unless conversation id has the turn.
+func turnExists(ctx context.Context, tx *sql.Tx, id, turn string) error {
+	var one int
+	err := tx.QueryRowContext(ctx, "SELECT 1 FROM conversation_turns WHERE conversation = ? AND id = ?", id, turn).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
 }
