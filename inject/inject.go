@@ -354,10 +354,14 @@ func (r *InjectionRule) matches(s string, spans []span) bool {
 // later that the text itself negates ("do not modify .parallax/") is
 // none: such a rule matches only where what comes before is no negation.
 func (r *InjectionRule) matchIn(s string, w span) bool {
-	if r.Scope != ScopeLater {
-		return r.Pattern.MatchString(s[w.from:w.to])
+	win := s[w.from:w.to]
+	if !r.Pattern.MatchString(win) {
+		return false
 	}
-	for _, m := range r.Pattern.FindAllStringIndex(s[w.from:w.to], maxNegatedMatches) {
+	if r.Scope != ScopeLater {
+		return true
+	}
+	for _, m := range r.Pattern.FindAllStringIndex(win, maxNegatedMatches) {
 		if !Negated(s[:w.from+m[0]]) {
 			return true
 		}
