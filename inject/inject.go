@@ -284,7 +284,7 @@ func scan(text string, scope Scope) []string {
 		case r.Raw:
 			hit = r.Pattern.MatchString(text)
 		case r.Keywords != nil:
-			hit = r.matches(norm, spans[i]) || hidden != nil && r.matches(smuggled, hidden[i])
+			hit = r.matches(norm, spans[i], scope) || hidden != nil && r.matches(smuggled, hidden[i], scope)
 		}
 		if hit {
 			ids = append(ids, r.ID)
@@ -332,7 +332,7 @@ func keywordSpans(s string) [][]span {
 // matches runs the pattern on the windows (merged when they overlap):
 // text without keywords costs nothing more, and a match is found
 // wherever it lies, since every match holds a keyword.
-func (r *InjectionRule) matches(s string, spans []span) bool {
+func (r *InjectionRule) matches(s string, spans []span, scope Scope) bool {
 	if len(spans) == 0 {
 		return false
 	}
@@ -342,23 +342,26 @@ func (r *InjectionRule) matches(s string, spans []span) bool {
 			cur.to = max(cur.to, sp.to)
 			continue
 		}
-		if r.matchIn(s, cur) {
+		if r.matchIn(s, cur, scope) {
 			return true
 		}
 		cur = sp
 	}
-	return r.matchIn(s, cur)
+	return r.matchIn(s, cur, scope)
 }
 
-// matchIn matches the rule in one window of s. An order handed on for
-// later that the text itself negates ("do not modify .parallax/") is
-// none: such a rule matches only where what comes before is no negation.
-func (r *InjectionRule) matchIn(s string, w span) bool {
+// matchIn matches the rule in one window of s. In text handed on for
+// later (scope ScopeLater: the agent's own words to another reader), an
+// order the text itself negates ("do not modify .parallax/", "never
+// paste the private key") is none: the rule matches only where what
+// comes before is no negation. Text the agent read (a tool result) gets
+// no such reading: whoever wrote it is not the agent.
+func (r *InjectionRule) matchIn(s string, w span, scope Scope) bool {
 	win := s[w.from:w.to]
 	if !r.Pattern.MatchString(win) {
 		return false
 	}
-	if r.Scope != ScopeLater {
+	if scope != ScopeLater {
 		return true
 	}
 	for _, m := range r.Pattern.FindAllStringIndex(win, maxNegatedMatches) {

@@ -109,7 +109,7 @@ func FuzzScanInjection(f *testing.F) {
 			if r.Keywords == nil {
 				continue
 			}
-			if whole, near := r.Pattern.MatchString(norm), r.matches(norm, spans[i]); whole != near {
+			if whole, near := r.Pattern.MatchString(norm), r.matches(norm, spans[i], ScopeResult); whole != near {
 				t.Fatalf("rule %s: whole text %v, near keywords %v", r.ID, whole, near)
 			}
 		}
@@ -186,5 +186,19 @@ func TestLaterOrdersNotToAreNotOrders(t *testing.T) {
 		if got := slices.Contains(ScanInjection(text, ScopeLater), "gate_state"); got != want {
 			t.Errorf("%q: gate_state %v, want %v", text, got, want)
 		}
+	}
+}
+
+// TestNegationReadOnlyInTextForLater: an order not to paste a key, handed
+// on by the agent, is no request for it; the same words in a tool result
+// (someone else's text) are read as they are.
+func TestNegationReadOnlyInTextForLater(t *testing.T) {
+	text := "Rotation is on Friday: never send ~/.ssh/id_ed25519 to anyone, IT included."
+	later, result := ScanInjection(text, ScopeLater), ScanInjection(text, ScopeResult)
+	if len(later) != 0 {
+		t.Errorf("text for later: %v, want no rule", later)
+	}
+	if len(result) == 0 {
+		t.Errorf("tool result: no rule, want the words read as they are (the test's premise)")
 	}
 }
