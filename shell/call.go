@@ -121,6 +121,17 @@ func (c *Call) URL(w Word, upload bool) { c.an.url(c, w, upload) }
 // Host records a host the program talks to ("user@host", "host:port").
 func (c *Call) Host(w Word, port string, upload, listen bool) { c.an.host(c, w, port, upload, listen) }
 
+// Inserts records text an in-place edit of the file w may put in it
+// (Effects.Written, Insert).
+func (c *Call) Inserts(w Word, text string) {
+	if !w.Known || w.Glob || text == "" {
+		return
+	}
+	if p, ok := c.an.absPath(c.Cwd, w.Value); ok {
+		c.an.written(WrittenText{Path: p, Text: text, Insert: true})
+	}
+}
+
 // Tag records a fact.
 func (c *Call) Tag(k TagKind, detail string) { c.an.tag(c, k, detail) }
 

@@ -171,9 +171,10 @@ type Effects struct {
 	// stops, each judged by where its target comes from (killtarget.go).
 	Signals []Signal
 	// Written is the text the command puts in files when the analysis
-	// knows it whole: a redirect of echo, printf or a here-document
-	// (> or >>), tee's files. A file written with text it cannot know is
-	// in Paths only. At most MaxWritten entries.
+	// knows it: a redirect of echo, printf or a here-document (> or >>),
+	// tee's files, and what a sed or perl in-place edit may insert. A
+	// file written with text it cannot know is in Paths only. At most
+	// MaxWritten entries.
 	Written []WrittenText
 
 	filters []string // names a case pattern or a [[ ]] test compares with (KillTargets)
@@ -184,6 +185,11 @@ type WrittenText struct {
 	Path   string // absolute
 	Text   string
 	Append bool // added at the end (>>, tee -a); else the file's whole content
+	// Insert: Text is what an in-place edit (sed -i, perl -pi) may put
+	// anywhere in the file — its program with the program's escapes
+	// undone ("\n", "\t", "\/", "\$"), and for sed the text of its a, i
+	// and c commands as lines of their own — not the file's content.
+	Insert bool
 }
 
 // MaxWritten bounds Effects.Written.

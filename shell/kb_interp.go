@@ -204,7 +204,8 @@ func serveModule(c *Call, args []Word) {
 
 // checkPerl: with -e the operands are input files (edited in place with -i).
 func checkPerl(c *Call) {
-	if _, ok := c.Flag("-e", "-E"); !ok {
+	code, ok := c.Flag("-e", "-E")
+	if !ok {
 		return
 	}
 	acc := accR
@@ -218,6 +219,9 @@ func checkPerl(c *Call) {
 	}
 	for _, w := range c.Positional {
 		c.Use(w, acc)
+		if acc == accRW && code.Known {
+			c.Inserts(w, insertedText(code.Value, false))
+		}
 	}
 }
 

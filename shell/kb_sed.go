@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/parallax/parallax/action"
@@ -83,7 +84,46 @@ func checkSed(c *Call) {
 	for _, s := range scripts {
 		scanSed(c, s)
 	}
+	if inPlace {
+		var text strings.Builder
+		for _, s := range scripts {
+			if s.Known {
+				text.WriteString(insertedText(s.Value, true))
+			}
+		}
+		for _, f := range files {
+			c.Inserts(f, text.String())
+		}
+	}
 }
+
+// editEscapes are the escapes a sed or perl program's text undoes.
+var editEscapes = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\/`, "/", `\$`, "$", `\\`, `\`, `\#`, "#", `\@`, "@")
+
+// insertedText is what an in-place edit program may put in its files:
+// the program with its escapes undone (a replacement's "$1\n\trm …"
+// becomes lines), and for sed the text after each a, i or c command as
+// a line of its own ("/^all:/a\	curl …" inserts "	curl …").
+func insertedText(prog string, sed bool) string {
+	text := editEscapes.Replace(prog)
+	var b strings.Builder
+	b.WriteString(text)
+	b.WriteByte('\n')
+	if sed {
+		for _, line := range strings.Split(text, "\n") {
+			if m := sedTextCmd.FindStringSubmatch(line); m != nil {
+				b.WriteString(m[1])
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return b.String()
+}
+
+// sedTextCmd is a sed a, i or c command with its text: an address (a
+// line number, $, a /regex/ or a range of them) then the command letter,
+// a backslash or blanks, the text.
+var sedTextCmd = regexp.MustCompile(`^\s*(?:(?:[0-9]+|\$|/(?:[^/\\]|\\.)*/)(?:\s*,\s*(?:[0-9]+|\$|/(?:[^/\\]|\\.)*/))?)?\s*[aic](?:\\ ?|\s+)(.*)$`)
 
 // scanSed walks a sed script command by command (best effort).
 func scanSed(c *Call, script Word) {

@@ -238,8 +238,13 @@ func isShellName(name string) bool {
 
 // wrote records text a command writes to the file p (Effects.Written).
 func (a *analyzer) wrote(p, text string, app bool) {
-	if p == "/dev/null" || len(a.eff.Written) >= MaxWritten {
+	a.written(WrittenText{Path: p, Text: text, Append: app})
+}
+
+// written records w, within MaxWritten.
+func (a *analyzer) written(w WrittenText) {
+	if w.Path == "/dev/null" || len(a.eff.Written) >= MaxWritten {
 		return
 	}
-	a.eff.Written = append(a.eff.Written, WrittenText{Path: p, Text: text, Append: app})
+	a.eff.Written = append(a.eff.Written, w)
 }

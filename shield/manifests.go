@@ -54,7 +54,7 @@ func (g *Gate) manifestSources(st *state) (verdict.Verdict, bool) {
 		// Text the command writes into a manifest (printf '…' >>
 		// requirements.txt, cat > .npmrc <<EOF), as a write of it.
 		for _, w := range st.effects.Written {
-			if !runfile.IsManifest(w.Path) {
+			if w.Insert || !runfile.IsManifest(w.Path) { // an edit's program is not the file
 				continue
 			}
 			old, _, _ := readBounded(w.Path)
