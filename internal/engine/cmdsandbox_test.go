@@ -300,3 +300,23 @@ func mustLook(t *testing.T, name string) string {
 	}
 	return p
 }
+
+// TestUserExcludesFollowTheGlobalConfig: the excludes path git gives is
+// remembered, and asked again once the global config changes.
+func TestUserExcludesFollowTheGlobalConfig(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", "")
+	writeFile(t, filepath.Join(home, ".config", "git", "ignore"), "*.log\n")
+	if got := userExcludes(home); got != "*.log\n" {
+		t.Fatalf("default excludes file: %q", got)
+	}
+	other := filepath.Join(home, "my-ignore")
+	writeFile(t, other, "*.tmp\n")
+	writeFile(t, filepath.Join(home, ".gitconfig"), "[core]\n\texcludesFile = "+other+"\n")
+	if got := userExcludes(home); got != "*.tmp\n" {
+		t.Fatalf("after the global config named another file: %q", got)
+	}
+}

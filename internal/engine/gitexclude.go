@@ -2,11 +2,14 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -98,22 +101,7 @@ func escapeGitPattern(p string) string {
 // $XDG_CONFIG_HOME/git/ignore (~/.config/git/ignore); "" when there is
 // none or it cannot be read whole.
 func userExcludes(home string) string {
-	p := ""
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	c := exec.CommandContext(ctx, "git", "config", "--global", "--path", "--get", "core.excludesFile")
-	c.Env = append(withoutKeys(os.Environ(), "HOME"), "HOME="+home)
-	if out, err := c.Output(); err == nil {
-		p = strings.TrimSpace(string(out))
-	}
-	if p == "" {
-		xdg := os.Getenv("XDG_CONFIG_HOME")
-		if xdg == "" {
-			xdg = filepath.Join(home, ".config")
-		}
-		p = filepath.Join(xdg, "git", "ignore")
-	}
-	f, err := os.Open(p)
+	f, err := os.Open(excludesPath(home))
 	if err != nil {
 		return ""
 	}
@@ -123,4 +111,48 @@ func userExcludes(home string) string {
 		return ""
 	}
 	return string(b)
+}
+
+// excludesPaths remembers, per home, where the global config puts the
+// excludes file and the stamps of the config files it was read from, so
+// that a command asks git (an exec, ≈ 2 ms) only when one changed.
+var excludesPaths = struct {
+	sync.Mutex
+	m map[string][2]string // home → {stamps, path}
+}{m: map[string][2]string{}}
+
+// excludesPath is the path of the user's global excludes file.
+func excludesPath(home string) string {
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	var stamps strings.Builder
+	for _, p := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config")} {
+		if st, err := os.Stat(p); err == nil {
+			fmt.Fprintf(&stamps, "%s %d %d\n", p, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	excludesPaths.Lock()
+	defer excludesPaths.Unlock()
+	if c, ok := excludesPaths.m[home]; ok && c[0] == stamps.String() {
+		return c[1]
+	}
+	p := ""
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, "git", "config", "--global", "--path", "--get", "core.excludesFile")
+	c.Env = append(withoutKeys(os.Environ(), "HOME"), "HOME="+home)
+	out, err := c.Output()
+	if err == nil {
+		p = strings.TrimSpace(string(out))
+	}
+	if p == "" {
+		p = filepath.Join(xdg, "git", "ignore")
+	}
+	var exit *exec.ExitError
+	if err == nil || errors.As(err, &exit) { // git answered (exit 1: the key is not set); else ask again next time
+		excludesPaths.m[home] = [2]string{stamps.String(), p}
+	}
+	return p
 }
