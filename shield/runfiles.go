@@ -110,12 +110,7 @@ func (g *Gate) judgeWrite(st *state, file string, contents []string) (verdict.Ve
 		u, _ := runfile.FileUnits(file, content)
 		units = append(units, u...)
 	}
-	v, u := g.judgeUnits(st, units)
-	if v.Decision != verdict.Block {
-		return verdict.Verdict{}, false
-	}
-	return block(v.Stage, v.Tier, RuleRunfileCode, string(st.act.Type)+" "+g.rel(file)+": "+g.unitName(u)+
-		" would run what is refused ("+v.Rule+": "+v.Reason+")")
+	return g.refuseWritten(st, string(st.act.Type), file, units)
 }
 
 // judgeRuns judges what a command runs of the project's files.

@@ -65,6 +65,12 @@ func (g *Gate) judgeAdded(st *state, who, file, old, content string) (verdict.Ve
 			return slices.ContainsFunc(before, func(b runfile.Unit) bool { return b.Code == u.Code && b.Part == u.Part })
 		})
 	}
+	return g.refuseWritten(st, who+" writes", file, units)
+}
+
+// refuseWritten BLOCKs (runfile_code) the write of file by who when one
+// of the units it puts there would be refused.
+func (g *Gate) refuseWritten(st *state, who, file string, units []runfile.Unit) (verdict.Verdict, bool) {
 	v, u := g.judgeUnits(st, units)
 	if v.Decision != verdict.Block {
 		return verdict.Verdict{}, false
@@ -73,7 +79,7 @@ func (g *Gate) judgeAdded(st *state, who, file, old, content string) (verdict.Ve
 	if u.File != "" {
 		what = g.unitName(u)
 	}
-	return block(v.Stage, v.Tier, RuleRunfileCode, who+" writes "+g.rel(file)+": "+what+
+	return block(v.Stage, v.Tier, RuleRunfileCode, who+" "+g.rel(file)+": "+what+
 		" would run what is refused ("+v.Rule+": "+v.Reason+")")
 }
 
