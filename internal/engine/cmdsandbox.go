@@ -62,6 +62,10 @@ type CommandSandboxConfig struct {
 	// address on the host, so that a program that never uses a proxy for
 	// loopback (Go's, npm's) reaches a local mirror.
 	Forward []netip.AddrPort
+
+	// excludes remembers where the user's git excludes live (set by
+	// ready; nil: asked of git for each command).
+	excludes *gitExcludes
 }
 
 // SandboxHook is the per-command hook of ToolsConfig: the wrapper that
@@ -127,6 +131,9 @@ func (cfg *CommandSandboxConfig) ready(ctx context.Context) error {
 	if cfg.CacheRoot == "" {
 		cfg.CacheRoot = cacheRoot(cfg.Workspace)
 	}
+	if cfg.excludes == nil {
+		cfg.excludes = &gitExcludes{}
+	}
 	return nil
 }
 
@@ -151,7 +158,7 @@ func (cfg CommandSandboxConfig) provision(plan *commandPlan, inTemp func(tmp str
 			inWS = append(inWS, m)
 		}
 	}
-	gitEnv, err := writeGitExclude(tmp, "/tmp", cfg.Home, inWS) // tmp's root is the sandbox's /tmp
+	gitEnv, err := writeGitExclude(tmp, "/tmp", cfg.excludes, cfg.Home, inWS) // tmp's root is the sandbox's /tmp
 	if err != nil {
 		plan.undo()
 		_ = os.RemoveAll(tmp)

@@ -310,13 +310,14 @@ func TestUserExcludesFollowTheGlobalConfig(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", "")
 	writeFile(t, filepath.Join(home, ".config", "git", "ignore"), "*.log\n")
-	if got := userExcludes(home); got != "*.log\n" {
+	ex := &gitExcludes{}
+	if got := ex.content(home); got != "*.log\n" {
 		t.Fatalf("default excludes file: %q", got)
 	}
 	other := filepath.Join(home, "my-ignore")
 	writeFile(t, other, "*.tmp\n")
 	writeFile(t, filepath.Join(home, ".gitconfig"), "[core]\n\texcludesFile = "+other+"\n")
-	if got := userExcludes(home); got != "*.tmp\n" {
+	if got := ex.content(home); got != "*.tmp\n" {
 		t.Fatalf("after the global config named another file: %q", got)
 	}
 }

@@ -32,8 +32,9 @@ const maxUserExcludes = 64 << 10
 
 // writeGitExclude writes the exclude file for masked into tmp and returns
 // the variables that point git at it (inside is tmp's path in the
-// sandbox); nil when no masked file is in a repository.
-func writeGitExclude(tmp, inside, home string, masked []string) ([]string, error) {
+// sandbox); nil when no masked file is in a repository. ex remembers
+// where the user's excludes live (nil: asked of git each time).
+func writeGitExclude(tmp, inside string, ex *gitExcludes, home string, masked []string) ([]string, error) {
 	var patterns []string
 	for _, m := range masked {
 		if root := repoRoot(filepath.Dir(m)); root != "" {
@@ -46,7 +47,7 @@ func writeGitExclude(tmp, inside, home string, masked []string) ([]string, error
 		return nil, nil
 	}
 	var b strings.Builder
-	if user := userExcludes(home); user != "" {
+	if user := ex.content(home); user != "" {
 		b.WriteString(user)
 		if !strings.HasSuffix(user, "\n") {
 			b.WriteByte('\n')
@@ -96,12 +97,22 @@ func escapeGitPattern(p string) string {
 	return b.String()
 }
 
-// userExcludes is the content of the user's global excludes file: git's
+// gitExcludes remembers, for one sandbox configuration, where the
+// user's global config puts the excludes file and the stamps of the
+// config files it was read from, so that a command asks git (an exec,
+// ≈ 2 ms) only when one changed.
+type gitExcludes struct {
+	mu           sync.Mutex
+	home, stamps string
+	path         string
+}
+
+// content is the content of the user's global excludes file: git's
 // core.excludesFile as the user's global config gives it, else
 // $XDG_CONFIG_HOME/git/ignore (~/.config/git/ignore); "" when there is
-// none or it cannot be read whole.
-func userExcludes(home string) string {
-	f, err := os.Open(excludesPath(home))
+// none or it cannot be read whole. A nil x asks git every time.
+func (x *gitExcludes) content(home string) string {
+	f, err := os.Open(x.pathOf(home))
 	if err != nil {
 		return ""
 	}
@@ -113,16 +124,8 @@ func userExcludes(home string) string {
 	return string(b)
 }
 
-// excludesPaths remembers, per home, where the global config puts the
-// excludes file and the stamps of the config files it was read from, so
-// that a command asks git (an exec, ≈ 2 ms) only when one changed.
-var excludesPaths = struct {
-	sync.Mutex
-	m map[string][2]string // home → {stamps, path}
-}{m: map[string][2]string{}}
-
-// excludesPath is the path of the user's global excludes file.
-func excludesPath(home string) string {
+// pathOf is the path of the user's global excludes file.
+func (x *gitExcludes) pathOf(home string) string {
 	xdg := os.Getenv("XDG_CONFIG_HOME")
 	if xdg == "" {
 		xdg = filepath.Join(home, ".config")
@@ -133,10 +136,12 @@ func excludesPath(home string) string {
 			fmt.Fprintf(&stamps, "%s %d %d\n", p, st.Size(), st.ModTime().UnixNano())
 		}
 	}
-	excludesPaths.Lock()
-	defer excludesPaths.Unlock()
-	if c, ok := excludesPaths.m[home]; ok && c[0] == stamps.String() {
-		return c[1]
+	if x != nil {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		if x.path != "" && x.home == home && x.stamps == stamps.String() {
+			return x.path
+		}
 	}
 	p := ""
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -151,8 +156,8 @@ func excludesPath(home string) string {
 		p = filepath.Join(xdg, "git", "ignore")
 	}
 	var exit *exec.ExitError
-	if err == nil || errors.As(err, &exit) { // git answered (exit 1: the key is not set); else ask again next time
-		excludesPaths.m[home] = [2]string{stamps.String(), p}
+	if x != nil && (err == nil || errors.As(err, &exit)) { // git answered (exit 1: the key is not set); else ask again next time
+		x.home, x.stamps, x.path = home, stamps.String(), p
 	}
 	return p
 }
